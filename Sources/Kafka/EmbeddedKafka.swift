@@ -1,0 +1,88 @@
+/// A Kafka cluster in this process: librdkafka's mock cluster, speaking the real Kafka protocol
+/// over TCP on 127.0.0.1, so any client (this module's, kcat, a JVM client) can talk to it.
+///
+/// Brokers listen on ephemeral ports. Given a fixed `port`, a forwarder on 127.0.0.1:`port`
+/// carries bootstrap traffic to broker 1 and clients then follow the advertised brokers. Topics
+/// are created with `createTopic` (the mock cluster has no CreateTopics request); producing to an
+/// unknown topic auto-creates it. Fault hooks let tests take brokers down, add latency and inject
+/// request errors. Everything stops at `shutdown()` or when the value is released.
+public final class EmbeddedKafka: Sendable {
+    private let cluster: RDKafkaMockCluster
+    private let forwarder: TCPForwarder?
+    /// Number of brokers, with ids 1 through `brokerCount`.
+    public let brokerCount: Int
+    /// What clients should use as `bootstrap.servers`.
+    public let bootstrapServers: String
+
+    /// Starts `brokers` brokers and creates `topics`.
+    ///
+    /// - Parameter port: a fixed bootstrap port on 127.0.0.1, or nil for the brokers' own ports.
+    /// - Parameter logHandler: receives the cluster's log lines; nil prints them to stderr.
+    /// - Throws: `.embedded` naming the port when it cannot be bound, or the topic that failed.
+    public init(
+        brokers: Int = 1, port: Int? = nil, topics: [KafkaTopicSpec] = [],
+        logHandler: (@Sendable (KafkaLogLevel, String) -> Void)? = { _, _ in }
+    ) throws(KafkaError) {
+        guard brokers >= 1 else { throw .invalidArgument(name: "brokers", value: "\(brokers)", reason: "need at least one broker") }
+        cluster = try RDKafkaMockCluster(brokers: brokers, logHandler: logHandler)
+        brokerCount = brokers
+        if let port {
+            let target = String(cluster.bootstrapServers.split(separator: ",")[0])
+            let forwarder = try TCPForwarder(port: port, target: target)
+            self.forwarder = forwarder
+            bootstrapServers = "127.0.0.1:\(forwarder.port)"
+        } else {
+            forwarder = nil
+            bootstrapServers = cluster.bootstrapServers
+        }
+        for topic in topics { try createTopic(topic) }
+    }
+
+    /// The brokers' own `host:port` list, whatever `bootstrapServers` is.
+    public var brokerAddresses: String { cluster.bootstrapServers }
+
+    /// A configuration for clients of this cluster.
+    public func configuration(_ properties: [String: String] = [:]) -> KafkaConfiguration {
+        KafkaConfiguration(bootstrapServers: bootstrapServers, properties: properties)
+    }
+
+    /// Creates a topic; replication is capped at the number of brokers.
+    public func createTopic(_ spec: KafkaTopicSpec) throws(KafkaError) {
+        try cluster.createTopic(spec.name, partitions: spec.partitions, replicationFactor: min(spec.replicationFactor, brokerCount))
+    }
+
+    /// Creates a topic with `partitions` partitions.
+    public func createTopic(_ name: String, partitions: Int = 1) throws(KafkaError) {
+        try createTopic(KafkaTopicSpec(name: name, partitions: partitions))
+    }
+
+    /// Disconnects broker `id` and refuses new connections until `setBrokerUp`.
+    public func setBrokerDown(_ id: Int32) throws(KafkaError) { try cluster.setBroker(id, up: false) }
+
+    /// Lets broker `id` accept connections again.
+    public func setBrokerUp(_ id: Int32) throws(KafkaError) { try cluster.setBroker(id, up: true) }
+
+    /// Makes broker `id` answer every request `latency` late.
+    public func setRoundTripTime(broker id: Int32, _ latency: Duration) throws(KafkaError) {
+        try cluster.setRoundTripTime(broker: id, milliseconds: Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// Moves the leadership of one partition to broker `id`.
+    public func setPartitionLeader(topic: String, partition: Int32, broker id: Int32) throws(KafkaError) {
+        try cluster.setPartitionLeader(topic: topic, partition: partition, broker: id)
+    }
+
+    /// Answers the next requests of type `api` with `errors`, one per request, in order.
+    public func injectRequestErrors(_ api: KafkaAPIKey, _ errors: [KafkaErrorCode]) {
+        cluster.pushRequestErrors(api: api.rawValue, errors: errors)
+    }
+
+    /// Drops request errors not yet returned for `api`.
+    public func clearRequestErrors(_ api: KafkaAPIKey) { cluster.clearRequestErrors(api: api.rawValue) }
+
+    /// Makes every request about `topic` fail with `error` (nil clears it).
+    public func setTopicError(_ topic: String, _ error: KafkaErrorCode?) { cluster.setTopicError(topic: topic, error: error) }
+
+    /// Stops the bootstrap forwarder; the brokers stop when this value is released.
+    public func shutdown() { forwarder?.stop() }
+}

@@ -1,0 +1,55 @@
+/// librdkafka client properties plus the few Swift-side settings the wrapper needs.
+///
+/// Properties pass through to librdkafka verbatim (as kcat's `-X key=value`), so SASL, TLS and
+/// tuning need no code here. Nothing is validated until a client is created: an unknown name or an
+/// invalid value then fails with `KafkaError.invalidConfiguration` naming the property and value.
+public struct KafkaConfiguration: Sendable {
+    /// librdkafka properties, by name (see librdkafka's CONFIGURATION.md).
+    public var properties: [String: String]
+    /// Receives librdkafka's log lines and client errors. When nil, librdkafka prints to stderr.
+    public var logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?
+
+    /// A configuration that talks to `bootstrapServers` with librdkafka's defaults otherwise.
+    public init(bootstrapServers: String, properties: [String: String] = [:]) {
+        self.init(properties: properties)
+        self.properties["bootstrap.servers"] = bootstrapServers
+    }
+
+    /// A configuration made of exactly `properties`.
+    public init(properties: [String: String] = [:]) {
+        self.properties = properties
+    }
+
+    /// Reads or writes one librdkafka property.
+    public subscript(property: String) -> String? {
+        get { properties[property] }
+        set { properties[property] = newValue }
+    }
+
+    /// Applies a `key=value` assignment as given on a command line (`-X key=value`).
+    ///
+    /// - Throws: `KafkaError.malformedPropertyAssignment` when there is no `=` or the key is empty.
+    public mutating func apply(assignment: String) throws {
+        guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+            throw KafkaError.malformedPropertyAssignment(assignment)
+        }
+        let key = assignment[..<equals].trimmingWhitespace()
+        guard !key.isEmpty else { throw KafkaError.malformedPropertyAssignment(assignment) }
+        properties[key] = String(assignment[assignment.index(after: equals)...])
+    }
+
+    /// Returns this configuration with `defaults` filled in wherever the caller set nothing.
+    func withDefaults(_ defaults: [String: String]) -> KafkaConfiguration {
+        var copy = self
+        for (key, value) in defaults where copy.properties[key] == nil {
+            copy.properties[key] = value
+        }
+        return copy
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingWhitespace() -> String {
+        String(self.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -1,0 +1,168 @@
+import Synchronization
+
+/// A consumer-group member that stores offsets only when told to.
+///
+/// `enable.auto.offset.store` is always false: an offset becomes eligible for commit only through
+/// `storeOffsets`, so a record is never committed before its reader says it is done. Stored offsets
+/// are committed every `auto.commit.interval.ms` (librdkafka's default), by `commit()`, before a
+/// revoked partition moves, and at `close()`. New groups start from the earliest offset unless
+/// `auto.offset.reset` says otherwise. Assignment is `cooperative-sticky` unless
+/// `partition.assignment.strategy` says otherwise: a rebalance then moves only the partitions
+/// that change owner, and the others keep flowing.
+public final class KafkaConsumer: Sendable {
+    private enum State {
+        /// Polling; `pendingRevoke` holds a revocation handed to the reader and not yet carried out.
+        case running(pendingRevoke: PendingRevoke?)
+        case closing
+        case closed
+    }
+
+    private struct PendingRevoke {
+        var partitions: [KafkaTopicPartition]
+        var lost: Bool
+        var cooperative: Bool
+    }
+
+    private let client: RDKafkaClient
+    private let state = Mutex(State.running(pendingRevoke: nil))
+    /// The consumer group this member belongs to.
+    public let groupID: String
+
+    /// Joins `groupID` and subscribes to `topics`.
+    ///
+    /// - Throws: `.invalidConfiguration` naming a bad property, or the subscribe error.
+    public init(configuration: KafkaConfiguration, groupID: String, topics: [String]) throws(KafkaError) {
+        guard !groupID.isEmpty else { throw .invalidArgument(name: "group id", value: groupID, reason: "must not be empty") }
+        guard !topics.isEmpty else { throw .invalidArgument(name: "topics", value: "[]", reason: "subscribe to at least one topic") }
+        var configuration = configuration.withDefaults([
+            "auto.offset.reset": "earliest",
+            "enable.partition.eof": "false",
+            "partition.assignment.strategy": "cooperative-sticky",
+        ])
+        configuration["group.id"] = groupID
+        configuration["enable.auto.offset.store"] = "false"
+        self.client = try RDKafkaClient(kind: .consumer, configuration: configuration)
+        self.groupID = groupID
+        try client.subscribe(topics)
+    }
+
+    /// Records and rebalances, as an `AsyncSequence`.
+    public var events: KafkaConsumerEvents { KafkaConsumerEvents(consumer: self) }
+
+    /// Marks `record` and everything before it in its partition as done.
+    public func storeOffset(for record: KafkaRecord) throws(KafkaError) {
+        try storeOffsets([record.topicPartition: record.offset + 1])
+    }
+
+    /// Stores, per partition, the next offset to read: everything below it is done.
+    ///
+    /// - Throws: when a partition is not assigned to this member (for example, after a revoke).
+    public func storeOffsets(_ nextOffsets: [KafkaTopicPartition: Int64]) throws(KafkaError) {
+        try client.storeOffsets(nextOffsets)
+    }
+
+    /// Commits the stored offsets and waits for the coordinator's answer.
+    public func commit() async throws(KafkaError) {
+        let client = self.client
+        if let error = await offload({ client.commitStoredSync() }) { throw error }
+    }
+
+    /// The group's committed offsets (next offset to read) for `partitions`; absent when none.
+    public func committedOffsets(
+        for partitions: [KafkaTopicPartition], timeout: Duration = .seconds(10)
+    ) async throws(KafkaError) -> [KafkaTopicPartition: Int64] {
+        let client = self.client
+        let milliseconds = Int32(timeout.components.seconds * 1000)
+        return try await offload { () -> Result<[KafkaTopicPartition: Int64], KafkaError> in
+            do throws(KafkaError) { return .success(try client.committed(partitions, timeoutMilliseconds: milliseconds)) }
+            catch { return .failure(error) }
+        }.get()
+    }
+
+    /// Stops fetching from `partitions`; nothing more from them is delivered until `resume`.
+    public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        try client.pause(partitions)
+    }
+
+    /// Restarts fetching from `partitions` at the first record not yet delivered.
+    public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        try client.resume(partitions)
+    }
+
+    /// The partitions currently assigned to this member.
+    public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
+        try client.assignment().sorted()
+    }
+
+    /// Commits stored offsets, leaves the group and ends the event sequence. Safe to call twice.
+    public func close() async throws(KafkaError) {
+        let pending: PendingRevoke?? = state.withLock { state in
+            guard case .running(let pending) = state else { return .none }
+            state = .closing
+            return .some(pending)
+        }
+        guard case .some(let pendingRevoke) = pending else { return }
+        client.context.wakeup.signal()
+        let client = self.client
+        if let pendingRevoke { await carryOut(pendingRevoke) }
+        let commitError = await offload { client.commitStoredSync() }
+        let closeError = await offload { client.closeConsumer() }
+        client.stopBackgroundWork()
+        state.withLock { $0 = .closed }
+        if let error = commitError ?? closeError { throw error }
+    }
+
+    func nextEvent() async throws(KafkaError) -> KafkaConsumerEvent? {
+        while !Task.isCancelled {
+            let pending: PendingRevoke?? = state.withLock { state in
+                guard case .running(let pending) = state else { return .none }
+                state = .running(pendingRevoke: nil)
+                return .some(pending)
+            }
+            guard case .some(let pendingRevoke) = pending else { return nil }
+            if let pendingRevoke { await carryOut(pendingRevoke) }
+
+            if let event = takeRebalanceEvent() { return event }
+            switch client.pollConsumer() {
+            case .record(let record):
+                return .record(record)
+            case .error(let error, let fatal):
+                if fatal { throw error }
+                client.context.log(.warning, "consumer: \(error)")
+            case .empty:
+                if let event = takeRebalanceEvent() { return event }
+                await client.context.wakeup.wait(fallback: .milliseconds(100))
+            }
+        }
+        return nil
+    }
+
+    /// Hands out the oldest rebalance the callback reported; a revoke becomes pending.
+    private func takeRebalanceEvent() -> KafkaConsumerEvent? {
+        let rebalance = client.context.rebalance.withLock { state -> RDKafkaRebalance? in
+            state.pending.isEmpty ? nil : state.pending.removeFirst()
+        }
+        switch rebalance {
+        case nil:
+            return nil
+        case .assigned(let partitions):
+            return .partitionsAssigned(partitions)
+        case .revoked(let partitions, let lost, let cooperative):
+            state.withLock { state in
+                if case .running = state {
+                    state = .running(pendingRevoke: PendingRevoke(partitions: partitions, lost: lost, cooperative: cooperative))
+                }
+            }
+            return .partitionsRevoked(partitions, lost: lost)
+        }
+    }
+
+    /// Commits what the reader stored (unless the partitions were lost), then gives them up.
+    private func carryOut(_ revoke: PendingRevoke) async {
+        let client = self.client
+        if !revoke.lost, let error = await offload({ client.commitStoredSync() }) {
+            client.context.log(.warning, "commit before revoking \(revoke.partitions) failed: \(error)")
+        }
+        client.unassign(revoke.partitions, cooperative: revoke.cooperative)
+    }
+}

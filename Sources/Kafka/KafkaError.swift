@@ -1,0 +1,52 @@
+/// An error raised by the Kafka module.
+///
+/// Every case carries the value that caused it, so the message alone tells an operator what to fix.
+public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// librdkafka refused a configuration property: its name is unknown or its value is invalid.
+    case invalidConfiguration(property: String, value: String, reason: String)
+    /// A `key=value` assignment (as given to `-X`) could not be parsed.
+    case malformedPropertyAssignment(String)
+    /// librdkafka could not create a client from an otherwise valid configuration.
+    case clientCreation(reason: String)
+    /// The broker or librdkafka reported an error, with librdkafka's code, symbolic name and text.
+    case broker(code: KafkaErrorCode, message: String)
+    /// The producer's local queue stayed full for longer than the producer's enqueue timeout.
+    case queueFull(topic: String, waited: Duration)
+    /// An operation did not finish within its timeout.
+    case timedOut(operation: String, timeout: Duration)
+    /// The client was already closed when `operation` was called.
+    case closed(operation: String)
+    /// An argument was rejected before any call to librdkafka.
+    case invalidArgument(name: String, value: String, reason: String)
+    /// The embedded cluster could not do what was asked.
+    case embedded(operation: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .invalidConfiguration(property, value, reason):
+            return "invalid Kafka property \(property)=\(value): \(reason)"
+        case let .malformedPropertyAssignment(text):
+            return "malformed Kafka property '\(text)': expected key=value"
+        case let .clientCreation(reason):
+            return "could not create Kafka client: \(reason)"
+        case let .broker(code, message):
+            return "Kafka error \(code.name) (\(code.rawValue)): \(message)"
+        case let .queueFull(topic, waited):
+            return "producer queue full for topic '\(topic)' after waiting \(waited)"
+        case let .timedOut(operation, timeout):
+            return "Kafka \(operation) timed out after \(timeout)"
+        case let .closed(operation):
+            return "Kafka client is closed (during \(operation))"
+        case let .invalidArgument(name, value, reason):
+            return "invalid \(name) '\(value)': \(reason)"
+        case let .embedded(operation, reason):
+            return "embedded Kafka \(operation) failed: \(reason)"
+        }
+    }
+
+    /// The librdkafka error code, for `.broker` errors.
+    public var code: KafkaErrorCode? {
+        if case let .broker(code, _) = self { return code }
+        return nil
+    }
+}

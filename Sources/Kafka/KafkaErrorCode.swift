@@ -1,0 +1,42 @@
+/// A librdkafka error code (`rd_kafka_resp_err_t`): negative values are local to the client,
+/// non-negative values are Kafka protocol error codes.
+public struct KafkaErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+
+    /// Wraps a raw librdkafka error code.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// librdkafka's symbolic name, for example `NOT_LEADER_FOR_PARTITION` or `_QUEUE_FULL`.
+    public var name: String { RDKafkaErrors.name(of: rawValue) }
+
+    public var description: String { name }
+
+    /// Local: the producer's queue is full.
+    public static let queueFull = KafkaErrorCode(rawValue: -184)
+    /// Local: the message timed out before delivery.
+    public static let messageTimedOut = KafkaErrorCode(rawValue: -192)
+    /// Local: all brokers are down.
+    public static let allBrokersDown = KafkaErrorCode(rawValue: -187)
+    /// Local: a fatal error; the client must be recreated.
+    public static let fatal = KafkaErrorCode(rawValue: -150)
+    /// Local: an operation timed out.
+    public static let timedOut = KafkaErrorCode(rawValue: -185)
+    /// Local: no offset to commit.
+    public static let noOffset = KafkaErrorCode(rawValue: -168)
+    /// Local: the message was purged from the queue at close.
+    public static let purged = KafkaErrorCode(rawValue: -152)
+    /// Protocol: the topic or partition does not exist.
+    public static let unknownTopicOrPartition = KafkaErrorCode(rawValue: 3)
+    /// Protocol: the broker is not the leader of the partition.
+    public static let notLeaderForPartition = KafkaErrorCode(rawValue: 6)
+    /// Protocol: the request timed out on the broker.
+    public static let requestTimedOut = KafkaErrorCode(rawValue: 7)
+    /// Protocol: not enough in-sync replicas.
+    public static let notEnoughReplicas = KafkaErrorCode(rawValue: 19)
+    /// Protocol: the group coordinator is not available.
+    public static let coordinatorNotAvailable = KafkaErrorCode(rawValue: 15)
+    /// Protocol: the group is rebalancing.
+    public static let rebalanceInProgress = KafkaErrorCode(rawValue: 27)
+    /// Protocol: the topic already exists.
+    public static let topicAlreadyExists = KafkaErrorCode(rawValue: 36)
+}

@@ -1,0 +1,89 @@
+import Synchronization
+
+/// A Kafka producer whose `send` returns only once the broker acknowledged the record.
+///
+/// Idempotent by default (`enable.idempotence=true`): librdkafka's retries never duplicate or
+/// reorder records within a partition. Records sent one after another to one partition are stored
+/// in that order. The local queue is bounded by librdkafka's `queue.buffering.max.messages` and
+/// `queue.buffering.max.kbytes`; when it is full, `send` waits for room up to `enqueueTimeout` and
+/// then throws `KafkaError.queueFull`. Safe to share between tasks.
+public final class KafkaProducer: Sendable {
+    private enum State {
+        case open
+        case closed
+    }
+
+    private let client: RDKafkaClient
+    private let state = Mutex(State.open)
+    /// How long `send` waits for room in a full local queue before it throws.
+    public let enqueueTimeout: Duration
+
+    /// Creates a producer. Unknown or invalid properties throw `KafkaError.invalidConfiguration`.
+    public init(configuration: KafkaConfiguration, enqueueTimeout: Duration = .seconds(60)) throws(KafkaError) {
+        self.client = try RDKafkaClient(
+            kind: .producer, configuration: configuration.withDefaults(["enable.idempotence": "true"]))
+        self.enqueueTimeout = enqueueTimeout
+    }
+
+    /// Sends one record and waits for the broker's acknowledgement.
+    ///
+    /// - Parameter partition: a fixed partition, or nil to let the partitioner hash the key.
+    /// - Returns: where the broker stored the record.
+    /// - Throws: the broker's error after librdkafka's retries (bounded by `message.timeout.ms`),
+    ///   `.queueFull` after `enqueueTimeout`, or `.closed`.
+    public func send(
+        topic: String, key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader] = [], partition: Int32? = nil
+    ) async throws(KafkaError) -> KafkaDeliveryReport {
+        let clock = ContinuousClock()
+        let started = clock.now
+        while true {
+            guard state.withLock({ $0 == .open }) else { throw .closed(operation: "send to \(topic)") }
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<RDKafkaDelivery.Result, Never>) in
+                let opaque = RDKafkaDelivery(continuation).retainedOpaque()
+                switch client.produce(
+                    topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
+                {
+                case .enqueued: break
+                case .queueFull: RDKafkaDelivery.release(opaque, with: .queueFull)
+                case .failed(let error): RDKafkaDelivery.release(opaque, with: .failed(error))
+                }
+            }
+            switch result {
+            case .delivered(let report):
+                return report
+            case .failed(let error):
+                throw error
+            case .queueFull:
+                let waited = clock.now - started
+                if waited >= enqueueTimeout { throw .queueFull(topic: topic, waited: waited) }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+    }
+
+    /// Waits until every record sent so far was acknowledged or failed.
+    ///
+    /// - Throws: `.timedOut` when records are still outstanding after `timeout`.
+    public func flush(timeout: Duration) async throws(KafkaError) {
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let client = self.client
+        let code = await offload { client.flush(timeoutMilliseconds: milliseconds) }
+        if client.outQueueLength > 0 {
+            throw .timedOut(operation: "flush (\(client.outQueueLength) records outstanding, \(RDKafkaErrors.name(of: code.rawValue)))", timeout: timeout)
+        }
+    }
+
+    /// Flushes for up to `timeout`, then fails what is left and stops. Later sends throw `.closed`.
+    public func close(timeout: Duration = .seconds(30)) async {
+        guard state.withLock({ state -> Bool in
+            defer { state = .closed }
+            return state == .open
+        }) else { return }
+        try? await flush(timeout: timeout)
+        client.purge()
+        for _ in 0..<100 where client.outQueueLength > 0 {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        client.stopBackgroundWork()
+    }
+}

@@ -1,0 +1,85 @@
+import CRdKafka
+
+extension RDKafkaClient {
+    /// Creates topics with the CreateTopics admin request; blocks. An existing topic is success.
+    func createTopics(_ specs: [KafkaTopicSpec], timeout: Duration) -> KafkaError? {
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000)
+        var errstr = [CChar](repeating: 0, count: 512)
+        var newTopics: [OpaquePointer?] = []
+        defer { for topic in newTopics { rd_kafka_NewTopic_destroy(topic) } }
+        for spec in specs {
+            guard let topic = rd_kafka_NewTopic_new(spec.name, Int32(spec.partitions), Int32(spec.replicationFactor), &errstr, errstr.count) else {
+                return .invalidArgument(name: "topic", value: spec.name, reason: Self.text(errstr))
+            }
+            newTopics.append(topic)
+            for (key, value) in spec.configs.sorted(by: { $0.key < $1.key }) {
+                let code = rd_kafka_NewTopic_set_config(topic, key, value)
+                if !RDKafkaErrors.isSuccess(code) {
+                    return .invalidConfiguration(property: key, value: value, reason: "topic config for \(spec.name) refused")
+                }
+            }
+        }
+        let options = rd_kafka_AdminOptions_new(handle, RD_KAFKA_ADMIN_OP_CREATETOPICS)
+        defer { rd_kafka_AdminOptions_destroy(options) }
+        _ = rd_kafka_AdminOptions_set_operation_timeout(options, milliseconds, &errstr, errstr.count)
+        _ = rd_kafka_AdminOptions_set_request_timeout(options, milliseconds, &errstr, errstr.count)
+        let queue = rd_kafka_queue_new(handle)
+        defer { rd_kafka_queue_destroy(queue) }
+        newTopics.withUnsafeMutableBufferPointer { buffer in
+            rd_kafka_CreateTopics(handle, buffer.baseAddress, buffer.count, options, queue)
+        }
+        guard let event = rd_kafka_queue_poll(queue, milliseconds + 2000) else {
+            return .timedOut(operation: "create topics \(specs.map(\.name))", timeout: timeout)
+        }
+        defer { rd_kafka_event_destroy(event) }
+        let code = rd_kafka_event_error(event)
+        if !RDKafkaErrors.isSuccess(code) {
+            return RDKafkaErrors.error(code, "create topics \(specs.map(\.name)): \(String(cString: rd_kafka_event_error_string(event)))")
+        }
+        var count = 0
+        guard let result = rd_kafka_event_CreateTopics_result(event),
+              let topics = rd_kafka_CreateTopics_result_topics(result, &count)
+        else { return nil }
+        for index in 0..<count {
+            let topic = topics[index]
+            let code = rd_kafka_topic_result_error(topic)
+            if RDKafkaErrors.isSuccess(code) || code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS { continue }
+            let name = String(cString: rd_kafka_topic_result_name(topic))
+            let message = rd_kafka_topic_result_error_string(topic).map { String(cString: $0) } ?? ""
+            return RDKafkaErrors.error(code, "create topic \(name): \(message)")
+        }
+        return nil
+    }
+
+    /// The cluster's metadata for all topics; blocks.
+    func metadata(timeout: Duration) -> Result<KafkaClusterMetadata, KafkaError> {
+        var pointer: UnsafePointer<rd_kafka_metadata>?
+        let code = rd_kafka_metadata(handle, 1, nil, &pointer, Int32(clamping: timeout.components.seconds * 1000))
+        guard RDKafkaErrors.isSuccess(code), let pointer else {
+            return .failure(RDKafkaErrors.error(code, "metadata request failed: \(RDKafkaErrors.text(of: code.rawValue))"))
+        }
+        defer { rd_kafka_metadata_destroy(pointer) }
+        let m = pointer.pointee
+        let brokers = (0..<Int(m.broker_cnt)).map { index in
+            let b = m.brokers[index]
+            return KafkaClusterMetadata.Broker(id: b.id, host: String(cString: b.host), port: Int(b.port))
+        }
+        let topics = (0..<Int(m.topic_cnt)).map { index in
+            let t = m.topics[index]
+            let partitions = (0..<Int(t.partition_cnt)).map { p in
+                let partition = t.partitions[p]
+                return KafkaClusterMetadata.Partition(
+                    id: partition.id, leader: partition.leader,
+                    replicas: (0..<Int(partition.replica_cnt)).map { partition.replicas[$0] })
+            }
+            return KafkaClusterMetadata.Topic(
+                name: String(cString: t.topic), partitions: partitions.sorted { $0.id < $1.id },
+                error: RDKafkaErrors.isSuccess(t.err) ? nil : KafkaErrorCode(rawValue: t.err.rawValue))
+        }
+        return .success(KafkaClusterMetadata(brokers: brokers.sorted { $0.id < $1.id }, topics: topics.sorted { $0.name < $1.name }))
+    }
+
+    static func text(_ errstr: [CChar]) -> String {
+        String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+    }
+}

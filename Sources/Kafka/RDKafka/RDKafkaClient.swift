@@ -1,0 +1,117 @@
+import CRdKafka
+import Foundation
+import Synchronization
+
+/// Owns one `rd_kafka_t` handle and the context its callbacks see.
+///
+/// librdkafka handles are thread-safe; this type adds only lifetime management. A producer or
+/// admin client runs a poll thread that serves delivery reports and errors; a consumer is polled
+/// by its reader instead. The handle is destroyed when the last reference goes away, so no call can
+/// race with `rd_kafka_destroy`.
+final class RDKafkaClient: @unchecked Sendable {
+    enum Kind: Sendable {
+        case producer, consumer
+    }
+
+    let handle: OpaquePointer
+    let context: RDKafkaContext
+    let kind: Kind
+    private let pollThread = Mutex<RDKafkaPollThread?>(nil)
+    private var consumerQueue: OpaquePointer?
+
+    init(kind: Kind, configuration: KafkaConfiguration) throws(KafkaError) {
+        let context = RDKafkaContext(logHandler: configuration.logHandler)
+        let conf = try RDKafkaClient.makeConf(configuration, context: context, kind: kind)
+        var errstr = [CChar](repeating: 0, count: 512)
+        let type = kind == .consumer ? RD_KAFKA_CONSUMER : RD_KAFKA_PRODUCER
+        guard let handle = rd_kafka_new(type, conf, &errstr, errstr.count) else {
+            rd_kafka_conf_destroy(conf)
+            throw .clientCreation(reason: String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+        }
+        self.handle = handle
+        self.context = context
+        self.kind = kind
+        if kind == .consumer {
+            rd_kafka_poll_set_consumer(handle)
+            let queue = rd_kafka_queue_get_consumer(handle)
+            consumerQueue = queue
+            rd_kafka_queue_cb_event_enable(queue, { _, opaque in
+                RDKafkaContext.from(opaque)?.wakeup.signal()
+            }, Unmanaged.passUnretained(context).toOpaque())
+        } else {
+            pollThread.withLock { $0 = RDKafkaPollThread(handle: handle) }
+        }
+    }
+
+    /// Stops the poll thread and the queue wakeups; the handle stays valid until deinit.
+    func stopBackgroundWork() {
+        let thread = pollThread.withLock { thread -> RDKafkaPollThread? in
+            defer { thread = nil }
+            return thread
+        }
+        thread?.stop()
+        if let queue = consumerQueue {
+            rd_kafka_queue_cb_event_enable(queue, nil, nil)
+        }
+    }
+
+    deinit {
+        stopBackgroundWork()
+        if let queue = consumerQueue {
+            rd_kafka_queue_destroy(queue)
+        }
+        rd_kafka_destroy(handle)  // `context` is released after this, so callbacks never see it freed
+    }
+
+    /// The broker name librdkafka gave this client (`rdkafka#producer-1`).
+    var name: String { String(cString: rd_kafka_name(handle)) }
+
+    /// The fatal error that ended this client, if any.
+    func fatalError() -> KafkaError? {
+        var errstr = [CChar](repeating: 0, count: 512)
+        let code = rd_kafka_fatal_error(handle, &errstr, errstr.count)
+        guard !RDKafkaErrors.isSuccess(code) else { return nil }
+        return RDKafkaErrors.error(code, String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+    }
+
+    private static func makeConf(
+        _ configuration: KafkaConfiguration, context: RDKafkaContext, kind: Kind
+    ) throws(KafkaError) -> OpaquePointer {
+        let conf = rd_kafka_conf_new()!
+        var errstr = [CChar](repeating: 0, count: 512)
+        for (key, value) in configuration.properties.sorted(by: { $0.key < $1.key }) {
+            let result = rd_kafka_conf_set(conf, key, value, &errstr, errstr.count)
+            if result != RD_KAFKA_CONF_OK {
+                rd_kafka_conf_destroy(conf)
+                let reason = String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+                throw .invalidConfiguration(property: key, value: value, reason: reason)
+            }
+        }
+        rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())
+        if configuration.logHandler != nil {
+            rd_kafka_conf_set_log_cb(conf) { handle, level, facility, message in
+                guard let context = RDKafkaContext.from(handle: handle) else { return }
+                let text = "\(facility.map { String(cString: $0) } ?? "-"): \(message.map { String(cString: $0) } ?? "")"
+                context.log(KafkaLogLevel(syslog: Int(level)), text)
+            }
+        }
+        rd_kafka_conf_set_error_cb(conf) { _, code, reason, opaque in
+            let context = RDKafkaContext.from(opaque)
+            let text = reason.map { String(cString: $0) } ?? ""
+            context?.log(.error, "\(RDKafkaErrors.name(of: code)): \(text)")
+        }
+        switch kind {
+        case .producer:
+            rd_kafka_conf_set_dr_msg_cb(conf) { _, message, _ in
+                guard let message, let opaque = message.pointee._private else { return }
+                RDKafkaDelivery.complete(opaque, message: message)
+            }
+        case .consumer:
+            rd_kafka_conf_set_rebalance_cb(conf) { handle, code, partitions, opaque in
+                guard let handle, let context = RDKafkaContext.from(opaque) else { return }
+                RDKafkaRebalancer.handle(handle, code: code, partitions: partitions, context: context)
+            }
+        }
+        return conf
+    }
+}

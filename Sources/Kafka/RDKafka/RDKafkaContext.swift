@@ -1,0 +1,52 @@
+import CRdKafka
+import Foundation
+import Synchronization
+
+/// State shared between a client and the C callbacks librdkafka calls on its own threads.
+///
+/// librdkafka gets an unretained pointer to it as the configuration opaque; the owning
+/// `RDKafkaClient` keeps it alive until after `rd_kafka_destroy` returns.
+final class RDKafkaContext: Sendable {
+    let logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?
+    /// Woken whenever the consumer queue gets something to poll.
+    let wakeup = RDKafkaWakeup()
+    /// Rebalance events produced by the rebalance callback, waiting for the consumer to hand them out.
+    let rebalance = Mutex(RebalanceState())
+
+    struct RebalanceState {
+        var pending: [RDKafkaRebalance] = []
+        /// Once closing, revocations are carried out inside the callback: nobody will ask again.
+        var closing = false
+    }
+
+    init(logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?) {
+        self.logHandler = logHandler
+    }
+
+    /// Reports a message of the wrapper's own; without a handler it goes to stderr, as
+    /// librdkafka's own lines do.
+    func log(_ level: KafkaLogLevel, _ message: String) {
+        if let logHandler {
+            logHandler(level, message)
+        } else {
+            FileHandle.standardError.write(Data("%\(level.rawValue)|kafka| \(message)\n".utf8))
+        }
+    }
+
+    static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaContext? {
+        guard let opaque else { return nil }
+        return Unmanaged<RDKafkaContext>.fromOpaque(opaque).takeUnretainedValue()
+    }
+
+    static func from(handle: OpaquePointer?) -> RDKafkaContext? {
+        guard let handle else { return nil }
+        return from(rd_kafka_opaque(handle))
+    }
+}
+
+/// A rebalance as the consumer reports it to its caller.
+enum RDKafkaRebalance: Sendable {
+    case assigned([KafkaTopicPartition])
+    /// Partitions being taken away; `lost` when the group already gave them to someone else.
+    case revoked([KafkaTopicPartition], lost: Bool, cooperative: Bool)
+}

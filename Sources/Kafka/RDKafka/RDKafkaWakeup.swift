@@ -1,0 +1,54 @@
+import Synchronization
+
+/// Wakes a task waiting for the consumer queue to become non-empty.
+///
+/// librdkafka calls `signal()` from its own threads when it enqueues onto the consumer queue. A
+/// signal that arrives while nobody waits is remembered, so none is lost between a poll that found
+/// nothing and the wait that follows. A single fallback timer also wakes the waiter, so a missed
+/// event costs at most `fallback` of latency, never a hang.
+final class RDKafkaWakeup: Sendable {
+    private struct State {
+        var signaled = false
+        var waiter: CheckedContinuation<Void, Never>?
+        var timerArmed = false
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.signaled = true
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    /// Returns after the next signal, or at once if one arrived since the last wait.
+    func wait(fallback: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (ready, armTimer) = state.withLock { state -> (Bool, Bool) in
+                if state.signaled {
+                    state.signaled = false
+                    return (true, false)
+                }
+                state.waiter = continuation
+                let arm = !state.timerArmed
+                state.timerArmed = true
+                return (false, arm)
+            }
+            if ready {
+                continuation.resume()
+            } else if armTimer {
+                Task { [self] in
+                    try? await Task.sleep(for: fallback)
+                    state.withLock { $0.timerArmed = false }
+                    signal()
+                }
+            }
+        }
+    }
+}

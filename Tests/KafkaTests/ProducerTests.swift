@@ -1,0 +1,67 @@
+import Kafka
+import Synchronization
+import Testing
+
+@Suite("Producer", .serialized)
+struct ProducerTests {
+    @Test("a send to a partition whose leader is down completes after the broker comes back")
+    func leaderDownThenUp() async throws {
+        let kafka = try EmbeddedKafka(brokers: 3)
+        let topic = uniqueName("leader-down")
+        try kafka.createTopic(topic, partitions: 1)
+        try kafka.setPartitionLeader(topic: topic, partition: 0, broker: 2)
+        let producer = try KafkaProducer(configuration: kafka.configuration(["message.timeout.ms": "120000"]))
+        // Warm up: metadata known, producer id assigned.
+        let first = try await producer.send(topic: topic, key: nil, value: Array("before".utf8))
+        #expect(first.partition == 0)
+
+        try kafka.setBrokerDown(2)
+        let done = Atomic<Bool>(false)
+        let send = Task {
+            defer { done.store(true, ordering: .releasing) }
+            return try await producer.send(topic: topic, key: nil, value: Array("during".utf8))
+        }
+        try await Task.sleep(for: .seconds(2))
+        let completedEarly = done.load(ordering: .acquiring)
+        #expect(!completedEarly, "the send completed while its leader was down")
+        try kafka.setBrokerUp(2)
+        let report = try await withTimeout(90, "send after broker came back") { try await send.value }
+        #expect(report.partition == 0)
+        #expect(report.offset == first.offset + 1)
+        await producer.close()
+    }
+
+    @Test("a closed producer refuses sends with .closed")
+    func closedProducer() async throws {
+        let kafka = try EmbeddedKafka()
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        await producer.close()
+        await #expect(throws: KafkaError.closed(operation: "send to t")) {
+            try await producer.send(topic: "t", key: nil, value: [1])
+        }
+    }
+
+    @Test("a full local queue waits, then fails with .queueFull naming the topic")
+    func queueFull() async throws {
+        let kafka = try EmbeddedKafka()
+        let topic = uniqueName("full")
+        try kafka.createTopic(topic)
+        try kafka.setBrokerDown(1)
+        let producer = try KafkaProducer(
+            configuration: kafka.configuration(["queue.buffering.max.messages": "2", "message.timeout.ms": "30000"]),
+            enqueueTimeout: .milliseconds(300))
+        let pending = (0..<2).map { i in Task { try await producer.send(topic: topic, key: nil, value: [UInt8(i)]) } }
+        try await Task.sleep(for: .milliseconds(200))
+        let error = await #expect(throws: KafkaError.self) {
+            try await producer.send(topic: topic, key: nil, value: [9])
+        }
+        guard case .queueFull(let name, _) = error else {
+            Issue.record("expected queueFull, got \(String(describing: error))")
+            return
+        }
+        #expect(name == topic)
+        try kafka.setBrokerUp(1)
+        for task in pending { _ = try await withTimeout(60) { try await task.value } }
+        await producer.close()
+    }
+}

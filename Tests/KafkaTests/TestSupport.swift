@@ -1,0 +1,98 @@
+import Kafka
+import Synchronization
+import Testing
+
+/// Fails the test instead of hanging when `body` takes longer than `seconds` (a guard, not a
+/// speed assertion: limits are generous).
+func withTimeout<T: Sendable>(
+    _ seconds: Int = 120, _ what: String = "test", _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw TestTimeout(what: what, seconds: seconds)
+        }
+        return value
+    }
+}
+
+struct TestTimeout: Error, CustomStringConvertible {
+    var what: String
+    var seconds: Int
+    var description: String { "\(what) did not finish within \(seconds) s" }
+}
+
+/// Consumer settings that make group joins quick on the mock cluster.
+let fastGroup: [String: String] = [
+    "session.timeout.ms": "6000",
+    "heartbeat.interval.ms": "300",
+    "auto.commit.interval.ms": "200",
+]
+
+func uniqueName(_ prefix: String) -> String {
+    "\(prefix)-\(UInt32.random(in: 0...UInt32.max))"
+}
+
+/// Sends `count` records concurrently in `lanes` sequential lanes; returns the reports in lane order.
+func produce(
+    _ producer: KafkaProducer, topic: String, count: Int, lanes: Int = 8,
+    record: @escaping @Sendable (Int) -> (key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader])
+) async throws -> [Int: KafkaDeliveryReport] {
+    try await withThrowingTaskGroup(of: [(Int, KafkaDeliveryReport)].self) { group in
+        for lane in 0..<lanes {
+            group.addTask {
+                var reports: [(Int, KafkaDeliveryReport)] = []
+                for index in stride(from: lane, to: count, by: lanes) {
+                    let r = record(index)
+                    reports.append((index, try await producer.send(topic: topic, key: r.key, value: r.value, headers: r.headers)))
+                }
+                return reports
+            }
+        }
+        var all: [Int: KafkaDeliveryReport] = [:]
+        for try await reports in group {
+            for (index, report) in reports { all[index] = report }
+        }
+        return all
+    }
+}
+
+/// Thread-safe collection used by consumer tasks.
+final class Collected<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ element: Element) { items.withLock { $0.append(element) } }
+    var all: [Element] { items.withLock { $0 } }
+    var count: Int { items.withLock { $0.count } }
+}
+
+/// Reads records from `consumer` until `count` arrived or `duration` passed, whichever is first.
+/// Returns the records and every rebalance event seen.
+func readRecords(
+    _ consumer: KafkaConsumer, count: Int = .max, within duration: Duration
+) async throws -> (records: [KafkaRecord], events: [KafkaConsumerEvent]) {
+    let records = Collected<KafkaRecord>()
+    let events = Collected<KafkaConsumerEvent>()
+    let reader = Task {
+        for try await event in consumer.events {
+            switch event {
+            case .record(let r):
+                records.append(r)
+                if records.count >= count { return }
+            default:
+                events.append(event)
+            }
+        }
+    }
+    let deadline = ContinuousClock.now + duration
+    while records.count < count && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    reader.cancel()
+    try await reader.value
+    return (records.all, events.all)
+}
