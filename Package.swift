@@ -34,6 +34,10 @@ let package = Package(
             name: "KafkaTests",
             dependencies: ["Kafka"]
         ),
+        // Runs the built `iidbatch` binary as a user would, next to kcat and real sockets.
+        .testTarget(
+            name: "EndToEndTests"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,17 @@
 /// are created with `createTopic` (the mock cluster has no CreateTopics request); producing to an
 /// unknown topic auto-creates it. Fault hooks let tests take brokers down, add latency and inject
 /// request errors. Everything stops at `shutdown()` or when the value is released.
+///
+/// Retention is small and fixed: librdkafka 2.0.2's mock partitions keep at most
+/// `retainedBytesPerPartition` bytes and `retainedBatchesPerPartition` record batches, and drop
+/// the oldest beyond that even if nobody consumed them. Keep unconsumed backlogs below that, or
+/// use more partitions.
 public final class EmbeddedKafka: Sendable {
+    /// Bytes a mock partition keeps before it drops its oldest batches (5 MiB).
+    public static let retainedBytesPerPartition = 5 * 1024 * 1024
+    /// Record batches a mock partition keeps before it drops its oldest ones.
+    public static let retainedBatchesPerPartition = 100_000
+
     private let cluster: RDKafkaMockCluster
     private let forwarder: TCPForwarder?
     /// Number of brokers, with ids 1 through `brokerCount`.
@@ -41,10 +51,23 @@ public final class EmbeddedKafka: Sendable {
     /// The brokers' own `host:port` list, whatever `bootstrapServers` is.
     public var brokerAddresses: String { cluster.bootstrapServers }
 
-    /// A configuration for clients of this cluster.
+    /// A configuration for producers and admin clients of this cluster.
     public func configuration(_ properties: [String: String] = [:]) -> KafkaConfiguration {
         KafkaConfiguration(bootstrapServers: bootstrapServers, properties: properties)
     }
+
+    /// A configuration for consumers of this cluster, with a 6 s session timeout unless
+    /// `properties` sets one.
+    ///
+    /// The mock cluster waits `session.timeout.ms` minus one second for members to rejoin a
+    /// rebalance (Kafka itself waits for the rebalance timeout), and every new member rejoins once
+    /// after its first metadata; with librdkafka's 45 s default a join would take 44 s.
+    public func consumerConfiguration(_ properties: [String: String] = [:]) -> KafkaConfiguration {
+        configuration(properties).withDefaults(Self.consumerDefaults)
+    }
+
+    /// Consumer settings that keep the mock cluster's rebalances short.
+    public static let consumerDefaults = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
 
     /// Creates a topic; replication is capped at the number of brokers.
     public func createTopic(_ spec: KafkaTopicSpec) throws(KafkaError) {

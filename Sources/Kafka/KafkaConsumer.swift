@@ -95,6 +95,13 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Commits stored offsets, leaves the group and ends the event sequence. Safe to call twice.
+    ///
+    /// A final commit the coordinator refuses (typically because another member's departure
+    /// started a rebalance) is logged, not thrown: the records after the last committed offset
+    /// will be delivered again. To be sure nothing done is repeated, `commit()` while the group
+    /// is stable, then close.
+    ///
+    /// - Throws: when leaving the group fails.
     public func close() async throws(KafkaError) {
         let pending: PendingRevoke?? = state.withLock { state in
             guard case .running(let pending) = state else { return .none }
@@ -105,11 +112,13 @@ public final class KafkaConsumer: Sendable {
         client.context.wakeup.signal()
         let client = self.client
         if let pendingRevoke { await carryOut(pendingRevoke) }
-        let commitError = await offload { client.commitStoredSync() }
+        if let error = await offload({ client.commitStoredSync() }) {
+            client.context.log(.warning, "final commit of group \(groupID) failed, records after the last committed offsets will be delivered again: \(error)")
+        }
         let closeError = await offload { client.closeConsumer() }
         client.stopBackgroundWork()
         state.withLock { $0 = .closed }
-        if let error = commitError ?? closeError { throw error }
+        if let closeError { throw closeError }
     }
 
     func nextEvent() async throws(KafkaError) -> KafkaConsumerEvent? {

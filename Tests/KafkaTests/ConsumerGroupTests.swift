@@ -23,9 +23,8 @@ struct ConsumerGroupTests {
         private let taskBox = Mutex<Task<Void, any Error>?>(nil)
 
         init(_ kafka: EmbeddedKafka, group: String, topic: String, strategy: String) throws {
-            var properties = fastGroup
-            properties["partition.assignment.strategy"] = strategy
-            consumer = try KafkaConsumer(configuration: kafka.configuration(properties), groupID: group, topics: [topic])
+            consumer = try KafkaConsumer(
+                configuration: kafka.consumerConfiguration(["partition.assignment.strategy": strategy]), groupID: group, topics: [topic])
         }
 
         func start(unstoredBudget: Int) {
@@ -53,12 +52,12 @@ struct ConsumerGroupTests {
             taskBox.withLock { $0 = task }
         }
 
-        func stop() async throws {
+        /// Stops processing: up to `unstoredBudget` more records are processed without storing.
+        func quiesce() async throws {
             stopping.store(true, ordering: .releasing)
             try await Task.sleep(for: .milliseconds(300))
             task?.cancel()
             try await task?.value
-            try await consumer.close()
         }
     }
 
@@ -83,8 +82,13 @@ struct ConsumerGroupTests {
             a.revokes.load(ordering: .relaxed) > 0 && !b.assigned.all.isEmpty
         }
         try await waitUntil("2,000 processed") { Set((a.log.all + b.log.all).map(\.id)).count >= 2_000 }
-        try await a.stop()
-        try await b.stop()
+        // A graceful stop: finish, commit what is done while the group is stable, then leave.
+        try await a.quiesce()
+        try await b.quiesce()
+        try await a.consumer.commit()
+        try await b.consumer.commit()
+        try await a.consumer.close()
+        try await b.consumer.close()
         let firstPhase = a.log.all + b.log.all
         let unstored = Set(firstPhase.filter { !$0.stored }.map(\.id))
 
@@ -101,8 +105,10 @@ struct ConsumerGroupTests {
         try await waitUntil("every record processed") {
             Set((firstPhase + c.log.all + d.log.all).map(\.id)).count == total
         }
-        try await c.stop()
-        try await d.stop()
+        try await c.quiesce()
+        try await d.quiesce()
+        try await c.consumer.close()
+        try await d.consumer.close()
 
         let all = firstPhase + c.log.all + d.log.all
         var times: [Int: Int] = [:]
@@ -130,7 +136,7 @@ struct ConsumerGroupTests {
         for p: Int32 in [0, 1] {
             for i in 0..<10 { _ = try await producer.send(topic: topic, key: nil, value: Array("\(p)-\(i)".utf8), partition: p) }
         }
-        let consumer = try KafkaConsumer(configuration: kafka.configuration(fastGroup), groupID: uniqueName("g"), topics: [topic])
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("g"), topics: [topic])
         let first = try await readRecords(consumer, count: 20, within: .seconds(60))
         #expect(first.records.count == 20)
 
@@ -160,9 +166,7 @@ struct ConsumerGroupTests {
         for i in 0..<10 { _ = try await producer.send(topic: topic, key: nil, value: [UInt8(i)]) }
         await producer.close()
         let group = uniqueName("g")
-        var properties = fastGroup
-        properties["enable.auto.commit"] = "false"
-        let consumer = try KafkaConsumer(configuration: kafka.configuration(properties), groupID: group, topics: [topic])
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(["enable.auto.commit": "false"]), groupID: group, topics: [topic])
         let read = try await readRecords(consumer, count: 10, within: .seconds(60))
         try consumer.storeOffset(for: read.records[6])
         try await consumer.commit()
@@ -170,7 +174,7 @@ struct ConsumerGroupTests {
         #expect(try await consumer.committedOffsets(for: [tp]) == [tp: 7])
         try await consumer.close()
 
-        let again = try KafkaConsumer(configuration: kafka.configuration(fastGroup), groupID: group, topics: [topic])
+        let again = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: group, topics: [topic])
         let rest = try await readRecords(again, count: 3, within: .seconds(60))
         #expect(rest.records.map(\.offset) == [7, 8, 9])
         try await again.close()

@@ -30,7 +30,7 @@ struct EmbeddedKafkaTests {
         let producer = try KafkaProducer(configuration: cluster.configuration())
         for i in 0..<20 { _ = try await producer.send(topic: topic, key: Array("\(i)".utf8), value: [UInt8(i)]) }
         await producer.close()
-        let consumer = try KafkaConsumer(configuration: cluster.configuration(fastGroup), groupID: uniqueName("g"), topics: [topic])
+        let consumer = try KafkaConsumer(configuration: cluster.consumerConfiguration(), groupID: uniqueName("g"), topics: [topic])
         let read = try await readRecords(consumer, count: 20, within: .seconds(60))
         #expect(Set(read.records.compactMap { $0.value?.first }) == Set(0..<20))
         try await consumer.close()

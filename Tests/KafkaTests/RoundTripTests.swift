@@ -27,7 +27,7 @@ struct RoundTripTests {
         await producer.close()
         #expect(reports.count == count)
 
-        let consumer = try KafkaConsumer(configuration: kafka.configuration(fastGroup), groupID: uniqueName("g"), topics: [topic])
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("g"), topics: [topic])
         let received = try await withTimeout(180, "consuming") {
             var received: [KafkaRecord] = []
             for try await event in consumer.events {
@@ -78,7 +78,7 @@ struct RoundTripTests {
         _ = try await producer.send(topic: topic, key: [], value: [])
         _ = try await producer.send(topic: topic, key: nil, value: nil)
         await producer.close()
-        let consumer = try KafkaConsumer(configuration: kafka.configuration(fastGroup), groupID: uniqueName("g"), topics: [topic])
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("g"), topics: [topic])
         let records = try await withTimeout(60) {
             var records: [KafkaRecord] = []
             for try await case .record(let r) in consumer.events {

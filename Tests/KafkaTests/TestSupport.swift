@@ -27,13 +27,6 @@ struct TestTimeout: Error, CustomStringConvertible {
     var description: String { "\(what) did not finish within \(seconds) s" }
 }
 
-/// Consumer settings that make group joins quick on the mock cluster.
-let fastGroup: [String: String] = [
-    "session.timeout.ms": "6000",
-    "heartbeat.interval.ms": "300",
-    "auto.commit.interval.ms": "200",
-]
-
 func uniqueName(_ prefix: String) -> String {
     "\(prefix)-\(UInt32.random(in: 0...UInt32.max))"
 }

@@ -1,0 +1,37 @@
+# iidbatch — build, test and demo entry points. `make test` is what CI runs (.ci/run).
+SWIFT ?= swift
+# Debian packages the build and the tests need: librdkafka's headers and library, pkg-config
+# to find them, and kcat for the command-line tests against the embedded broker.
+APT_PACKAGES := librdkafka-dev pkg-config kcat
+
+.PHONY: all deps build test bench clean
+
+all: build
+
+# Installs the Debian packages when any of them is missing; says clearly what to do when it cannot.
+deps:
+	@if pkg-config --exists rdkafka 2>/dev/null && [ -f /usr/include/librdkafka/rdkafka_mock.h ] && command -v kcat >/dev/null; then \
+		exit 0; \
+	fi; \
+	echo "make: installing $(APT_PACKAGES) (librdkafka or kcat is missing)"; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	elif command -v sudo >/dev/null; then sudo="sudo"; \
+	else echo "make: error: need root or sudo to run: apt-get install $(APT_PACKAGES)" >&2; exit 1; fi; \
+	if ! command -v apt-get >/dev/null; then \
+		echo "make: error: no apt-get here; install librdkafka (with rdkafka_mock.h), pkg-config and kcat by hand" >&2; exit 1; fi; \
+	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(APT_PACKAGES) >/dev/null \
+		|| { echo "make: error: 'apt-get install $(APT_PACKAGES)' failed; install them by hand and run make again" >&2; exit 1; }
+
+build: deps
+	$(SWIFT) build
+
+# Builds everything (the tests run the iidbatch binary itself) and runs the whole suite.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+bench: build
+	$(SWIFT) run iidbatch bench kafka
+
+clean:
+	rm -rf .build

@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// A program run by a test, with its combined output collected as it is written.
+final class ChildProcess: Sendable {
+    private let process: Process
+    private let output = Mutex("")
+
+    /// Starts `executable` with `arguments`; stdout and stderr are collected together.
+    init(_ executable: URL, _ arguments: [String], stdin: Data? = nil) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let input = Pipe()
+        process.standardInput = input
+        self.process = process
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            if !data.isEmpty { self?.output.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+    }
+
+    /// Everything written so far.
+    var text: String { output.withLock { $0 } }
+
+    /// Waits until the output contains `needle`; fails after `seconds` (a hang guard).
+    @discardableResult
+    func waitFor(_ needle: String, seconds: Double = 60) async throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !text.contains(needle) {
+            if !process.isRunning && !text.contains(needle) {
+                try await Task.sleep(for: .milliseconds(100))
+                if text.contains(needle) { break }
+                throw ProcessFailure(message: "exited (\(process.terminationStatus)) before printing '\(needle)'; output:\n\(text)")
+            }
+            guard Date() < deadline else { throw ProcessFailure(message: "no '\(needle)' within \(seconds) s; output:\n\(text)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return text
+    }
+
+    /// Sends SIGINT, as Ctrl-C would.
+    func interrupt() { process.interrupt() }
+
+    /// Waits for the exit and returns the status; kills the process after `seconds`.
+    func waitForExit(seconds: Double = 60) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning {
+            guard Date() < deadline else {
+                process.terminate()
+                throw ProcessFailure(message: "still running after \(seconds) s; output:\n\(text)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(100))  // let the last output arrive
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Runs a program to completion and returns its exit status and output.
+    static func run(_ executable: URL, _ arguments: [String], stdin: Data? = nil, seconds: Double = 120) async throws -> (status: Int32, output: String) {
+        let child = try ChildProcess(executable, arguments, stdin: stdin)
+        let status = try await child.waitForExit(seconds: seconds)
+        return (status, child.text)
+    }
+}
+
+struct ProcessFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+/// Where the programs under test are.
+enum Programs {
+    /// The `iidbatch` binary built next to this test bundle.
+    static var iidbatch: URL {
+        get throws {
+            let candidates = [
+                Bundle.main.executableURL?.deletingLastPathComponent(),
+                URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug"),
+            ].compactMap { $0 }.map { $0.appendingPathComponent("iidbatch").standardizedFileURL }
+            guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+                throw ProcessFailure(message: "iidbatch binary not found in \(candidates.map(\.path)); run 'swift build' first")
+            }
+            return found
+        }
+    }
+
+    /// kcat, which `make test` installs.
+    static var kcat: URL {
+        get throws {
+            for directory in ["/usr/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: directory + "/kcat") {
+                return URL(fileURLWithPath: directory + "/kcat")
+            }
+            throw ProcessFailure(message: "kcat not found; 'make test' installs it (apt-get install kcat)")
+        }
+    }
+}
