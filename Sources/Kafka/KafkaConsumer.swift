@@ -112,7 +112,7 @@ public final class KafkaConsumer: Sendable {
         client.context.wakeup.signal()
         let client = self.client
         if let pendingRevoke { await carryOut(pendingRevoke) }
-        if let error = await offload({ client.commitStoredSync() }) {
+        if let error = await commitStored() {
             client.context.log(.warning, "final commit of group \(groupID) failed, records after the last committed offsets will be delivered again: \(error)")
         }
         let closeError = await offload { client.closeConsumer() }
@@ -168,10 +168,22 @@ public final class KafkaConsumer: Sendable {
 
     /// Commits what the reader stored (unless the partitions were lost), then gives them up.
     private func carryOut(_ revoke: PendingRevoke) async {
-        let client = self.client
-        if !revoke.lost, let error = await offload({ client.commitStoredSync() }) {
-            client.context.log(.warning, "commit before revoking \(revoke.partitions) failed: \(error)")
+        if !revoke.lost, let error = await commitStored() {
+            client.context.log(.warning, "commit before revoking \(revoke.partitions) failed, their records after the last committed offsets will be delivered again: \(error)")
         }
         client.unassign(revoke.partitions, cooperative: revoke.cooperative)
+    }
+
+    /// Commits the stored offsets. While the group completes a rebalance (members still syncing)
+    /// the coordinator answers `REBALANCE_IN_PROGRESS` although this member's generation is
+    /// current; that settles within moments, so the commit is retried for up to 3 s.
+    private func commitStored() async -> KafkaError? {
+        let client = self.client
+        let deadline = ContinuousClock.now + .seconds(3)
+        while true {
+            guard let error = await offload({ client.commitStoredSync() }) else { return nil }
+            guard error.code == .rebalanceInProgress, ContinuousClock.now < deadline else { return error }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 }
