@@ -7,9 +7,15 @@ let package = Package(
     products: [
         .executable(name: "iidbatch", targets: ["iidbatch"]),
         .library(name: "Kafka", targets: ["Kafka"]),
+        .library(name: "InstanceAPI", targets: ["InstanceAPI"]),
+        .library(name: "Emulator", targets: ["Emulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
     targets: [
         // librdkafka from Debian's librdkafka-dev: rdkafka.h and rdkafka_mock.h.
@@ -23,10 +29,30 @@ let package = Package(
             name: "Kafka",
             dependencies: ["CRdKafka"]
         ),
+        // The backend APIs: typed operations, the HTTP client, service-account auth, result taxonomy.
+        .target(
+            name: "InstanceAPI",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // An HTTP server that behaves like the backend APIs, with state, auth and fault injection.
+        .target(
+            name: "Emulator",
+            dependencies: [
+                "InstanceAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "iidbatch",
             dependencies: [
                 "Kafka",
+                "InstanceAPI",
+                "Emulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,0 +1,53 @@
+/// The limits and shape rules of the backend APIs, checked before any call is sent.
+public enum APILimits {
+    /// Tokens per batchAdd / batchRemove call.
+    public static let topicBatch = 1_000
+    /// APNs tokens per batchImport call.
+    public static let importBatch = 100
+    /// Members of one device group.
+    public static let groupMembers = 20
+    /// Topic subscriptions one instance may hold.
+    public static let topicsPerInstance = 2_000
+
+    /// The topic name without a `/topics/` prefix, checked against `[a-zA-Z0-9-_.~%]+`.
+    ///
+    /// - Throws: `.invalidArgument` naming the topic when it is empty or has other characters.
+    public static func topicName(_ topic: String) throws(InstanceAPIError) -> String {
+        let name = topic.hasPrefix("/topics/") ? String(topic.dropFirst("/topics/".count)) : topic
+        guard !name.isEmpty else {
+            throw .invalidArgument(field: "topic", value: topic, reason: "must not be empty")
+        }
+        guard name.unicodeScalars.allSatisfy(isTopicCharacter) else {
+            throw .invalidArgument(field: "topic", value: topic, reason: "must match [a-zA-Z0-9-_.~%]+")
+        }
+        return name
+    }
+
+    /// Checks a list of items for one call: non-empty, at most `limit`, no empty string.
+    ///
+    /// - Throws: `.invalidArgument` naming `field` and the offending index or count.
+    public static func items(_ items: [String], field: String, limit: Int) throws(InstanceAPIError) {
+        guard !items.isEmpty else { throw .invalidArgument(field: field, value: "[]", reason: "must not be empty") }
+        guard items.count <= limit else {
+            throw .invalidArgument(field: field, value: "\(items.count) items", reason: "at most \(limit) per call")
+        }
+        if let index = items.firstIndex(where: \.isEmpty) {
+            throw .invalidArgument(field: "\(field)[\(index)]", value: "", reason: "must be a non-empty string")
+        }
+    }
+
+    /// Checks one identifier (token, installation id, key name): non-empty, no whitespace or `/`.
+    public static func identifier(_ value: String, field: String) throws(InstanceAPIError) {
+        guard !value.isEmpty else { throw .invalidArgument(field: field, value: value, reason: "must not be empty") }
+        guard !value.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+            throw .invalidArgument(field: field, value: value, reason: "must not contain whitespace or '/'")
+        }
+    }
+
+    private static func isTopicCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", "~", "%": true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Buys access tokens with a service-account key (§1) and caches them.
+///
+/// However many callers ask at once, at most one request goes to the token endpoint. A cached
+/// token is refreshed `refreshMargin` before it expires; `invalidate` drops one the backend
+/// refused (a 401), so the next caller gets a fresh one.
+public actor AccessTokenProvider {
+    /// The scopes iidbatch asks for.
+    public static let defaultScopes = [
+        "https://www.googleapis.com/auth/firebase.messaging",
+        "https://www.googleapis.com/auth/cloud-platform",
+    ]
+
+    private let credentials: ServiceAccountCredentials
+    private let httpClient: HTTPClient
+    private let tokenURI: String
+    private let scopes: [String]
+    private let refreshMargin: TimeInterval
+    private let now: @Sendable () -> Date
+    private var cached: AccessToken?
+    private var refreshing: Task<AccessToken, any Error>?
+    /// How many times the token endpoint was called.
+    public private(set) var fetchCount = 0
+
+    /// A provider for `credentials`.
+    ///
+    /// - Parameter tokenURI: overrides the key file's `token_uri` (for a proxy or the emulator).
+    /// - Parameter now: the clock, replaceable in tests.
+    public init(
+        credentials: ServiceAccountCredentials, httpClient: HTTPClient, tokenURI: String? = nil,
+        scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = 300,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.credentials = credentials
+        self.httpClient = httpClient
+        self.tokenURI = tokenURI ?? credentials.tokenURI
+        self.scopes = scopes
+        self.refreshMargin = refreshMargin
+        self.now = now
+    }
+
+    /// A token valid for at least `refreshMargin` more, fetching one only when needed.
+    public func token() async throws(InstanceAPIError) -> AccessToken {
+        if let cached, cached.expiresAt.timeIntervalSince(now()) > refreshMargin { return cached }
+        let task: Task<AccessToken, any Error>
+        if let refreshing {
+            task = refreshing
+        } else {
+            fetchCount += 1
+            task = Task { try await self.fetch() }
+            refreshing = task
+        }
+        do {
+            let token = try await task.value
+            if refreshing == task {
+                cached = token
+                refreshing = nil
+            }
+            return token
+        } catch {
+            if refreshing == task { refreshing = nil }
+            throw (error as? InstanceAPIError) ?? .credentials("token request failed: \(type(of: error))")
+        }
+    }
+
+    /// Forgets `token` if it is the cached one: the backend refused it.
+    public func invalidate(_ token: AccessToken) {
+        if cached == token { cached = nil }
+    }
+
+    private func fetch() async throws -> AccessToken {
+        let assertion: String
+        do { assertion = try credentials.assertion(scopes: scopes, now: now(), audience: credentials.tokenURI) } catch {
+            throw InstanceAPIError.credentials("could not sign an assertion with the key of \(credentials)")
+        }
+        var request = HTTPClientRequest(url: tokenURI)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        let form = "grant_type=" + Self.formEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion=" + assertion
+        request.body = .bytes(ByteBuffer(string: form))
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await httpClient.execute(request, timeout: .seconds(30))
+            body = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            throw InstanceAPIError.credentials("token endpoint \(tokenURI) did not answer: \(HTTPFailure.describe(error))")
+        }
+        guard response.status == .ok else {
+            // The body names the problem (bad assertion, unknown key); it holds no secret of ours.
+            let text = String(buffer: body).prefix(300)
+            throw InstanceAPIError.credentials("token endpoint \(tokenURI) answered HTTP \(response.status.code): \(text)")
+        }
+        guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(body.readableBytesView)) else {
+            throw InstanceAPIError.credentials("token endpoint \(tokenURI) answered without an access_token")
+        }
+        return AccessToken(value: decoded.accessToken, expiresAt: now().addingTimeInterval(TimeInterval(decoded.expiresIn)))
+    }
+
+    private static func formEncode(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,23 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOPosix
+
+/// Turns transport errors into `InstanceAPIError`s with words an operator understands.
+enum HTTPFailure {
+    static func map(_ error: any Error, api: BackendAPI, timeout: Duration) -> InstanceAPIError {
+        if let error = error as? HTTPClientError {
+            if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
+                return .timedOut(api: api.rawValue, timeout: timeout)
+            }
+        }
+        return .transport(api: api.rawValue, message: describe(error))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            return "connection to \(error.host):\(error.port) failed: \(error.connectionErrors.map { "\($0.error)" }.joined(separator: "; "))"
+        }
+        if let error = error as? IOError { return error.description }
+        return String(describing: error)
+    }
+}

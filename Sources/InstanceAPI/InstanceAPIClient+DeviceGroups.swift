@@ -1,0 +1,56 @@
+import Foundation
+
+extension InstanceAPIClient {
+    /// §4 create: a group of up to 20 tokens; returns its notification key. An existing name is
+    /// `ALREADY_EXISTS`.
+    public func createGroup(name: String, tokens: [String]) async throws(InstanceAPIError) -> ItemOutcome<String> {
+        try await groupOperation("create", name: name, key: nil, tokens: tokens)
+    }
+
+    /// §4 add: adds tokens to a group; more than 20 members in all is `GROUP_FULL`.
+    public func addToGroup(name: String, key: String, tokens: [String]) async throws(InstanceAPIError) -> ItemOutcome<String> {
+        try await groupOperation("add", name: name, key: key, tokens: tokens)
+    }
+
+    /// §4 remove: removes tokens; a group left without members ceases to exist.
+    public func removeFromGroup(name: String, key: String, tokens: [String]) async throws(InstanceAPIError) -> ItemOutcome<String> {
+        try await groupOperation("remove", name: name, key: key, tokens: tokens)
+    }
+
+    /// §4 retrieve: a valid key for the group called `name` (it may look different each time).
+    public func groupKey(name: String) async throws(InstanceAPIError) -> ItemOutcome<String> {
+        try APILimits.identifier(name, field: "notification_key_name")
+        let url = configuration.fcmBaseURL + "/fcm/notification?notification_key_name=" + Self.segment(name)
+        return try groupAnswer(try await send(.deviceGroup, .GET, url, headers: groupHeaders))
+    }
+
+    /// §4: sends a data message to every member of a group.
+    public func sendToGroup(key: String, data: [String: String]) async throws(InstanceAPIError) -> GroupSendResponse {
+        try APILimits.identifier(key, field: "notification_key")
+        let answer = try await send(.groupSend, .POST, configuration.fcmBaseURL + "/fcm/send", json: encode(GroupSendRequest(to: key, data: data)), headers: groupHeaders)
+        guard answer.status == 200 else {
+            throw ResultClassifier.callFailure(.groupSend, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
+        }
+        return try decode(GroupSendResponse.self, answer, api: .groupSend)
+    }
+
+    private var groupHeaders: [(String, String)] {
+        [("access_token_auth", "true"), ("project_id", configuration.senderID ?? projectID)]
+    }
+
+    private func groupOperation(_ operation: String, name: String, key: String?, tokens: [String]) async throws(InstanceAPIError) -> ItemOutcome<String> {
+        try APILimits.identifier(name, field: "notification_key_name")
+        if let key { try APILimits.identifier(key, field: "notification_key") }
+        try APILimits.items(tokens, field: "registration_ids", limit: APILimits.groupMembers)
+        let body = encode(DeviceGroupRequest(operation: operation, notificationKeyName: name, notificationKey: key, registrationIDs: tokens))
+        return try groupAnswer(try await send(.deviceGroup, .POST, configuration.fcmBaseURL + "/fcm/notification", json: body, headers: groupHeaders))
+    }
+
+    private func groupAnswer(_ answer: Answer) throws(InstanceAPIError) -> ItemOutcome<String> {
+        if answer.status == 200 { return .success(try decode(DeviceGroupResponse.self, answer, api: .deviceGroup).notificationKey) }
+        switch ResultClassifier.deviceGroup(status: answer.status, body: answer.text, retryAfter: answer.retryAfter) {
+        case .item(let result): return .failure(result)
+        case .call(let error): throw error
+        }
+    }
+}

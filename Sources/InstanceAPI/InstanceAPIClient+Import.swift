@@ -1,0 +1,21 @@
+extension InstanceAPIClient {
+    /// §2.4: imports up to 100 APNs tokens of one iOS app; one result per token, in order.
+    /// Importing a token again yields the same registration token.
+    public func batchImport(application: String, sandbox: Bool, apnsTokens: [String]) async throws(InstanceAPIError) -> [ImportResult] {
+        try APILimits.identifier(application, field: "application")
+        try APILimits.items(apnsTokens, field: "apns_tokens", limit: APILimits.importBatch)
+        let body = encode(ImportRequest(application: application, sandbox: sandbox, apnsTokens: apnsTokens))
+        let answer = try await send(.batchImport, .POST, configuration.iidBaseURL + "/iid/v1:batchImport", json: body, headers: [("access_token_auth", "true")])
+        guard answer.status == 200 else {
+            throw ResultClassifier.callFailure(.batchImport, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
+        }
+        let response = try decode(ImportResponse.self, answer, api: .batchImport)
+        guard response.results.count == apnsTokens.count else {
+            throw .malformedResponse(api: BackendAPI.batchImport.rawValue, status: 200, message: "\(response.results.count) results for \(apnsTokens.count) APNs tokens")
+        }
+        return zip(apnsTokens, response.results).map { token, entry in
+            let result = ResultClassifier.importStatus(entry.status)
+            return ImportResult(apnsToken: token, result: result, registrationToken: result.code == .ok ? entry.registrationToken : nil)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Typed calls to the backend APIs (§2, §3, §4), the same code against Google and the emulator.
+///
+/// Every call is checked against the API's limits and shape rules before it is sent, and answers
+/// come back classified: per-item results as `ItemResult`s (in request order), failures of the
+/// whole call as a thrown `InstanceAPIError`. A 401 gets one token refresh and one retry. The
+/// client does not otherwise retry: retry policy belongs to the caller. Safe to share.
+public final class InstanceAPIClient: Sendable {
+    /// Where the APIs are.
+    public let configuration: InstanceAPIConfiguration
+    /// The project calls are made for.
+    public let projectID: String
+    /// The token source; exposed for metrics and tests.
+    public let tokens: AccessTokenProvider
+    let http: HTTPClient
+    let logger: Logger
+
+    /// A client that authenticates with `credentials`.
+    public init(
+        credentials: ServiceAccountCredentials, configuration: InstanceAPIConfiguration = InstanceAPIConfiguration(),
+        logger: Logger = Logger(label: "iidbatch.instance-api")
+    ) {
+        var httpConfiguration = HTTPClient.Configuration()
+        httpConfiguration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost)
+        httpConfiguration.timeout = .init(connect: .seconds(10))
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
+        self.http = http
+        self.configuration = configuration
+        self.projectID = configuration.projectID ?? credentials.projectID
+        self.tokens = AccessTokenProvider(credentials: credentials, httpClient: http, tokenURI: configuration.tokenURI)
+        self.logger = logger
+    }
+
+    /// Closes the connections. Call once, when done.
+    public func shutdown() async throws {
+        try await http.shutdown()
+    }
+
+    /// A raw answer: status, body and `Retry-After`.
+    struct Answer {
+        var status: Int
+        var body: Data
+        var retryAfter: Duration?
+
+        var text: String { String(decoding: body.prefix(2_000), as: UTF8.self) }
+    }
+
+    /// Sends one authenticated call; a 401 gets one fresh token and one more try.
+    func send(
+        _ api: BackendAPI, _ method: HTTPMethod, _ url: String, json body: Data? = nil,
+        headers extra: [(String, String)] = []
+    ) async throws(InstanceAPIError) -> Answer {
+        let token = try await tokens.token()
+        let first = try await sendOnce(api, method, url, body: body, headers: extra, token: token)
+        guard first.status == 401 else { return first }
+        logger.debug("401 from \(api.rawValue); refreshing the access token once")
+        await tokens.invalidate(token)
+        return try await sendOnce(api, method, url, body: body, headers: extra, token: try await tokens.token())
+    }
+
+    private func sendOnce(
+        _ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: Data?, headers extra: [(String, String)], token: AccessToken
+    ) async throws(InstanceAPIError) -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer " + token.value)
+        for (name, value) in extra { request.headers.add(name: name, value: value) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let timeout = configuration.timeout
+        do {
+            let response = try await http.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)), logger: logger)
+            let bytes = try await response.body.collect(upTo: 32 << 20)
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }
+            let answer = Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView), retryAfter: retryAfter)
+            logger.trace("\(api.rawValue) \(method) answered \(answer.status)")
+            return answer
+        } catch {
+            throw HTTPFailure.map(error, api: api, timeout: timeout)
+        }
+    }
+
+    /// Decodes a 200 answer, or throws `.malformedResponse` naming the API.
+    func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {
+        do { return try JSONDecoder().decode(T.self, from: answer.body) } catch {
+            throw .malformedResponse(api: api.rawValue, status: answer.status, message: "cannot decode \(T.self): \(answer.text.prefix(200))")
+        }
+    }
+
+    /// Encodes a request body.
+    func encode<T: Encodable>(_ value: T) -> Data {
+        // Encoding our own wire types cannot fail.
+        (try? JSONEncoder().encode(value)) ?? Data()
+    }
+
+    /// Percent-encodes one path segment (tokens hold `:`; topics may hold `%`).
+    static func segment(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

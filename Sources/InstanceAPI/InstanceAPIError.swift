@@ -1,0 +1,76 @@
+/// A failure of a whole call, as opposed to the per-item results inside a successful one.
+///
+/// A 401, 403, 5xx, timeout or refused connection on a batch call is one of these, never 1,000
+/// item failures: the caller decides whether to retry the call, pause, or finalize its items with
+/// `resultCode`.
+public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Refused before calling: the call would break an API limit or shape rule.
+    case invalidArgument(field: String, value: String, reason: String)
+    /// HTTP 400 for the whole call: no item in it can succeed as sent.
+    case badRequest(api: String, message: String)
+    /// HTTP 401 even after a fresh access token: a credentials problem.
+    case unauthenticated(api: String, message: String)
+    /// HTTP 403: the credentials do not match the project.
+    case permissionDenied(api: String, message: String)
+    /// HTTP 429: over quota; `retryAfter` is the server's `Retry-After`.
+    case throttled(api: String, retryAfter: Duration?)
+    /// HTTP 5xx (or another unexpected status).
+    case serverError(api: String, status: Int, message: String, retryAfter: Duration?)
+    /// No answer: connection refused or reset, DNS, TLS.
+    case transport(api: String, message: String)
+    /// No answer within the timeout.
+    case timedOut(api: String, timeout: Duration)
+    /// An answer that does not fit the API's contract (bad JSON, wrong number of results).
+    case malformedResponse(api: String, status: Int, message: String)
+    /// No access token could be had: the key or the token endpoint failed.
+    case credentials(String)
+
+    /// The code each item of the call gets if this failure is final.
+    public var resultCode: ResultCode {
+        switch self {
+        case .invalidArgument, .badRequest: .invalidRequest
+        case .unauthenticated, .credentials: .unauthenticated
+        case .permissionDenied: .permissionDenied
+        case .throttled: .resourceExhausted
+        case .serverError(_, let status, _, _): status == 500 ? .internal : .unavailable
+        case .transport, .timedOut: .unavailable
+        case .malformedResponse: .internal
+        }
+    }
+
+    /// True when the same call may succeed later.
+    public var isRetryable: Bool { resultCode.isRetryable }
+
+    /// True for failures of the whole system rather than of this call: credentials refused,
+    /// project mismatch. Every other call would fail the same way, so callers should pause.
+    public var isSystemic: Bool {
+        switch self {
+        case .unauthenticated, .permissionDenied, .credentials: true
+        default: false
+        }
+    }
+
+    /// The server's `Retry-After`, when it sent one.
+    public var retryAfter: Duration? {
+        switch self {
+        case .throttled(_, let retryAfter), .serverError(_, _, _, let retryAfter): retryAfter
+        default: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .invalidArgument(field, value, reason): "invalid \(field) '\(value)': \(reason)"
+        case let .badRequest(api, message): "\(api): HTTP 400: \(message)"
+        case let .unauthenticated(api, message): "\(api): HTTP 401 (credentials refused): \(message)"
+        case let .permissionDenied(api, message): "\(api): HTTP 403 (permission denied): \(message)"
+        case let .throttled(api, retryAfter): "\(api): HTTP 429 (quota exceeded)\(retryAfter.map { ", retry after \($0)" } ?? "")"
+        case let .serverError(api, status, message, retryAfter):
+            "\(api): HTTP \(status): \(message)\(retryAfter.map { ", retry after \($0)" } ?? "")"
+        case let .transport(api, message): "\(api): no answer: \(message)"
+        case let .timedOut(api, timeout): "\(api): no answer within \(timeout)"
+        case let .malformedResponse(api, status, message): "\(api): unexpected answer (HTTP \(status)): \(message)"
+        case let .credentials(message): "no access token: \(message)"
+        }
+    }
+}

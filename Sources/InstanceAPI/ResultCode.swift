@@ -1,0 +1,94 @@
+/// The final result of one item: exactly one of these per token, installation or APNs token.
+///
+/// The raw value is the wire spelling used in outcomes (`UNKNOWN(<verbatim>)` keeps a code the
+/// backend invented verbatim). Each code knows whether retrying can change it.
+public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Done.
+    case ok
+    /// A deletion of something already gone: a success, reported distinctly for audits.
+    case alreadyAbsent
+    /// The token or instance does not exist (deleted, app uninstalled).
+    case notFound
+    /// The item is not valid (for this sender).
+    case invalidArgument
+    /// The instance has too many topic subscriptions.
+    case tooManyTopics
+    /// Quota: too many requests in a short time. Retry with exponential backoff.
+    case resourceExhausted
+    /// The backend failed for an unknown reason. Retry with backoff.
+    case `internal`
+    /// The backend is unavailable, or the call timed out. Retry with backoff.
+    case unavailable
+    /// The device group already holds 20 members.
+    case groupFull
+    /// The device group (name) already exists.
+    case alreadyExists
+    /// The caller may not act on this item or project.
+    case permissionDenied
+    /// The credentials were refused.
+    case unauthenticated
+    /// The whole request was malformed (HTTP 400 for the call): no item of it can succeed.
+    case invalidRequest
+    /// A code this taxonomy does not know, kept verbatim.
+    case unknown(String)
+
+    /// Every known code (without `unknown`), for tables and tests.
+    public static let known: [ResultCode] = [
+        .ok, .alreadyAbsent, .notFound, .invalidArgument, .tooManyTopics, .resourceExhausted, .internal,
+        .unavailable, .groupFull, .alreadyExists, .permissionDenied, .unauthenticated, .invalidRequest,
+    ]
+
+    /// The wire spelling: `OK`, `NOT_FOUND`, … or `UNKNOWN(<verbatim>)`.
+    public var rawValue: String {
+        switch self {
+        case .ok: "OK"
+        case .alreadyAbsent: "ALREADY_ABSENT"
+        case .notFound: "NOT_FOUND"
+        case .invalidArgument: "INVALID_ARGUMENT"
+        case .tooManyTopics: "TOO_MANY_TOPICS"
+        case .resourceExhausted: "RESOURCE_EXHAUSTED"
+        case .internal: "INTERNAL"
+        case .unavailable: "UNAVAILABLE"
+        case .groupFull: "GROUP_FULL"
+        case .alreadyExists: "ALREADY_EXISTS"
+        case .permissionDenied: "PERMISSION_DENIED"
+        case .unauthenticated: "UNAUTHENTICATED"
+        case .invalidRequest: "INVALID_REQUEST"
+        case .unknown(let verbatim): "UNKNOWN(\(verbatim))"
+        }
+    }
+
+    /// Parses the wire spelling; anything else becomes `unknown` with the text kept verbatim.
+    public init(rawValue: String) {
+        if let known = Self.known.first(where: { $0.rawValue == rawValue }) {
+            self = known
+        } else if rawValue.hasPrefix("UNKNOWN("), rawValue.hasSuffix(")") {
+            self = .unknown(String(rawValue.dropFirst("UNKNOWN(".count).dropLast()))
+        } else {
+            self = .unknown(rawValue)
+        }
+    }
+
+    /// True for results that count as done: `OK` and `ALREADY_ABSENT`.
+    public var isSuccess: Bool { self == .ok || self == .alreadyAbsent }
+
+    /// True when a later attempt may succeed: `RESOURCE_EXHAUSTED`, `INTERNAL`, `UNAVAILABLE`.
+    /// Unknown codes are not retried: repeating what nobody understands only burns quota.
+    public var isRetryable: Bool {
+        switch self {
+        case .resourceExhausted, .internal, .unavailable: true
+        default: false
+        }
+    }
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
