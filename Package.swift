@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // librdkafka from Debian's librdkafka-dev: rdkafka.h and rdkafka_mock.h.
@@ -45,6 +46,7 @@ let package = Package(
                 "InstanceAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

@@ -48,6 +48,9 @@ public struct ServiceAccountCredentials: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The public half of the key, which verifies this account's assertions.
+    public func publicKey() throws -> _RSA.Signing.PublicKey { privateKey.publicKey }
+
     public var description: String {
         "service account \(clientEmail) (project \(projectID), key \(privateKeyID))"
     }

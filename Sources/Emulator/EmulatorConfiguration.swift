@@ -1,0 +1,32 @@
+/// How an emulator starts.
+public struct EmulatorConfiguration: Sendable {
+    /// Interface to listen on; loopback by default.
+    public var host: String
+    /// Port; 0 picks a free one.
+    public var port: Int
+    /// The project its Google paths serve (`/v1/projects/{project}/…`).
+    public var projectID: String
+    /// The project number (sender id) reported as `authorizedEntity` and expected as the
+    /// device-group `project_id` header (the project id is accepted too).
+    public var projectNumber: String
+    /// Seed of the fault injector: the same seed and the same sequence of calls give the same faults.
+    public var seed: UInt64
+    /// Faults to start with.
+    public var faults: FaultPlan
+    /// Lifetime of the access tokens it issues, in seconds.
+    public var tokenLifetimeSeconds: Int
+
+    /// A configuration.
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, projectID: String = "demo", projectNumber: String = "123456789012",
+        seed: UInt64 = 1, faults: FaultPlan = FaultPlan(), tokenLifetimeSeconds: Int = 3600
+    ) {
+        self.host = host
+        self.port = port
+        self.projectID = projectID
+        self.projectNumber = projectNumber
+        self.seed = seed
+        self.faults = faults
+        self.tokenLifetimeSeconds = tokenLifetimeSeconds
+    }
+}

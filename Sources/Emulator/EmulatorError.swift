@@ -1,0 +1,17 @@
+/// Errors of the emulator's setup (not of the calls it serves: those are HTTP answers).
+public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A fault setting is out of range; the text names it.
+    case invalidFault(String)
+    /// A flag could not be parsed; names the flag and the value.
+    case invalidOption(option: String, value: String, reason: String)
+    /// The server could not start.
+    case startFailed(String)
+
+    public var description: String {
+        switch self {
+        case .invalidFault(let text): "invalid fault: \(text)"
+        case let .invalidOption(option, value, reason): "invalid \(option) '\(value)': \(reason)"
+        case .startFailed(let text): "emulator could not start: \(text)"
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// An HTTP request as the emulator's handlers see it, independent of the server library.
+public struct EmulatorRequest: Sendable {
+    /// `GET`, `POST`, `DELETE`, …
+    public var method: String
+    /// Percent-decoded path segments.
+    public var path: [String]
+    /// Query parameters (percent-decoded; the last value wins).
+    public var query: [String: String]
+    /// Headers by lowercased name.
+    public var headers: [String: String]
+    /// The body.
+    public var body: Data
+
+    /// A request.
+    public init(method: String, path: [String], query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+        self.method = method.uppercased()
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Splits a raw `/a/b%3Ac?x=1` target into path segments and query parameters.
+    public static func parse(method: String, target: String, headers: [String: String], body: Data) -> EmulatorRequest {
+        let pieces = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = pieces[0].split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        var query: [String: String] = [:]
+        if pieces.count > 1 {
+            for pair in pieces[1].split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(kv[0]).removingPercentEncoding ?? String(kv[0])
+                let value = kv.count > 1 ? (String(kv[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(kv[1])) : ""
+                query[name] = value
+            }
+        }
+        return EmulatorRequest(method: method, path: path, query: query, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import InstanceAPI
+
+/// An HTTP answer of the emulator.
+public struct EmulatorResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Extra headers (`Content-Type: application/json` is implied for JSON bodies).
+    public var headers: [(String, String)]
+    /// The body.
+    public var body: Data
+
+    /// An answer.
+    public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON answer.
+    static func json<T: Encodable>(_ value: T, status: Int = 200, headers: [(String, String)] = []) -> EmulatorResponse {
+        EmulatorResponse(status: status, headers: headers, body: (try? JSONEncoder().encode(value)) ?? Data("{}".utf8))
+    }
+
+    /// An Instance ID style error: `{"error": "text"}`.
+    static func error(_ status: Int, _ text: String, headers: [(String, String)] = []) -> EmulatorResponse {
+        json(DeviceGroupErrorBody(error: text), status: status, headers: headers)
+    }
+
+    /// A Google API style error: `{"error": {"code": N, "message": "...", "status": "NAME"}}`.
+    static func googleError(_ status: Int, _ name: String, _ message: String, fcmErrorCode: String? = nil, headers: [(String, String)] = []) -> EmulatorResponse {
+        let details = fcmErrorCode.map { [["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": $0]] }
+        var error: [String: Any] = ["code": status, "message": message, "status": name]
+        if let details { error["details"] = details }
+        let body = (try? JSONSerialization.data(withJSONObject: ["error": error], options: [.sortedKeys])) ?? Data()
+        return EmulatorResponse(status: status, headers: headers, body: body)
+    }
+}

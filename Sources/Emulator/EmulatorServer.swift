@@ -1,0 +1,109 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// Serves an `EmulatorBackend` over HTTP/1.1 until `shutdown()`.
+public final class EmulatorServer: Sendable {
+    /// The backend it serves; read state and change faults through it in-process.
+    public let backend: EmulatorBackend
+    /// The port it listens on.
+    public let port: Int
+    /// `http://host:port`: every API's base URL, and the token endpoint at `/token`.
+    public let baseURL: String
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+
+    private init(backend: EmulatorBackend, port: Int, baseURL: String, group: ServiceGroup, running: Task<Void, any Error>) {
+        self.backend = backend
+        self.port = port
+        self.baseURL = baseURL
+        self.group = group
+        self.running = running
+    }
+
+    /// Starts listening and returns once the port is bound.
+    ///
+    /// - Throws: `EmulatorError.startFailed` naming the address when it cannot be bound.
+    public static func start(_ configuration: EmulatorConfiguration, logger: Logger = Logger(label: "iidbatch.emulator")) async throws -> EmulatorServer {
+        let backend = try EmulatorBackend(configuration: configuration)
+        let bound = BoundPort()
+        var quiet = logger  // Hummingbird logs every request at info; keep warnings and worse
+        quiet.logLevel = max(logger.logLevel, .warning)
+        let app = Application(
+            responder: EmulatorHTTPResponder(backend: backend),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "iidbatch-emulator"),
+            onServerRunning: { channel in bound.resolve(channel.localAddress?.port ?? -1) },
+            logger: quiet)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: quiet))
+        let running = Task { try await group.run() }
+        let port: Int
+        do {
+            port = try await bound.wait(orFailureOf: running)
+        } catch {
+            throw EmulatorError.startFailed("cannot listen on \(configuration.host):\(configuration.port): \(error)")
+        }
+        return EmulatorServer(backend: backend, port: port, baseURL: "http://\(configuration.host):\(port)", group: group, running: running)
+    }
+
+    /// Stops accepting calls, finishes the ones in progress, and returns when the server is down.
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await running.value
+    }
+
+    /// Waits until the server stops by itself (it does not, unless it fails) or the task is cancelled.
+    public func waitUntilStopped() async throws {
+        try await withTaskCancellationHandler {
+            try await running.value
+        } onCancel: {
+            Task { await self.group.triggerGracefulShutdown() }
+        }
+    }
+
+    /// Writes a service-account key this emulator accepts to `path`; its `token_uri` points here.
+    public func writeServiceAccountKey(to path: String, project: String? = nil) throws {
+        let json = try backend.makeServiceAccountKey(tokenURI: baseURL + "/token", project: project)
+        try json.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
+
+/// The port, once the server reports it.
+private final class BoundPort: Sendable {
+    private let state = Mutex<(port: Int?, waiter: CheckedContinuation<Int, any Error>?)>((nil, nil))
+
+    func resolve(_ port: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int, any Error>? in
+            state.port = port
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: port)
+    }
+
+    func wait(orFailureOf running: Task<Void, any Error>) async throws -> Int {
+        let watcher = Task {
+            // If the server stops before binding, report why.
+            do { try await running.value; self.fail(EmulatorError.startFailed("server stopped before listening")) } catch { self.fail(error) }
+        }
+        defer { watcher.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let ready = state.withLock { state -> Int? in
+                if let port = state.port { return port }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        let waiter = state.withLock { state -> CheckedContinuation<Int, any Error>? in
+            defer { state.waiter = nil }
+            return state.port == nil ? state.waiter : nil
+        }
+        waiter?.resume(throwing: error)
+    }
+}

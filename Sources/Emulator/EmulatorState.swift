@@ -1,0 +1,148 @@
+import Foundation
+import InstanceAPI
+
+/// The backend's data as the emulator keeps it: registration tokens with their subscriptions,
+/// installations, imported APNs tokens and device groups. Guarded by the server's lock.
+struct EmulatorState {
+    struct Token {
+        var project: String
+        var application: String
+        var platform: String
+        /// Topic name → date added (`yyyy-MM-dd`).
+        var topics: [String: String] = [:]
+        var deleted = false
+    }
+
+    struct Installation {
+        var project: String
+        var deleted = false
+    }
+
+    var tokens: [String: Token] = [:]
+    var installations: [String: Installation] = [:]
+    /// `project|topic` → subscribed tokens, to read membership back quickly.
+    var topicMembers: [String: Set<String>] = [:]
+    /// `application|sandbox|apnsToken` → registration token.
+    var imports: [String: String] = [:]
+    var groups = DeviceGroups()
+    var stats = EmulatorStats()
+
+    // MARK: Registration tokens and topics
+
+    /// Why `token` cannot be used by `project`, as a per-item error name; nil when it can.
+    func problem(with token: String, project: String) -> String? {
+        guard Self.isWellFormed(token) else { return "INVALID_ARGUMENT" }
+        guard let record = tokens[token], !record.deleted else { return "NOT_FOUND" }
+        guard record.project == project else { return "INVALID_ARGUMENT" }
+        return nil
+    }
+
+    /// Subscribes; nil on success, else the per-item error name.
+    mutating func subscribe(_ token: String, to topic: String, project: String, today: String) -> String? {
+        if let problem = problem(with: token, project: project) { return problem }
+        if tokens[token]!.topics[topic] == nil {
+            guard tokens[token]!.topics.count < APILimits.topicsPerInstance else { return "TOO_MANY_TOPICS" }
+            tokens[token]!.topics[topic] = today
+            topicMembers[project + "|" + topic, default: []].insert(token)
+        }
+        return nil
+    }
+
+    /// Unsubscribes (idempotent); nil on success, else the per-item error name.
+    mutating func unsubscribe(_ token: String, from topic: String, project: String) -> String? {
+        if let problem = problem(with: token, project: project) { return problem }
+        if tokens[token]!.topics.removeValue(forKey: topic) != nil {
+            topicMembers[project + "|" + topic]?.remove(token)
+        }
+        return nil
+    }
+
+    func info(_ token: String, project: String, projectNumber: String, details: Bool) -> InstanceInfo? {
+        guard problem(with: token, project: project) == nil, let record = tokens[token] else { return nil }
+        let rel = details ? InstanceInfo.Relations(topics: record.topics.mapValues { InstanceInfo.TopicRelation(addDate: $0) }) : nil
+        return InstanceInfo(application: record.application, authorizedEntity: projectNumber, applicationVersion: "1", platform: record.platform, rel: rel)
+    }
+
+    mutating func seed(_ request: SeedRequest, project: String) {
+        for token in request.tokens where tokens[token] == nil || tokens[token]!.deleted {
+            tokens[token] = Token(project: project, application: request.application, platform: request.platform)
+        }
+        for id in request.installations where installations[id] == nil || installations[id]!.deleted {
+            installations[id] = Installation(project: project)
+        }
+    }
+
+    /// Marks a registration token deleted (the app was uninstalled): later calls see NOT_FOUND.
+    mutating func forget(_ token: String, project: String) {
+        guard tokens[token] != nil else { return }
+        for topic in tokens[token]!.topics.keys { topicMembers[project + "|" + topic]?.remove(token) }
+        tokens[token]!.topics = [:]
+        tokens[token]!.deleted = true
+    }
+
+    // MARK: Installations
+
+    /// §3: 200 deleted, 404 never known, 409 already deleted, 400 malformed, 403 other project.
+    mutating func deleteInstallation(_ id: String, project: String) -> Int {
+        guard Self.isWellFormedInstallation(id) else { return 400 }
+        if tokens[id] != nil, tokens[id]!.project == project, !tokens[id]!.deleted {
+            forget(id, project: project)  // an instance id that is also a token: its data goes too
+            installations[id] = Installation(project: project, deleted: true)
+            return 200
+        }
+        guard let record = installations[id] else { return 404 }
+        guard record.project == project else { return 403 }
+        if record.deleted { return 409 }
+        installations[id]!.deleted = true
+        return 200
+    }
+
+    // MARK: APNs imports
+
+    /// §2.4 for one APNs token: the same token of the same app and environment always maps to
+    /// the same registration token, across restarts too.
+    mutating func importToken(_ apnsToken: String, application: String, sandbox: Bool, project: String) -> ImportResponse.Entry {
+        guard apnsToken.count >= 32, apnsToken.count % 2 == 0, apnsToken.allSatisfy(\.isHexDigit) else {
+            return ImportResponse.Entry(apnsToken: apnsToken, status: "Invalid APNs token")
+        }
+        let key = "\(application)|\(sandbox)|\(apnsToken.lowercased())"
+        let registration = imports[key] ?? Self.registrationToken(for: key)
+        imports[key] = registration
+        if tokens[registration] == nil || tokens[registration]!.deleted {
+            tokens[registration] = Token(project: project, application: application, platform: "IOS")
+        }
+        return ImportResponse.Entry(apnsToken: apnsToken, status: "OK", registrationToken: registration)
+    }
+
+    static func registrationToken(for key: String) -> String {
+        let a = fnv1a(key, basis: 0xcbf2_9ce4_8422_2325)
+        let b = fnv1a(key, basis: 0x8422_2325_cbf2_9ce4)
+        let c = fnv1a(key + "#", basis: a)
+        return String(format: "%011llx", a & 0xFFF_FFFF_FFFF) + ":APA91b" + String(format: "%016llx%016llx", b, c)
+    }
+
+    private static func fnv1a(_ text: String, basis: UInt64) -> UInt64 {
+        var hash = basis
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    /// Registration tokens: 1…4,096 characters of `[A-Za-z0-9_:.-]`.
+    static func isWellFormed(_ token: String) -> Bool {
+        !token.isEmpty && token.utf8.count <= 4096 && token.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."): true
+            default: false
+            }
+        }
+    }
+
+    /// FIDs are 22 characters and legacy instance ids 11 or more, of `[A-Za-z0-9_:-]`.
+    static func isWellFormedInstallation(_ id: String) -> Bool {
+        id.count >= 11 && isWellFormed(id)
+    }
+}

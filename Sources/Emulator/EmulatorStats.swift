@@ -1,0 +1,22 @@
+/// What the emulator served, per API: `GET /emulator/v1/stats`.
+public struct EmulatorStats: Codable, Sendable, Hashable {
+    /// Counters of one API.
+    public struct API: Codable, Sendable, Hashable {
+        /// Calls answered.
+        public var calls = 0
+        /// Items in those calls.
+        public var items = 0
+        /// The most items one call carried.
+        public var maxItemsPerCall = 0
+        /// Answers by HTTP status.
+        public var statuses: [String: Int] = [:]
+        /// Per-item results by code, for batch APIs.
+        public var itemCodes: [String: Int] = [:]
+    }
+
+    /// By API name (`iid.batchAdd`, …).
+    public var apis: [String: API] = [:]
+
+    /// The counters of `api`, zero when it was never called.
+    public subscript(api: String) -> API { apis[api] ?? API() }
+}
