@@ -62,6 +62,19 @@ let package = Package(
             name: "KafkaTests",
             dependencies: ["Kafka"]
         ),
+        .testTarget(
+            name: "InstanceAPITests",
+            dependencies: ["InstanceAPI"]
+        ),
+        // The client against the emulator over real HTTP.
+        .testTarget(
+            name: "EmulatorTests",
+            dependencies: [
+                "InstanceAPI", "Emulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Runs the built `iidbatch` binary as a user would, next to kcat and real sockets.
         .testTarget(
             name: "EndToEndTests"

@@ -32,7 +32,12 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unauthenticated, .credentials: .unauthenticated
         case .permissionDenied: .permissionDenied
         case .throttled: .resourceExhausted
-        case .serverError(_, let status, _, _): status == 500 ? .internal : .unavailable
+        case .serverError(_, let status, _, _):
+            switch status {
+            case 500: .internal
+            case 502, 503, 504: .unavailable
+            default: .unknown("HTTP \(status)")  // a wrong path or method: retrying cannot help
+            }
         case .transport, .timedOut: .unavailable
         case .malformedResponse: .internal
         }

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Emulator
+import Foundation
+import InstanceAPI
+
+/// `iidbatch emulator`: the backend APIs on loopback, for development, the demo and tests.
+struct EmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emulator",
+        abstract: "Serve the Google backend APIs (Instance ID, FCM topics and groups, deletion, OAuth2) on one port.",
+        discussion: """
+            Paths, JSON, statuses and limits are Google's, so the same client (ours, or a Firebase \
+            Admin SDK with its base URLs pointed here) works unchanged. --write-key writes a \
+            service-account key whose token_uri is this emulator's /token. State lives in memory. \
+            Admin endpoints under /emulator/v1/ seed tokens and installations (POST seed), read \
+            state back (GET tokens/T, topics/T, installations/ID, groups/NAME, stats) and change \
+            faults at runtime (GET|PUT faults, POST revoke-tokens). Faults are drawn from one \
+            generator seeded by --seed.
+            """
+    )
+
+    @Option(help: "Interface to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "The project id its Google paths serve.")
+    var project = "demo"
+
+    @Option(help: "The project number (sender id) it reports as authorizedEntity.")
+    var projectNumber = "123456789012"
+
+    @Option(help: "Seed of the fault injector.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Write a service-account key this emulator accepts to FILE.", valueName: "file"))
+    var writeKey: String?
+
+    @Option(help: ArgumentHelp("Also accept the key in FILE (written by an earlier run). Repeatable.", valueName: "file"))
+    var trustKey: [String] = []
+
+    @Option(help: ArgumentHelp("Fail items with CODE at RATE (0-1). Repeatable.", valueName: "CODE=RATE"))
+    var itemError: [String] = []
+
+    @Option(help: ArgumentHelp("Fail whole calls with an HTTP STATUS at RATE. Repeatable.", valueName: "STATUS=RATE"))
+    var callError: [String] = []
+
+    @Option(help: ArgumentHelp("Calls per second per API, or API=N for one API (e.g. iid.batchAdd=50). Repeatable.", valueName: "N|API=N"))
+    var quota: [String] = []
+
+    @Option(help: ArgumentHelp("Latency added to every call, in milliseconds.", valueName: "ms"))
+    var latency: Double = 0
+
+    @Option(help: ArgumentHelp("Extra random latency up to this many milliseconds.", valueName: "ms"))
+    var jitter: Double = 0
+
+    @Option(help: ArgumentHelp("An outage (every call 503) from START seconds after start, for DURATION seconds. Repeatable.", valueName: "START+DURATION"))
+    var outage: [String] = []
+
+    func run() async throws {
+        let faults: FaultPlan
+        do {
+            faults = try FaultPlan.parse(itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage)
+        } catch { throw ValidationError(error.description) }
+        let configuration = EmulatorConfiguration(host: host, port: port, projectID: project, projectNumber: projectNumber, seed: seed, faults: faults)
+        let server = try await EmulatorServer.start(configuration)
+        for path in trustKey {
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--trust-key: cannot read \(path)") }
+            do { try server.backend.trustServiceAccountKey(data) } catch { throw ValidationError("--trust-key \(path): \(error)") }
+        }
+        Output.line("iidbatch emulator: project \(project) (number \(projectNumber)) at \(server.baseURL)")
+        Output.line("token endpoint: \(server.baseURL)/token")
+        if let writeKey {
+            try server.writeServiceAccountKey(to: writeKey)
+            Output.line("service-account key written to \(writeKey)")
+        }
+        if faults != FaultPlan() { Output.line("faults: \(describe(faults))") }
+        Output.line("Ctrl-C stops the emulator.")
+        let signal = await Signals.waitForTermination()
+        await server.shutdown()
+        Output.line("stopped on \(signal)")
+    }
+
+    private func describe(_ plan: FaultPlan) -> String {
+        var parts: [String] = []
+        parts += plan.itemErrors.sorted { $0.key < $1.key }.map { "item \($0.key) \($0.value)" }
+        parts += plan.callErrors.sorted { $0.key < $1.key }.map { "call \($0.key) \($0.value)" }
+        parts += plan.quota.sorted { $0.key < $1.key }.map { "quota \($0.key) \($0.value)/s" }
+        if plan.latencyMilliseconds > 0 || plan.jitterMilliseconds > 0 { parts.append("latency \(plan.latencyMilliseconds)+\(plan.jitterMilliseconds) ms") }
+        parts += plan.outages.map { "outage at \($0.startSeconds)s for \($0.durationSeconds)s" }
+        return parts.joined(separator: ", ")
+    }
+}
