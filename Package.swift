@@ -77,7 +77,8 @@ let package = Package(
         ),
         // Runs the built `iidbatch` binary as a user would, next to kcat and real sockets.
         .testTarget(
-            name: "EndToEndTests"
+            name: "EndToEndTests",
+            dependencies: ["InstanceAPI"]
         ),
     ],
     swiftLanguageModes: [.v6]

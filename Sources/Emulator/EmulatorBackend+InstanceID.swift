@@ -47,8 +47,9 @@ extension EmulatorBackend {
     /// §2.3 batchAdd / batchRemove: 400 for a malformed call, else one result per token in order.
     func topicBatch(_ api: BackendAPI, _ request: EmulatorRequest, project: String, throttled: Bool) -> EmulatorResponse {
         if let refusal = needsAccessTokenAuth(request, api) { return refusal }
-        guard let body = try? JSONDecoder().decode(TopicBatchRequest.self, from: request.body) else {
-            return record(api, items: 0, .error(400, "InvalidRequest: the body must be {\"to\": \"/topics/NAME\", \"registration_tokens\": [...]}"))
+        let body: TopicBatchRequest
+        do { body = try TopicBatchRequest(jsonBody: request.body) } catch {
+            return record(api, items: 0, .error(400, "InvalidRequest: \(error); the body must be {\"to\": \"/topics/NAME\", \"registration_tokens\": [...]}"))
         }
         guard body.to.hasPrefix("/topics/"), let topic = try? APILimits.topicName(body.to) else {
             return record(api, items: 0, .error(400, "InvalidTopicName: \(body.to)"))
@@ -59,7 +60,7 @@ extension EmulatorBackend {
         }
         if throttled {
             let codes = Array(repeating: "RESOURCE_EXHAUSTED", count: tokens.count)
-            return record(api, items: tokens.count, codes: codes, .json(TopicBatchResponse(results: codes.map { .init(error: $0) })))
+            return record(api, items: tokens.count, codes: codes, EmulatorResponse(status: 200, body: TopicBatchResponse(results: codes.map { .init(error: $0) }).jsonBody()))
         }
         let injected = faults.itemErrors(count: tokens.count)
         let today = Self.today
@@ -71,7 +72,7 @@ extension EmulatorBackend {
                     : state.unsubscribe(token, from: topic, project: project)
             }
         }
-        return record(api, items: tokens.count, codes: results.map { $0 ?? "OK" }, .json(TopicBatchResponse(results: results.map { .init(error: $0) })))
+        return record(api, items: tokens.count, codes: results.map { $0 ?? "OK" }, EmulatorResponse(status: 200, body: TopicBatchResponse(results: results.map { .init(error: $0) }).jsonBody()))
     }
 
     /// §2.4 batchImport: one entry per APNs token in order.

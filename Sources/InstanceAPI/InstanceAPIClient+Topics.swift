@@ -16,12 +16,15 @@ extension InstanceAPIClient {
         let name = try APILimits.topicName(topic)
         try APILimits.items(tokens, field: "registration_tokens", limit: APILimits.topicBatch)
         let answer = try await send(
-            api, .POST, configuration.iidBaseURL + path, json: encode(TopicBatchRequest(topic: name, tokens: tokens)),
+            api, .POST, configuration.iidBaseURL + path, json: TopicBatchRequest(topic: name, tokens: tokens).jsonBody(),
             headers: [("access_token_auth", "true")])
         guard answer.status == 200 else {
             throw ResultClassifier.callFailure(api, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
         }
-        let response = try decode(TopicBatchResponse.self, answer, api: api)
+        let response: TopicBatchResponse
+        do { response = try TopicBatchResponse(jsonBody: answer.body) } catch {
+            throw .malformedResponse(api: api.rawValue, status: 200, message: "\(error): \(answer.text.prefix(200))")
+        }
         guard response.results.count == tokens.count else {
             throw .malformedResponse(api: api.rawValue, status: 200, message: "\(response.results.count) results for \(tokens.count) tokens")
         }

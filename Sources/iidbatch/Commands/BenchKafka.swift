@@ -141,8 +141,3 @@ struct BenchKafka: AsyncParsableCommand {
         Output.line(String(format: "%@: %d records in %.2f s = %.0f records/s, %.1f MB/s%@", phase, records, seconds, perSecond, megabytes, extra))
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a Double.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

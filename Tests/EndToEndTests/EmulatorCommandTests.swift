@@ -1,0 +1,50 @@
+import Foundation
+import InstanceAPI
+import Testing
+
+@Suite("iidbatch emulator, as a user runs it")
+struct EmulatorCommandTests {
+    @Test("--write-key writes a key the running emulator accepts; the client works against it unchanged; Ctrl-C stops it")
+    func writeKeyAndCall() async throws {
+        let keyPath = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-key-\(UUID()).json").path
+        defer { try? FileManager.default.removeItem(atPath: keyPath) }
+        let emulator = try ChildProcess(try Programs.iidbatch, ["emulator", "--port", "0", "--project", "acme", "--write-key", keyPath, "--item-error", "INTERNAL=1"])
+        let output = try await emulator.waitFor("Ctrl-C stops the emulator.")
+        let baseURL = try #require(output.split(separator: "\n").first { $0.contains(" at http://") }.map { String($0.split(separator: " ").last!) })
+        #expect(output.contains("faults: item INTERNAL 1.0"))
+
+        let credentials = try ServiceAccountCredentials.load(from: keyPath)
+        #expect(credentials.projectID == "acme" && credentials.tokenURI == baseURL + "/token")
+        // Only the base URLs change: the token URI comes from the key file itself.
+        var configuration = InstanceAPIConfiguration(iidBaseURL: baseURL, fcmBaseURL: baseURL, installationsBaseURL: baseURL)
+        configuration.timeout = .seconds(30)
+        let client = InstanceAPIClient(credentials: credentials, configuration: configuration)
+        do {
+            let results = try await client.batchAdd(topic: "movies", tokens: ["a-token", "another-token"])
+            #expect(results.map(\.code) == [.internal, .internal], "the --item-error flag is in force")
+            // A single-item call answers an item fault with HTTP 500: a retryable failed call.
+            let error = await #expect(throws: InstanceAPIError.self) { try await client.deleteInstance(id: "dNeverExisted000000000") }
+            #expect(error?.resultCode == .internal && error?.isRetryable == true)
+        }
+        try await client.shutdown()
+
+        emulator.interrupt()
+        #expect(try await emulator.waitForExit() == 0)
+        #expect(emulator.text.contains("stopped on SIGINT"))
+    }
+
+    @Test("a malformed fault flag is refused with the flag and value named")
+    func badFlag() async throws {
+        let result = try await ChildProcess.run(try Programs.iidbatch, ["emulator", "--port", "0", "--item-error", "INTERNAL=lots"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("--item-error") && result.output.contains("INTERNAL=lots"))
+    }
+
+    @Test("bench emulator prints calls/s and items/s per concurrency")
+    func benchEmulator() async throws {
+        let result = try await ChildProcess.run(try Programs.iidbatch, ["bench", "emulator", "--calls", "20", "--tokens-per-call", "100", "--concurrency", "1,4"], seconds: 180)
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.output.split(separator: "\n").filter { $0.contains("calls/s") && $0.contains("items/s") }
+        #expect(lines.count == 2, "\(result.output)")
+    }
+}
