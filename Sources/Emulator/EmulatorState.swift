@@ -37,12 +37,15 @@ struct EmulatorState {
         return nil
     }
 
-    /// Subscribes; nil on success, else the per-item error name.
+    /// Subscribes; nil on success, else the per-item error name. One hash lookup for the token,
+    /// and the record is changed in place (this is the emulator's hottest path).
     mutating func subscribe(_ token: String, to topic: String, project: String, today: String) -> String? {
-        if let problem = problem(with: token, project: project) { return problem }
-        if tokens[token]!.topics[topic] == nil {
-            guard tokens[token]!.topics.count < APILimits.topicsPerInstance else { return "TOO_MANY_TOPICS" }
-            tokens[token]!.topics[topic] = today
+        guard Self.isWellFormed(token) else { return "INVALID_ARGUMENT" }
+        guard let index = tokens.index(forKey: token), !tokens.values[index].deleted else { return "NOT_FOUND" }
+        guard tokens.values[index].project == project else { return "INVALID_ARGUMENT" }
+        if tokens.values[index].topics[topic] == nil {
+            guard tokens.values[index].topics.count < APILimits.topicsPerInstance else { return "TOO_MANY_TOPICS" }
+            tokens.values[index].topics[topic] = today
             topicMembers[project + "|" + topic, default: []].insert(token)
         }
         return nil
