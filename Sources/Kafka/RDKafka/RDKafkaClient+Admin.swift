@@ -79,6 +79,7 @@ extension RDKafkaClient {
         return .success(KafkaClusterMetadata(brokers: brokers.sorted { $0.id < $1.id }, topics: topics.sorted { $0.name < $1.name }))
     }
 
+    /// The text librdkafka wrote into an error buffer.
     static func text(_ errstr: [CChar]) -> String {
         String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
     }

@@ -26,7 +26,7 @@ final class RDKafkaClient: @unchecked Sendable {
         let type = kind == .consumer ? RD_KAFKA_CONSUMER : RD_KAFKA_PRODUCER
         guard let handle = rd_kafka_new(type, conf, &errstr, errstr.count) else {
             rd_kafka_conf_destroy(conf)
-            throw .clientCreation(reason: String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+            throw .clientCreation(reason: Self.text(errstr))
         }
         self.handle = handle
         self.context = context
@@ -71,7 +71,7 @@ final class RDKafkaClient: @unchecked Sendable {
         var errstr = [CChar](repeating: 0, count: 512)
         let code = rd_kafka_fatal_error(handle, &errstr, errstr.count)
         guard !RDKafkaErrors.isSuccess(code) else { return nil }
-        return RDKafkaErrors.error(code, String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self))
+        return RDKafkaErrors.error(code, Self.text(errstr))
     }
 
     private static func makeConf(
@@ -83,7 +83,7 @@ final class RDKafkaClient: @unchecked Sendable {
             let result = rd_kafka_conf_set(conf, key, value, &errstr, errstr.count)
             if result != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
-                let reason = String(decoding: errstr.prefix { $0 != 0 }.map(UInt8.init), as: UTF8.self)
+                let reason = Self.text(errstr)
                 throw .invalidConfiguration(property: key, value: value, reason: reason)
             }
         }
