@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "InstanceAPI", targets: ["InstanceAPI"]),
         .library(name: "Emulator", targets: ["Emulator"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -49,6 +50,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Requests and outcomes on the wire, validation, batching, execution, retries, offsets, the worker.
+        .target(
+            name: "Pipeline",
+            dependencies: ["Kafka", "InstanceAPI"]
+        ),
         .executableTarget(
             name: "iidbatch",
             dependencies: [
@@ -61,6 +67,10 @@ let package = Package(
         .testTarget(
             name: "KafkaTests",
             dependencies: ["Kafka"]
+        ),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: ["Pipeline", "InstanceAPI"]
         ),
         .testTarget(
             name: "InstanceAPITests",

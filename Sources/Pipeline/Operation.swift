@@ -1,0 +1,41 @@
+/// What a request asks for. The raw value is the `op` field of the wire format.
+public enum Operation: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Delete installations (FIDs or instance ids): GDPR erasure. One call per item.
+    case installationsDelete = "installations.delete"
+    /// Subscribe tokens to a topic: batchAdd, 1,000 per call.
+    case topicsSubscribe = "topics.subscribe"
+    /// Unsubscribe tokens from a topic: batchRemove, 1,000 per call.
+    case topicsUnsubscribe = "topics.unsubscribe"
+    /// Import APNs tokens as registration tokens: batchImport, 100 per call.
+    case apnsImport = "apns.import"
+    /// Create a device group: 20 members per call.
+    case groupsCreate = "groups.create"
+    /// Add members to a device group: 20 per call.
+    case groupsAdd = "groups.add"
+    /// Remove members from a device group: 20 per call.
+    case groupsRemove = "groups.remove"
+    /// Read what the backend knows of tokens. One call per item.
+    case instancesInfo = "instances.info"
+
+    /// The name of the request field that holds the items.
+    public var itemsField: String {
+        switch self {
+        case .installationsDelete: "installations"
+        case .apnsImport: "apnsTokens"
+        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove, .instancesInfo: "tokens"
+        }
+    }
+
+    /// Items one backend call may carry.
+    public var perCallLimit: Int {
+        switch self {
+        case .installationsDelete, .instancesInfo: 1
+        case .topicsSubscribe, .topicsUnsubscribe: 1_000
+        case .apnsImport: 100
+        case .groupsCreate, .groupsAdd, .groupsRemove: 20
+        }
+    }
+
+    /// Every op, as the wire spells them, for error messages.
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import InstanceAPI
+
+/// Reads request records strictly: anything that is not a valid request is rejected with a reason
+/// that names the field and the offending value. It never traps, whatever the bytes.
+public struct RequestDecoder: Sendable {
+    /// Records larger than this are rejected unread.
+    public var maxRecordBytes: Int
+    /// Requests with more items than this are rejected.
+    public var maxItems: Int
+
+    /// A decoder with limits.
+    public init(maxRecordBytes: Int = 1 << 20, maxItems: Int = 100_000) {
+        self.maxRecordBytes = maxRecordBytes
+        self.maxItems = maxItems
+    }
+
+    /// Decodes one record's value.
+    public func decode(_ bytes: [UInt8]) -> Result<PipelineRequest, RequestRejection> {
+        guard bytes.count <= maxRecordBytes else {
+            return .failure(RequestRejection(field: nil, reason: "record of \(bytes.count) bytes exceeds the limit of \(maxRecordBytes) bytes"))
+        }
+        let document: JSONValue
+        do { document = try JSONValue.parse(Data(bytes)) } catch {
+            return .failure(RequestRejection(field: nil, reason: "malformed JSON: \(error)"))
+        }
+        guard case .object = document else {
+            return .failure(RequestRejection(field: nil, reason: "a request must be a JSON object"))
+        }
+        var fields = Fields(document: document)
+        do { return .success(try decode(&fields)) } catch {
+            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id))
+        }
+    }
+
+    private func decode(_ fields: inout Fields) throws(RequestRejection) -> PipelineRequest {
+        let id = try fields.requiredString("id")
+        fields.id = id
+        let opName = try fields.requiredString("op")
+        guard let op = Operation(rawValue: opName) else {
+            throw RequestRejection(field: "op", reason: "unknown op '\(opName)'; expected one of \(Operation.names)")
+        }
+        let items = try fields.items(op.itemsField, limit: maxItems)
+        let target: RequestTarget
+        switch op {
+        case .installationsDelete:
+            target = .subject(try fields.optionalString("subject"))
+        case .topicsSubscribe, .topicsUnsubscribe:
+            let topic = try fields.requiredString("topic")
+            do { target = .topic(try APILimits.topicName(topic)) } catch {
+                throw RequestRejection(field: "topic", reason: "'\(topic)' is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
+            }
+        case .apnsImport:
+            let application = try fields.requiredString("application")
+            guard let sandbox = try fields.optionalBool("sandbox") else {
+                throw RequestRejection(field: "sandbox", reason: "is required: true for the APNs sandbox, false for production")
+            }
+            target = .apns(application: application, sandbox: sandbox)
+        case .groupsCreate, .groupsAdd, .groupsRemove:
+            let name = try fields.requiredString("notificationKeyName")
+            let key = op == .groupsCreate ? try fields.optionalString("notificationKey") : try fields.requiredString("notificationKey")
+            guard items.count <= APILimits.groupMembers else {
+                throw RequestRejection(field: "tokens", reason: "a device group holds at most \(APILimits.groupMembers) members, got \(items.count)")
+            }
+            target = .group(name: name, key: key)
+        case .instancesInfo:
+            target = .info(details: try fields.optionalBool("details") ?? false)
+        }
+        let replayOf = try fields.optionalString("replayOf")
+        let priorAttempts = try fields.optionalCount("priorAttempts") ?? 0
+        return PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts)
+    }
+
+    /// Typed access to a request's fields, each failure naming its field.
+    private struct Fields {
+        let document: JSONValue
+        var id: String?
+
+        func requiredString(_ name: String) throws(RequestRejection) -> String {
+            guard let value = document[name] else { throw RequestRejection(field: name, reason: "is required") }
+            guard let text = value.stringValue, !text.isEmpty else {
+                throw RequestRejection(field: name, reason: "must be a non-empty string, got \(Self.show(value))")
+            }
+            return text
+        }
+
+        func optionalString(_ name: String) throws(RequestRejection) -> String? {
+            guard let value = document[name], value != .null else { return nil }
+            guard let text = value.stringValue, !text.isEmpty else {
+                throw RequestRejection(field: name, reason: "must be a non-empty string when present, got \(Self.show(value))")
+            }
+            return text
+        }
+
+        func optionalBool(_ name: String) throws(RequestRejection) -> Bool? {
+            guard let value = document[name], value != .null else { return nil }
+            guard let flag = value.boolValue else { throw RequestRejection(field: name, reason: "must be true or false, got \(Self.show(value))") }
+            return flag
+        }
+
+        func optionalCount(_ name: String) throws(RequestRejection) -> Int? {
+            guard let value = document[name], value != .null else { return nil }
+            guard case .number(let number) = value, number >= 0, number == number.rounded(), number < 1e9 else {
+                throw RequestRejection(field: name, reason: "must be a non-negative integer, got \(Self.show(value))")
+            }
+            return Int(number)
+        }
+
+        func items(_ name: String, limit: Int) throws(RequestRejection) -> [String] {
+            guard let value = document[name] else { throw RequestRejection(field: name, reason: "is required") }
+            guard let elements = value.arrayValue else { throw RequestRejection(field: name, reason: "must be an array of strings, got \(Self.show(value))") }
+            guard !elements.isEmpty else { throw RequestRejection(field: name, reason: "must not be empty") }
+            guard elements.count <= limit else { throw RequestRejection(field: name, reason: "holds \(elements.count) items, more than the limit of \(limit)") }
+            var items: [String] = []
+            items.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                guard let item = element.stringValue, !item.isEmpty else {
+                    throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(Self.show(element))")
+                }
+                items.append(item)
+            }
+            return items
+        }
+
+        /// A short rendering of a value for error messages.
+        static func show(_ value: JSONValue) -> String {
+            switch value {
+            case .null: "null"
+            case .bool(let flag): "\(flag)"
+            case .number(let number): number == number.rounded() && abs(number) < 1e15 ? "\(Int(number))" : "\(number)"
+            case .string(let text): "\"\(text.prefix(60))\""
+            case .array(let elements): "an array of \(elements.count)"
+            case .object: "an object"
+            }
+        }
+    }
+}

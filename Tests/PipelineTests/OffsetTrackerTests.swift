@@ -1,0 +1,66 @@
+import Kafka
+import Pipeline
+import Testing
+
+@Suite("Offset tracking")
+struct OffsetTrackerTests {
+    let p0 = KafkaTopicPartition(topic: "requests", partition: 0)
+    let p1 = KafkaTopicPartition(topic: "requests", partition: 1)
+
+    @Test("the store point only passes records that are done, whatever order they finish in")
+    func outOfOrder() {
+        var tracker = OffsetTracker()
+        for offset in Int64(100)..<110 { tracker.received(p0, offset: offset) }
+        #expect(tracker.takeStorable() == [p0: 100], "nothing done: the first pending offset")
+        tracker.completed(p0, offset: 103)
+        tracker.completed(p0, offset: 101)
+        #expect(tracker.takeStorable().isEmpty, "100 is still in flight")
+        tracker.completed(p0, offset: 100)
+        #expect(tracker.takeStorable() == [p0: 102])
+        tracker.completed(p0, offset: 102)
+        #expect(tracker.takeStorable() == [p0: 104])
+        #expect(tracker.inFlight == 6)
+        for offset in Int64(104)..<110 { tracker.completed(p0, offset: offset) }
+        #expect(tracker.takeStorable() == [p0: 110])
+        #expect(tracker.takeStorable().isEmpty, "each advance is handed out once")
+        #expect(tracker.inFlight == 0)
+    }
+
+    @Test("randomized: the store point never passes an unfinished record and ends past the last")
+    func randomized() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            var tracker = OffsetTracker()
+            let count = Int.random(in: 1...300, using: &generator)
+            for offset in 0..<Int64(count) { tracker.received(p1, offset: offset) }
+            var unfinished = Set(0..<Int64(count))
+            var lastPoint: Int64 = -1
+            for offset in (0..<Int64(count)).shuffled(using: &generator) {
+                tracker.completed(p1, offset: offset)
+                unfinished.remove(offset)
+                if let point = tracker.takeStorable()[p1] {
+                    #expect(point > lastPoint, "the store point only moves forward")
+                    #expect(unfinished.allSatisfy { $0 >= point }, "stored past an unfinished record")
+                    lastPoint = point
+                }
+            }
+            #expect(tracker.inFlight == 0)
+            #expect(lastPoint == Int64(count), "once all are done, everything is storable")
+        }
+    }
+
+    @Test("partitions are independent; redeliveries are ignored; revoked partitions are forgotten")
+    func partitions() {
+        var tracker = OffsetTracker()
+        tracker.received(p0, offset: 5)
+        tracker.received(p1, offset: 7)
+        tracker.completed(p1, offset: 7)
+        #expect(tracker.takeStorable() == [p0: 5, p1: 8])
+        let redelivered = tracker.received(p1, offset: 7)
+        #expect(!redelivered, "a redelivered record is not tracked twice")
+        tracker.forget([p0])
+        #expect(tracker.inFlight == 0)
+        let afresh = tracker.received(p0, offset: 3)
+        #expect(afresh, "after a revoke the partition starts afresh")
+    }
+}
