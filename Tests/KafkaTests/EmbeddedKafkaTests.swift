@@ -63,3 +63,17 @@ struct EmbeddedKafkaTests {
         await producer.close()
     }
 }
+
+@Suite("Admin against the mock cluster")
+struct AdminOnMockTests {
+    @Test("createTopics, which the mock cluster does not implement, fails with a clear error instead of hanging")
+    func createTopicsUnsupported() async throws {
+        let kafka = try EmbeddedKafka()
+        let admin = try KafkaAdmin(configuration: kafka.configuration())
+        defer { admin.close() }
+        let error = await #expect(throws: KafkaError.self) {
+            try await withTimeout(60) { try await admin.createTopics([KafkaTopicSpec(name: "made-by-admin", partitions: 2)], timeout: .seconds(5)) }
+        }
+        #expect(error?.description.contains("made-by-admin") == true, "\(String(describing: error))")
+    }
+}
