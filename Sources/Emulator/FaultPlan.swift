@@ -46,6 +46,24 @@ public struct FaultPlan: Codable, Sendable, Hashable {
         self.rejectCredentials = rejectCredentials
     }
 
+    enum CodingKeys: String, CodingKey {
+        case itemErrors, callErrors, quota, latencyMilliseconds, jitterMilliseconds, outages, rejectCredentials
+    }
+
+    /// Every field is optional on the wire (`{"itemErrors": {"INTERNAL": 0.2}}` is a whole plan);
+    /// absent ones inject nothing.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            itemErrors: try c.decodeIfPresent([String: Double].self, forKey: .itemErrors) ?? [:],
+            callErrors: try c.decodeIfPresent([String: Double].self, forKey: .callErrors) ?? [:],
+            quota: try c.decodeIfPresent([String: Double].self, forKey: .quota) ?? [:],
+            latencyMilliseconds: try c.decodeIfPresent(Double.self, forKey: .latencyMilliseconds) ?? 0,
+            jitterMilliseconds: try c.decodeIfPresent(Double.self, forKey: .jitterMilliseconds) ?? 0,
+            outages: try c.decodeIfPresent([Outage].self, forKey: .outages) ?? [],
+            rejectCredentials: try c.decodeIfPresent(Bool.self, forKey: .rejectCredentials) ?? false)
+    }
+
     /// Checks rates are in 0...1, codes and statuses known, quotas and latencies positive.
     ///
     /// - Throws: `EmulatorError.invalidFault` naming the bad entry.

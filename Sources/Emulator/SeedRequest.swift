@@ -19,4 +19,19 @@ public struct SeedRequest: Codable, Sendable, Hashable {
         self.installations = installations
         self.project = project
     }
+
+    enum CodingKeys: String, CodingKey {
+        case tokens, application, platform, installations, project
+    }
+
+    /// Every field is optional on the wire; absent ones take the defaults of `init`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            tokens: try container.decodeIfPresent([String].self, forKey: .tokens) ?? [],
+            application: try container.decodeIfPresent(String.self, forKey: .application) ?? "com.example.app",
+            platform: try container.decodeIfPresent(String.self, forKey: .platform) ?? "ANDROID",
+            installations: try container.decodeIfPresent([String].self, forKey: .installations) ?? [],
+            project: try container.decodeIfPresent(String.self, forKey: .project))
+    }
 }

@@ -33,15 +33,22 @@ struct AdminAPITests {
             #expect(try await call(.PUT, "faults", String(decoding: try JSONEncoder().encode(plan), as: UTF8.self)).0 == 200)
             #expect(try JSONDecoder().decode(FaultPlan.self, from: try await call(.GET, "faults").1) == plan)
             #expect(try await e.client.batchAdd(topic: "news", tokens: ["a-1"]).map(\.code) == [.notFound])
-            let (badStatus, badBody) = try await call(.PUT, "faults", #"{"itemErrors": {"INTERNAL": 2}, "callErrors": {}, "quota": {}, "latencyMilliseconds": 0, "jitterMilliseconds": 0, "outages": [], "rejectCredentials": false}"#)
+            let (badStatus, badBody) = try await call(.PUT, "faults", #"{"itemErrors": {"INTERNAL": 2}}"#)
             #expect(badStatus == 400 && String(decoding: badBody, as: UTF8.self).contains("INTERNAL=2"))
+
+            // The README's minimal forms: absent fields take their defaults.
+            #expect(try await call(.POST, "seed", #"{"tokens": ["b-1"]}"#).0 == 200)
+            #expect(e.backend.tokenState("b-1")?.platform == "ANDROID")
+            #expect(try await call(.PUT, "faults", #"{"itemErrors": {"UNAVAILABLE": 1}}"#).0 == 200)
+            #expect(try await e.client.batchAdd(topic: "news", tokens: ["b-1"]).map(\.code) == [.unavailable])
+            #expect(try await call(.PUT, "faults", "{}").0 == 200)
 
             #expect(try await call(.POST, "revoke-tokens").0 == 200)
             _ = try await e.client.batchRemove(topic: "news", tokens: ["a-2"])
             #expect(await e.client.tokens.fetchCount == 2, "the revoked token was replaced")
 
             let stats = try JSONDecoder().decode(EmulatorStats.self, from: try await call(.GET, "stats").1)
-            #expect(stats["iid.batchAdd"].calls == 2 && stats["iid.batchAdd"].items == 3)
+            #expect(stats["iid.batchAdd"].calls == 3 && stats["iid.batchAdd"].items == 4)
             #expect(stats["iid.batchRemove"].statuses["401"] == 1 && stats["iid.batchRemove"].statuses["200"] == 1)
         }
     }
