@@ -1,0 +1,27 @@
+import InstanceAPI
+
+/// One item of a request that did not succeed, in its outcome.
+public struct FailedItem: Sendable, Hashable, Codable {
+    /// Its position in the request's item list.
+    public var index: Int
+    /// The item itself (token, installation id, APNs token).
+    public var item: String
+    /// Its final code.
+    public var code: ResultCode
+    /// Whether the code is retryable (if so, the item was dead-lettered after its retries).
+    public var retryable: Bool
+    /// Attempts made, this record's and any before it (`priorAttempts`).
+    public var attempts: Int
+    /// The backend's words, when it gave any.
+    public var message: String?
+
+    /// A failed item.
+    public init(index: Int, item: String, code: ResultCode, attempts: Int, message: String?) {
+        self.index = index
+        self.item = item
+        self.code = code
+        self.retryable = code.isRetryable
+        self.attempts = attempts
+        self.message = message
+    }
+}
