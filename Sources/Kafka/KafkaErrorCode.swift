@@ -1,4 +1,4 @@
-/// A librdkafka error code (`rd_kafka_resp_err_t`): negative values are local to the client,
+/// A librdkafka error code (its response-error enum): negative values are local to the client,
 /// non-negative values are Kafka protocol error codes.
 public struct KafkaErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: Int32

@@ -29,7 +29,7 @@ extension RDKafkaClient {
         if !RDKafkaErrors.isSuccess(err) {
             let text = rd_kafka_message_errstr(message).map { String(cString: $0) } ?? ""
             let fatal = err == RD_KAFKA_RESP_ERR__FATAL
-            return .error(fatal ? (fatalError() ?? RDKafkaErrors.error(err, text)) : RDKafkaErrors.error(err, text), fatal: fatal)
+            return .error(fatal ? (fatalClientError() ?? RDKafkaErrors.error(err, text)) : RDKafkaErrors.error(err, text), fatal: fatal)
         }
         return .record(Self.record(from: message))
     }

@@ -67,7 +67,7 @@ final class RDKafkaClient: @unchecked Sendable {
     var name: String { String(cString: rd_kafka_name(handle)) }
 
     /// The fatal error that ended this client, if any.
-    func fatalError() -> KafkaError? {
+    func fatalClientError() -> KafkaError? {
         var errstr = [CChar](repeating: 0, count: 512)
         let code = rd_kafka_fatal_error(handle, &errstr, errstr.count)
         guard !RDKafkaErrors.isSuccess(code) else { return nil }
