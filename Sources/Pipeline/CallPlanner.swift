@@ -1,0 +1,73 @@
+/// Packs the items of requests into backend calls within each API's limit.
+///
+/// Items of different requests with the same op and target share calls; a large request is
+/// split. Per target key (topic, device group, …) work stays in arrival order: items are never
+/// packed across a change of op, so a subscribe followed by an unsubscribe of the same topic is
+/// planned as two calls, the subscribe first, and the caller runs one key's calls in order.
+public struct CallPlanner: Sendable {
+    private struct Segment {
+        var op: Operation
+        var target: RequestTarget
+        var items: [String] = []
+        var origins: [PlannedCall.Origin] = []
+    }
+
+    /// Per ordering key, segments in arrival order; adjacent work of the same op and target merges.
+    private var queues: [String: [Segment]] = [:]
+    /// Keys in the order they first got work, so old work is planned first.
+    private var keyOrder: [String] = []
+
+    /// An empty planner.
+    public init() {}
+
+    /// Items waiting to be planned.
+    public var pendingItems: Int { queues.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.items.count } } }
+
+    /// Adds a request's items; `handle` comes back in each item's origin.
+    public mutating func add(_ request: PipelineRequest, handle: Int) {
+        let key = Self.orderingKey(request)
+        if queues[key] == nil {
+            queues[key] = []
+            keyOrder.append(key)
+        }
+        if let last = queues[key]!.last, last.op == request.op, last.target == request.target {
+            queues[key]![queues[key]!.count - 1].items += request.items
+            queues[key]![queues[key]!.count - 1].origins += request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }
+        } else {
+            queues[key]!.append(Segment(
+                op: request.op, target: request.target, items: request.items,
+                origins: request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }))
+        }
+    }
+
+    /// Takes calls off the queues: every full call, and with `flush` (the linger time passed) the
+    /// partial ones too. Calls of one key come out in arrival order.
+    public mutating func take(flush: Bool) -> [PlannedCall] {
+        var calls: [PlannedCall] = []
+        for key in keyOrder {
+            guard var segments = queues[key] else { continue }
+            while var head = segments.first {
+                let limit = head.op.perCallLimit
+                guard head.items.count >= limit || flush else { break }
+                let count = min(limit, head.items.count)
+                calls.append(PlannedCall(op: head.op, target: head.target, items: Array(head.items.prefix(count)), origins: Array(head.origins.prefix(count))))
+                head.items.removeFirst(count)
+                head.origins.removeFirst(count)
+                if head.items.isEmpty { segments.removeFirst() } else { segments[0] = head }
+            }
+            queues[key] = segments
+        }
+        keyOrder.removeAll { queues[$0]?.isEmpty ?? true }
+        for key in queues.keys where queues[key]!.isEmpty { queues[key] = nil }
+        return calls
+    }
+
+    /// Work on the same key must keep its order: topics and groups by name, deletions by
+    /// installation set (independent), imports by app and environment.
+    static func orderingKey(_ request: PipelineRequest) -> String {
+        switch request.op {
+        case .topicsSubscribe, .topicsUnsubscribe: request.target.batchKey
+        default: request.op.rawValue + "|" + request.target.batchKey
+        }
+    }
+}
