@@ -1,0 +1,61 @@
+import InstanceAPI
+import Pipeline
+import Testing
+
+@Suite("Retry policy and circuit breaker")
+struct RetryAndBreakerTests {
+    @Test("full jitter stays under the exponential cap, never under Retry-After, never over the max")
+    func backoff() {
+        let policy = RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(100), maxBackoff: .seconds(2), maxElapsed: .seconds(60))
+        var random = SystemRandomNumberGenerator()
+        for attempts in 1...10 {
+            let cap = min(Duration.milliseconds(100) * (1 << (attempts - 1)), .seconds(2))
+            for _ in 0..<200 {
+                let delay = policy.delay(afterAttempts: attempts, retryAfter: nil, using: &random)
+                #expect(delay >= .zero && delay <= cap)
+            }
+            #expect(policy.delay(afterAttempts: attempts, retryAfter: .milliseconds(1_500), using: &random) >= .milliseconds(1_500))
+            #expect(policy.delay(afterAttempts: attempts, retryAfter: .seconds(600), using: &random) == .seconds(2))
+        }
+        let spread = Set((0..<100).map { _ in policy.delay(afterAttempts: 3, retryAfter: nil, using: &random) })
+        #expect(spread.count > 50, "delays are jittered")
+    }
+
+    @Test("the budget ends at max attempts or max elapsed")
+    func budget() {
+        let policy = RetryPolicy(maxAttempts: 3, maxElapsed: .seconds(10))
+        #expect(policy.allowsRetry(attemptsMade: 2, elapsed: .seconds(1)))
+        #expect(!policy.allowsRetry(attemptsMade: 3, elapsed: .seconds(1)))
+        #expect(!policy.allowsRetry(attemptsMade: 1, elapsed: .seconds(10)))
+    }
+
+    @Test("systemic failures open at once; others after the threshold; a probe closes or doubles the cooldown")
+    func breaker() {
+        let t0 = ContinuousClock.now
+        var breaker = CircuitBreaker(threshold: 3, initialCooldown: .seconds(1), maxCooldown: .seconds(3))
+        let unavailable = InstanceAPIError.serverError(api: "x", status: 503, message: "", retryAfter: nil)
+        breaker.recordFailure(unavailable, now: t0)
+        breaker.recordFailure(unavailable, now: t0)
+        #expect(breaker.permission(now: t0) == .call, "two in a row do not open it")
+        breaker.recordSuccess()
+        breaker.recordFailure(unavailable, now: t0)
+        breaker.recordFailure(unavailable, now: t0)
+        #expect(breaker.permission(now: t0) == .call, "a success reset the count")
+        breaker.recordFailure(unavailable, now: t0)
+        #expect(breaker.permission(now: t0) == .wait(until: t0 + .seconds(1)))
+        #expect(breaker.permission(now: t0 + .seconds(1)) == .probe)
+        #expect(breaker.permission(now: t0 + .seconds(1)) != .probe, "only one probe at a time")
+        breaker.recordFailure(unavailable, now: t0 + .seconds(1))
+        #expect(breaker.permission(now: t0 + .seconds(2)) == .wait(until: t0 + .seconds(3)), "cooldown doubled")
+        #expect(breaker.permission(now: t0 + .seconds(3)) == .probe)
+        breaker.recordFailure(unavailable, now: t0 + .seconds(3))
+        #expect(breaker.state == .open(until: t0 + .seconds(6), cooldown: .seconds(3)), "capped at the max")
+        #expect(breaker.permission(now: t0 + .seconds(6)) == .probe)
+        breaker.recordSuccess()
+        #expect(breaker.permission(now: t0 + .seconds(6)) == .call)
+
+        var fresh = CircuitBreaker(threshold: 5)
+        fresh.recordFailure(.unauthenticated(api: "x", message: "401"), now: t0)
+        #expect(fresh.permission(now: t0) != .call, "credentials refused open it at once")
+    }
+}
