@@ -87,7 +87,7 @@ public final class EmbeddedKafka: Sendable {
 
     /// Makes broker `id` answer every request `latency` late.
     public func setRoundTripTime(broker id: Int32, _ latency: Duration) throws(KafkaError) {
-        try cluster.setRoundTripTime(broker: id, milliseconds: Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000))
+        try cluster.setRoundTripTime(broker: id, milliseconds: Int(latency.rdKafkaMilliseconds))
     }
 
     /// Moves the leadership of one partition to broker `id`.

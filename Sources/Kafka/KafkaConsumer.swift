@@ -72,7 +72,7 @@ public final class KafkaConsumer: Sendable {
         for partitions: [KafkaTopicPartition], timeout: Duration = .seconds(10)
     ) async throws(KafkaError) -> [KafkaTopicPartition: Int64] {
         let client = self.client
-        let milliseconds = Int32(timeout.components.seconds * 1000)
+        let milliseconds = timeout.rdKafkaMilliseconds
         return try await offload { () -> Result<[KafkaTopicPartition: Int64], KafkaError> in
             do throws(KafkaError) { return .success(try client.committed(partitions, timeoutMilliseconds: milliseconds)) }
             catch { return .failure(error) }

@@ -65,7 +65,7 @@ public final class KafkaProducer: Sendable {
     ///
     /// - Throws: `.timedOut` when records are still outstanding after `timeout`.
     public func flush(timeout: Duration) async throws(KafkaError) {
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = timeout.rdKafkaMilliseconds
         let client = self.client
         let code = await offload { client.flush(timeoutMilliseconds: milliseconds) }
         if client.outQueueLength > 0 {

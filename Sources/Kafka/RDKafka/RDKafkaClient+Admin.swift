@@ -3,7 +3,7 @@ import CRdKafka
 extension RDKafkaClient {
     /// Creates topics with the CreateTopics admin request; blocks. An existing topic is success.
     func createTopics(_ specs: [KafkaTopicSpec], timeout: Duration) -> KafkaError? {
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000)
+        let milliseconds = timeout.rdKafkaMilliseconds
         var errstr = [CChar](repeating: 0, count: 512)
         var newTopics: [OpaquePointer?] = []
         defer { for topic in newTopics { rd_kafka_NewTopic_destroy(topic) } }
@@ -54,7 +54,7 @@ extension RDKafkaClient {
     /// The cluster's metadata for all topics; blocks.
     func metadata(timeout: Duration) -> Result<KafkaClusterMetadata, KafkaError> {
         var pointer: UnsafePointer<rd_kafka_metadata>?
-        let code = rd_kafka_metadata(handle, 1, nil, &pointer, Int32(clamping: timeout.components.seconds * 1000))
+        let code = rd_kafka_metadata(handle, 1, nil, &pointer, timeout.rdKafkaMilliseconds)
         guard RDKafkaErrors.isSuccess(code), let pointer else {
             return .failure(RDKafkaErrors.error(code, "metadata request failed: \(RDKafkaErrors.text(of: code.rawValue))"))
         }
