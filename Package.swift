@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
     ],
     targets: [
         // librdkafka from Debian's librdkafka-dev: rdkafka.h and rdkafka_mock.h.
@@ -53,7 +55,12 @@ let package = Package(
         // Requests and outcomes on the wire, validation, batching, execution, retries, offsets, the worker.
         .target(
             name: "Pipeline",
-            dependencies: ["Kafka", "InstanceAPI"]
+            dependencies: [
+                "Kafka", "InstanceAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
         ),
         .executableTarget(
             name: "iidbatch",
@@ -61,6 +68,7 @@ let package = Package(
                 "Kafka",
                 "InstanceAPI",
                 "Emulator",
+                "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,7 +96,7 @@ let package = Package(
         // Runs the built `iidbatch` binary as a user would, next to kcat and real sockets.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["InstanceAPI"]
+            dependencies: ["InstanceAPI", "Kafka", "Emulator", "Pipeline"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -17,15 +17,21 @@ public struct CallPlanner: Sendable {
     /// Keys in the order they first got work, so old work is planned first.
     private var keyOrder: [String] = []
 
-    /// An empty planner.
-    public init() {}
+    /// Items per call, per op.
+    private let limits: [Operation: Int]
+
+    /// An empty planner packing at most `itemsPerCall(op)` items (capped by the API's limit)
+    /// into each call.
+    public init(itemsPerCall: (Operation) -> Int = { $0.perCallLimit }) {
+        limits = Dictionary(uniqueKeysWithValues: Operation.allCases.map { ($0, max(1, min($0.perCallLimit, itemsPerCall($0)))) })
+    }
 
     /// Items waiting to be planned.
     public var pendingItems: Int { queues.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.items.count } } }
 
     /// Adds a request's items; `handle` comes back in each item's origin.
     public mutating func add(_ request: PipelineRequest, handle: Int) {
-        let key = Self.orderingKey(request)
+        let key = Self.orderingKey(op: request.op, target: request.target) ?? request.op.rawValue + "|" + request.target.batchKey
         if queues[key] == nil {
             queues[key] = []
             keyOrder.append(key)
@@ -47,7 +53,7 @@ public struct CallPlanner: Sendable {
         for key in keyOrder {
             guard var segments = queues[key] else { continue }
             while var head = segments.first {
-                let limit = head.op.perCallLimit
+                let limit = limits[head.op] ?? head.op.perCallLimit
                 guard head.items.count >= limit || flush else { break }
                 let count = min(limit, head.items.count)
                 calls.append(PlannedCall(op: head.op, target: head.target, items: Array(head.items.prefix(count)), origins: Array(head.origins.prefix(count))))
@@ -62,12 +68,13 @@ public struct CallPlanner: Sendable {
         return calls
     }
 
-    /// Work on the same key must keep its order: topics and groups by name, deletions by
-    /// installation set (independent), imports by app and environment.
-    static func orderingKey(_ request: PipelineRequest) -> String {
-        switch request.op {
-        case .topicsSubscribe, .topicsUnsubscribe: request.target.batchKey
-        default: request.op.rawValue + "|" + request.target.batchKey
+    /// Work on the same key must take effect in arrival order: topic changes by topic name, and
+    /// every op on a device group by the group's name. Deletions, imports and lookups are
+    /// independent of one another (nil): each is idempotent and commutes with the others.
+    static func orderingKey(op: Operation, target: RequestTarget) -> String? {
+        switch op {
+        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: target.batchKey
+        case .installationsDelete, .apnsImport, .instancesInfo: nil
         }
     }
 }

@@ -56,6 +56,18 @@ public struct CircuitBreaker: Sendable {
         }
     }
 
+    /// True while calls flow freely.
+    public var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    /// The probe handed out was not sent (nothing could use it): the next permission hands it out
+    /// again instead of waiting for a result that will never come.
+    public mutating func returnProbe(now: ContinuousClock.Instant) {
+        if case .probing(let cooldown) = state { state = .open(until: now, cooldown: cooldown) }
+    }
+
     /// A call got an answer (whatever its items said).
     public mutating func recordSuccess() {
         state = .closed(consecutiveFailures: 0)

@@ -22,4 +22,15 @@ public enum RequestTarget: Sendable, Hashable {
         case .info(let details): "info:\(details)"
         }
     }
+
+    /// The target fields as an outcome shows them (`{"topic": "movies"}`).
+    public var outcomeFields: [String: String] {
+        switch self {
+        case .subject(let subject): subject.map { ["subject": $0] } ?? [:]
+        case .topic(let name): ["topic": name]
+        case .apns(let application, let sandbox): ["application": application, "sandbox": "\(sandbox)"]
+        case .group(let name, let key): key.map { ["notificationKeyName": name, "notificationKey": $0] } ?? ["notificationKeyName": name]
+        case .info(let details): ["details": "\(details)"]
+        }
+    }
 }

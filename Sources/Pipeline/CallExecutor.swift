@@ -1,0 +1,104 @@
+import InstanceAPI
+
+/// Makes one attempt of a planned call with the backend client, and nothing else: no retries, no
+/// pacing. Every op maps to its API call here, and only here.
+public struct CallExecutor: Sendable {
+    /// The client.
+    public let client: InstanceAPIClient
+    /// Which API topic ops use.
+    public let topicBackend: TopicBackend
+
+    /// An executor over `client`.
+    public init(client: InstanceAPIClient, topicBackend: TopicBackend = .iidBatch) {
+        self.client = client
+        self.topicBackend = topicBackend
+    }
+
+    /// The API a call of `op` uses, for per-API rate limits and statistics.
+    public func api(for op: Operation) -> BackendAPI {
+        switch op {
+        case .installationsDelete: .deleteInstance
+        case .topicsSubscribe: topicBackend == .iidBatch ? .batchAdd : .fcmSubscribe
+        case .topicsUnsubscribe: topicBackend == .iidBatch ? .batchRemove : .fcmUnsubscribe
+        case .apnsImport: .batchImport
+        case .groupsCreate, .groupsAdd, .groupsRemove: .deviceGroup
+        case .instancesInfo: .instanceInfo
+        }
+    }
+
+    /// One attempt of `op` on `target` for `items` (at most the op's per-call limit).
+    public func perform(_ op: Operation, target: RequestTarget, items: [String]) async -> CallAnswer {
+        do throws(InstanceAPIError) {
+            switch (op, target) {
+            case (.topicsSubscribe, .topic(let topic)), (.topicsUnsubscribe, .topic(let topic)):
+                return try await topics(subscribe: op == .topicsSubscribe, topic: topic, items: items)
+            case (.installationsDelete, _):
+                return try await eachItem(items) { id throws(InstanceAPIError) in (try await client.deleteInstance(id: id), nil) }
+            case (.instancesInfo, .info(let details)):
+                return try await eachItem(items) { token throws(InstanceAPIError) in
+                    (try await client.instanceInfo(token: token, details: details).result, nil)
+                }
+            case (.apnsImport, .apns(let application, let sandbox)):
+                let results = try await client.batchImport(application: application, sandbox: sandbox, apnsTokens: items)
+                return .items(results.map(\.result), values: results.map(\.registrationToken))
+            case (.groupsCreate, .group(let name, _)):
+                return whole(items, try await createOrJoin(name: name, tokens: items))
+            case (.groupsAdd, .group(let name, let key?)):
+                return whole(items, try await client.addToGroup(name: name, key: key, tokens: items))
+            case (.groupsRemove, .group(let name, let key?)):
+                return whole(items, try await client.removeFromGroup(name: name, key: key, tokens: items))
+            default:
+                return .failed(.invalidArgument(field: "target", value: "\(target)", reason: "does not fit op \(op.rawValue)"))
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private func topics(subscribe: Bool, topic: String, items: [String]) async throws(InstanceAPIError) -> CallAnswer {
+        switch topicBackend {
+        case .iidBatch:
+            let results = subscribe
+                ? try await client.batchAdd(topic: topic, tokens: items)
+                : try await client.batchRemove(topic: topic, tokens: items)
+            return .items(results, values: Array(repeating: nil, count: results.count))
+        case .fcmV1:
+            return try await eachItem(items) { token throws(InstanceAPIError) in
+                subscribe
+                    ? (try await client.fcmSubscribe(token: token, topic: topic), nil)
+                    : (try await client.fcmUnsubscribe(token: token, topic: topic), nil)
+            }
+        }
+    }
+
+    /// `groups.create` made idempotent: a name that already exists resolves its key and the
+    /// members are added to it, so a repeated or split create ends with the same group.
+    private func createOrJoin(name: String, tokens: [String]) async throws(InstanceAPIError) -> ItemOutcome<String> {
+        let created = try await client.createGroup(name: name, tokens: tokens)
+        guard case .failure(let result) = created, result.code == .alreadyExists else { return created }
+        guard case .success(let key) = try await client.groupKey(name: name) else { return created }
+        switch try await client.addToGroup(name: name, key: key, tokens: tokens) {
+        case .success: return .success(key)
+        case .failure(let failure): return .failure(failure)
+        }
+    }
+
+    /// Single-item APIs: one call per item, in order (calls of these ops carry one item).
+    private func eachItem(
+        _ items: [String], _ call: (String) async throws(InstanceAPIError) -> (ItemResult, String?)
+    ) async throws(InstanceAPIError) -> CallAnswer {
+        var results: [ItemResult] = []
+        var values: [String?] = []
+        for item in items {
+            let (result, value) = try await call(item)
+            results.append(result)
+            values.append(value)
+        }
+        return .items(results, values: values)
+    }
+
+    /// Device-group calls answer for all their members at once.
+    private func whole(_ items: [String], _ outcome: ItemOutcome<String>) -> CallAnswer {
+        .items(Array(repeating: outcome.result, count: items.count), values: Array(repeating: outcome.value, count: items.count))
+    }
+}

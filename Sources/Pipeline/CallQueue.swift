@@ -1,0 +1,95 @@
+import DequeModule
+
+/// Calls waiting to run, and the rule that keeps per-key order while unrelated work runs in
+/// parallel.
+///
+/// Per ordering key (a topic name, a device group), calls start in arrival order, and a call
+/// starts only when every call of its key still running (or waiting to retry) has the same op and
+/// target; for topics, calls of one op run side by side since their items commute. Device-group
+/// calls run one at a time. Jobs of independent ops (deletions, imports, lookups) have no key.
+/// A job holds its key from its first start until `release`, retries included, so a subscribe
+/// whose retries are pending is never overtaken by the unsubscribe behind it.
+struct CallQueue: Sendable {
+    private struct Holder {
+        var op: Operation
+        var target: RequestTarget
+        var count: Int
+    }
+
+    private var retries: Deque<CallJob> = []
+    private var unordered: Deque<CallJob> = []
+    private var ordered: [String: Deque<CallJob>] = [:]
+    /// Keys with queued jobs, each once, visited round-robin.
+    private var ring: Deque<String> = []
+    private var holders: [String: Holder] = [:]
+    private var preferUnordered = false
+
+    /// Jobs waiting to start (retries included).
+    private(set) var count = 0
+
+    /// Queues a new job behind earlier work of its key.
+    mutating func enqueue(_ job: CallJob) {
+        count += 1
+        guard let key = job.orderingKey else {
+            unordered.append(job)
+            return
+        }
+        if ordered[key, default: []].isEmpty { ring.append(key) }
+        ordered[key, default: []].append(job)
+    }
+
+    /// Queues another attempt of a job that already holds its key; it goes first.
+    mutating func enqueueRetry(_ job: CallJob) {
+        count += 1
+        retries.append(job)
+    }
+
+    /// The next job that may start and that `allowed` (the rate limiter) lets through, marking it
+    /// as holding its key. Nil when nothing may start now.
+    mutating func next(allowed: (CallJob) -> Bool) -> CallJob? {
+        if let job = retries.first, allowed(job) {
+            count -= 1
+            return retries.removeFirst()
+        }
+        preferUnordered.toggle()
+        if preferUnordered, let job = nextUnordered(allowed) { return job }
+        if let job = nextOrdered(allowed) { return job }
+        return preferUnordered ? nil : nextUnordered(allowed)
+    }
+
+    /// A job's items are all final: it no longer holds its key.
+    mutating func release(_ job: CallJob) {
+        guard let key = job.orderingKey, var holder = holders[key] else { return }
+        holder.count -= 1
+        holders[key] = holder.count > 0 ? holder : nil
+    }
+
+    private mutating func nextUnordered(_ allowed: (CallJob) -> Bool) -> CallJob? {
+        guard let job = unordered.first, allowed(job) else { return nil }
+        count -= 1
+        return unordered.removeFirst()
+    }
+
+    private mutating func nextOrdered(_ allowed: (CallJob) -> Bool) -> CallJob? {
+        for _ in 0..<ring.count {
+            let key = ring.removeFirst()
+            guard let job = ordered[key]?.first else { continue }
+            guard admissible(job, key: key), allowed(job) else {
+                ring.append(key)
+                continue
+            }
+            ordered[key]!.removeFirst()
+            if ordered[key]!.isEmpty { ordered[key] = nil } else { ring.append(key) }
+            holders[key, default: Holder(op: job.op, target: job.target, count: 0)].count += 1
+            count -= 1
+            return job
+        }
+        return nil
+    }
+
+    private func admissible(_ job: CallJob, key: String) -> Bool {
+        guard let holder = holders[key] else { return true }
+        let commutes = job.op == .topicsSubscribe || job.op == .topicsUnsubscribe
+        return commutes && holder.op == job.op && holder.target == job.target
+    }
+}

@@ -1,0 +1,35 @@
+import Kafka
+
+/// The headers of a dead-letter record: where it came from and why it is here.
+public enum DeadLetterHeader {
+    /// The request topic the record was read from.
+    public static let originalTopic = "iidbatch-original-topic"
+    /// Its partition there.
+    public static let originalPartition = "iidbatch-original-partition"
+    /// Its offset there.
+    public static let originalOffset = "iidbatch-original-offset"
+    /// The request id, when one was readable.
+    public static let requestID = "iidbatch-request-id"
+    /// The last error: a result code and the backend's words, or the decode error.
+    public static let error = "iidbatch-error"
+    /// Attempts spent on the items, this record's and earlier ones.
+    public static let attempts = "iidbatch-attempts"
+    /// `retry-exhausted` (a request of the leftover items) or `undecodable` (the bytes as read).
+    public static let kind = "iidbatch-dead-letter-kind"
+
+    /// The headers for a dead letter of the record at `partition`/`offset`.
+    static func headers(
+        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, undecodable: Bool
+    ) -> [KafkaHeader] {
+        var headers = [
+            KafkaHeader(key: originalTopic, string: partition.topic),
+            KafkaHeader(key: originalPartition, string: "\(partition.partition)"),
+            KafkaHeader(key: originalOffset, string: "\(offset)"),
+            KafkaHeader(key: error, string: String(message.prefix(2_000))),
+            KafkaHeader(key: attempts, string: "\(count)"),
+            KafkaHeader(key: kind, string: undecodable ? "undecodable" : "retry-exhausted"),
+        ]
+        if let requestID { headers.append(KafkaHeader(key: Self.requestID, string: requestID)) }
+        return headers
+    }
+}

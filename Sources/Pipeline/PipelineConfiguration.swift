@@ -1,0 +1,73 @@
+/// One pipeline's settings: where its requests come from, where outcomes and dead letters go,
+/// and how its calls are batched, paced and retried. Read from `pipelines/*.yaml` by
+/// `PipelineFile`; every field has a default fit for production except the topic names.
+public struct PipelineConfiguration: Sendable, Hashable {
+    /// A name for logs and summaries (the file's base name).
+    public var name: String
+    /// The topic requests are consumed from.
+    public var requestTopic: String
+    /// The consumer group of the workers.
+    public var group: String
+    /// Where outcomes are published.
+    public var outcomeTopic: String
+    /// Where dead letters (and undecodable records, byte for byte) go.
+    public var deadLetterTopic: String
+    /// Items per call, capped by each API's limit.
+    public var maxItemsPerCall: Int
+    /// How long a partial call may wait for more items before it is sent anyway.
+    public var linger: Duration
+    /// Backend calls in flight at once.
+    public var concurrency: Int
+    /// Backend calls per second, per API (a token bucket); nil for no limit.
+    public var callsPerSecond: Double?
+    /// Retries of retryable items.
+    public var retry: RetryPolicy
+    /// Topic pipelines: the IID batch API or FCM v1 per token.
+    public var topicBackend: TopicBackend
+    /// Items held in flight before partitions are paused.
+    public var maxInFlightItems: Int
+    /// Records larger than this are rejected unread.
+    public var maxRecordBytes: Int
+    /// How long a revoke or a stop waits for in-flight work before abandoning it.
+    public var drainTimeout: Duration
+    /// Call failures in a row that open the circuit breaker, and its first and longest pauses.
+    public var breakerThreshold: Int
+    /// The circuit breaker's first pause.
+    public var breakerCooldown: Duration
+    /// The circuit breaker's longest pause.
+    public var breakerMaxCooldown: Duration
+
+    /// A pipeline for `requestTopic`; the other topics and the group are derived from it.
+    public init(
+        name: String, requestTopic: String, group: String? = nil, outcomeTopic: String? = nil, deadLetterTopic: String? = nil,
+        maxItemsPerCall: Int = 1_000, linger: Duration = .milliseconds(50), concurrency: Int = 16, callsPerSecond: Double? = nil,
+        retry: RetryPolicy = RetryPolicy(), topicBackend: TopicBackend = .iidBatch, maxInFlightItems: Int = 50_000,
+        maxRecordBytes: Int = 1 << 20, drainTimeout: Duration = .seconds(20), breakerThreshold: Int = 5,
+        breakerCooldown: Duration = .seconds(1), breakerMaxCooldown: Duration = .seconds(30)
+    ) {
+        self.name = name
+        self.requestTopic = requestTopic
+        self.group = group ?? "iidbatch-" + requestTopic
+        self.outcomeTopic = outcomeTopic ?? requestTopic + ".outcomes"
+        self.deadLetterTopic = deadLetterTopic ?? requestTopic + ".dead-letters"
+        self.maxItemsPerCall = maxItemsPerCall
+        self.linger = linger
+        self.concurrency = concurrency
+        self.callsPerSecond = callsPerSecond
+        self.retry = retry
+        self.topicBackend = topicBackend
+        self.maxInFlightItems = maxInFlightItems
+        self.maxRecordBytes = maxRecordBytes
+        self.drainTimeout = drainTimeout
+        self.breakerThreshold = breakerThreshold
+        self.breakerCooldown = breakerCooldown
+        self.breakerMaxCooldown = breakerMaxCooldown
+    }
+
+    /// Items one call of `op` carries under this pipeline: the API's limit, the configured
+    /// maximum, and one per call for topics on FCM v1.
+    public func itemsPerCall(_ op: Operation) -> Int {
+        if topicBackend == .fcmV1, op == .topicsSubscribe || op == .topicsUnsubscribe { return 1 }
+        return max(1, min(op.perCallLimit, maxItemsPerCall))
+    }
+}

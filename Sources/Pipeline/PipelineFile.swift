@@ -1,0 +1,105 @@
+import Foundation
+import Yams
+
+/// Reads pipelines from YAML files (`pipelines/*.yaml`), strictly: an unknown key, a missing
+/// topic, a mistyped or out-of-range value fails with the file, the key and the reason.
+///
+/// ```yaml
+/// request-topic: iidbatch.topics        # required
+/// group: iidbatch-topics                # default: iidbatch-<request-topic>
+/// outcome-topic: iidbatch.outcomes      # default: <request-topic>.outcomes
+/// dead-letter-topic: iidbatch.topics.dead-letters
+/// backend: iid-batch                    # or fcm-v1 (topic pipelines)
+/// batching: { max-items: 1000, linger: 50ms }
+/// concurrency: 16
+/// rate-limit: 500                       # calls per second per API
+/// max-in-flight-items: 50000
+/// max-record-bytes: 1048576
+/// drain-timeout: 20s
+/// retry: { max-attempts: 6, initial-backoff: 500ms, max-backoff: 30s, max-elapsed: 5m }
+/// circuit-breaker: { threshold: 5, cooldown: 1s, max-cooldown: 30s }
+/// ```
+public enum PipelineFile {
+    /// Every `*.yaml` / `*.yml` file in `directory` (or the one file `directory` names), sorted.
+    public static func loadAll(_ path: String) throws(PipelineFileError) -> [PipelineConfiguration] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw PipelineFileError(file: path, key: nil, reason: "no such file or directory")
+        }
+        guard isDirectory.boolValue else { return [try load(path)] }
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+            .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+        guard !names.isEmpty else { throw PipelineFileError(file: path, key: nil, reason: "holds no *.yaml pipeline files") }
+        let pipelines = try names.map { name throws(PipelineFileError) in try load((path as NSString).appendingPathComponent(name)) }
+        var seen: [String: String] = [:]
+        for pipeline in pipelines {
+            if let other = seen[pipeline.requestTopic] {
+                throw PipelineFileError(file: pipeline.name, key: "request-topic", reason: "'\(pipeline.requestTopic)' is also consumed by \(other)")
+            }
+            seen[pipeline.requestTopic] = pipeline.name
+        }
+        return pipelines
+    }
+
+    /// One pipeline file.
+    public static func load(_ file: String) throws(PipelineFileError) -> PipelineConfiguration {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw PipelineFileError(file: file, key: nil, reason: "cannot be read")
+        }
+        let name = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+        return try parse(String(decoding: data, as: UTF8.self), file: file, name: name)
+    }
+
+    /// A pipeline from YAML text; `file` is named in errors.
+    public static func parse(_ text: String, file: String, name: String) throws(PipelineFileError) -> PipelineConfiguration {
+        let document: Any?
+        do { document = try Yams.load(yaml: text) } catch {
+            throw PipelineFileError(file: file, key: nil, reason: "is not valid YAML: \(error)")
+        }
+        guard let root = document as? [String: Any] else {
+            throw PipelineFileError(file: file, key: nil, reason: "must be a mapping of settings")
+        }
+        var reader = YAMLFields(file: file, fields: root, path: "")
+        let requestTopic = try reader.topic("request-topic", required: true)!
+        var pipeline = PipelineConfiguration(
+            name: name, requestTopic: requestTopic, group: try reader.string("group"),
+            outcomeTopic: try reader.topic("outcome-topic"), deadLetterTopic: try reader.topic("dead-letter-topic"))
+        if let backend = try reader.string("backend") {
+            guard let choice = TopicBackend(rawValue: backend) else {
+                throw reader.error("backend", "'\(backend)' is not a backend; expected \(TopicBackend.allCases.map(\.rawValue).joined(separator: " or "))")
+            }
+            pipeline.topicBackend = choice
+        }
+        if var batching = try reader.section("batching") {
+            pipeline.maxItemsPerCall = try batching.integer("max-items", in: 1...1_000) ?? pipeline.maxItemsPerCall
+            pipeline.linger = try batching.duration("linger", allowZero: true) ?? pipeline.linger
+            try batching.finish()
+        }
+        pipeline.concurrency = try reader.integer("concurrency", in: 1...1_024) ?? pipeline.concurrency
+        pipeline.callsPerSecond = try reader.number("rate-limit") ?? pipeline.callsPerSecond
+        pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: 1...10_000_000) ?? pipeline.maxInFlightItems
+        pipeline.maxRecordBytes = try reader.integer("max-record-bytes", in: 64...(64 << 20)) ?? pipeline.maxRecordBytes
+        pipeline.drainTimeout = try reader.duration("drain-timeout") ?? pipeline.drainTimeout
+        if var retry = try reader.section("retry") {
+            pipeline.retry.maxAttempts = try retry.integer("max-attempts", in: 1...100) ?? pipeline.retry.maxAttempts
+            pipeline.retry.initialBackoff = try retry.duration("initial-backoff") ?? pipeline.retry.initialBackoff
+            pipeline.retry.maxBackoff = try retry.duration("max-backoff") ?? pipeline.retry.maxBackoff
+            pipeline.retry.maxElapsed = try retry.duration("max-elapsed") ?? pipeline.retry.maxElapsed
+            if pipeline.retry.maxBackoff < pipeline.retry.initialBackoff {
+                throw retry.error("max-backoff", "must not be shorter than initial-backoff")
+            }
+            try retry.finish()
+        }
+        if var breaker = try reader.section("circuit-breaker") {
+            pipeline.breakerThreshold = try breaker.integer("threshold", in: 1...1_000) ?? pipeline.breakerThreshold
+            pipeline.breakerCooldown = try breaker.duration("cooldown") ?? pipeline.breakerCooldown
+            pipeline.breakerMaxCooldown = try breaker.duration("max-cooldown") ?? pipeline.breakerMaxCooldown
+            try breaker.finish()
+        }
+        try reader.finish()
+        for (key, topic) in [("outcome-topic", pipeline.outcomeTopic), ("dead-letter-topic", pipeline.deadLetterTopic)] where topic == requestTopic {
+            throw PipelineFileError(file: file, key: key, reason: "'\(topic)' must differ from request-topic")
+        }
+        return pipeline
+    }
+}

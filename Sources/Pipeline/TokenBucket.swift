@@ -1,0 +1,31 @@
+/// A token bucket: `rate` tokens a second, holding at most `burst`. Callers ask before each call
+/// and are told how long to wait when the bucket is empty.
+public struct TokenBucket: Sendable {
+    /// Tokens added per second.
+    public let rate: Double
+    /// The most tokens held (calls allowed back to back after a quiet spell).
+    public let burst: Double
+    private var tokens: Double
+    private var refilledAt: ContinuousClock.Instant
+
+    /// A full bucket.
+    public init(rate: Double, burst: Double? = nil, now: ContinuousClock.Instant = .now) {
+        self.rate = rate
+        self.burst = max(1, burst ?? max(1, rate / 10))
+        self.tokens = self.burst
+        self.refilledAt = now
+    }
+
+    /// Takes one token and returns nil, or returns how long until one is there (taking nothing).
+    public mutating func take(now: ContinuousClock.Instant) -> Duration? {
+        let elapsed = now - refilledAt
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        tokens = min(burst, tokens + seconds * rate)
+        refilledAt = now
+        if tokens >= 1 {
+            tokens -= 1
+            return nil
+        }
+        return .nanoseconds(Int64(((1 - tokens) / rate * 1e9).rounded(.up)))
+    }
+}

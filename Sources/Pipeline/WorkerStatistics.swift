@@ -1,0 +1,46 @@
+/// What a worker has done so far: the figures behind the demo's summary, benchmarks and tests.
+public struct WorkerStatistics: Sendable, Hashable {
+    /// Records read (redeliveries of records already in flight excluded).
+    public var records = 0
+    /// Outcomes published, by op (`?` for a rejected record without one) and status.
+    public var outcomes: [String: [OutcomeStatus: Int]] = [:]
+    /// Final item results, by op and code.
+    public var itemCodes: [String: [String: Int]] = [:]
+    /// Backend call attempts made, and how many failed as a whole.
+    public var calls = 0
+    /// Call attempts that failed as a whole (5xx, 429, timeouts, refused connections).
+    public var failedCalls = 0
+    /// Item attempts beyond each item's first.
+    public var retries = 0
+    /// Dead-letter records published, and the items they hold (undecodable records count one).
+    public var deadLetters = 0
+    /// Items in published dead letters.
+    public var deadLetterItems = 0
+    /// Times the circuit breaker opened.
+    public var breakerOpenings = 0
+    /// Request received → outcome acknowledged.
+    public var latency = LatencyHistogram()
+
+    /// No figures yet.
+    public init() {}
+
+    /// Outcomes published in all.
+    public var outcomeCount: Int { outcomes.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+
+    /// Final items in all.
+    public var items: Int { itemCodes.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+
+    /// Adds another worker's figures.
+    public mutating func merge(_ other: WorkerStatistics) {
+        records += other.records
+        for (op, statuses) in other.outcomes { outcomes[op, default: [:]].merge(statuses, uniquingKeysWith: +) }
+        for (op, codes) in other.itemCodes { itemCodes[op, default: [:]].merge(codes, uniquingKeysWith: +) }
+        calls += other.calls
+        failedCalls += other.failedCalls
+        retries += other.retries
+        deadLetters += other.deadLetters
+        deadLetterItems += other.deadLetterItems
+        breakerOpenings += other.breakerOpenings
+        latency.merge(other.latency)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Typed, strict access to one YAML mapping of a pipeline file; every failure names the key.
+struct YAMLFields {
+    let file: String
+    var fields: [String: Any]
+    let path: String
+
+    func error(_ key: String, _ reason: String) -> PipelineFileError {
+        PipelineFileError(file: file, key: path + key, reason: reason)
+    }
+
+    private mutating func take(_ key: String) -> Any? {
+        guard let value = fields.removeValue(forKey: key) else { return nil }
+        return value is NSNull ? nil : value
+    }
+
+    /// Fails on any key nobody asked for: a typo must not silently become a default.
+    func finish() throws(PipelineFileError) {
+        if let key = fields.keys.sorted().first { throw error(key, "is not a setting") }
+    }
+
+    mutating func string(_ key: String) throws(PipelineFileError) -> String? {
+        guard let value = take(key) else { return nil }
+        guard let text = value as? String, !text.isEmpty else { throw error(key, "must be a non-empty string, got \(value)") }
+        return text
+    }
+
+    mutating func topic(_ key: String, required: Bool = false) throws(PipelineFileError) -> String? {
+        guard let name = try string(key) else {
+            if required { throw error(key, "is required") }
+            return nil
+        }
+        let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
+        guard allowed, name.count <= 249 else { throw error(key, "'\(name)' is not a Kafka topic name ([a-zA-Z0-9._-], at most 249)") }
+        return name
+    }
+
+    mutating func integer(_ key: String, in range: ClosedRange<Int>) throws(PipelineFileError) -> Int? {
+        guard let value = take(key) else { return nil }
+        guard let number = value as? Int else { throw error(key, "must be an integer, got \(value)") }
+        guard range.contains(number) else { throw error(key, "\(number) is out of range \(range.lowerBound)...\(range.upperBound)") }
+        return number
+    }
+
+    mutating func number(_ key: String) throws(PipelineFileError) -> Double? {
+        guard let value = take(key) else { return nil }
+        let number = (value as? Double) ?? (value as? Int).map(Double.init)
+        guard let number, number > 0, number.isFinite else { throw error(key, "must be a positive number, got \(value)") }
+        return number
+    }
+
+    mutating func duration(_ key: String, allowZero: Bool = false) throws(PipelineFileError) -> Duration? {
+        guard let value = take(key) else { return nil }
+        guard let text = value as? String, let duration = Self.parseDuration(text) else {
+            throw error(key, "must be a duration such as 250ms, 2s or 5m, got \(value)")
+        }
+        guard allowZero || duration > .zero else { throw error(key, "must be longer than zero") }
+        return duration
+    }
+
+    mutating func section(_ key: String) throws(PipelineFileError) -> YAMLFields? {
+        guard let value = take(key) else { return nil }
+        guard let mapping = value as? [String: Any] else { throw error(key, "must be a mapping, got \(value)") }
+        return YAMLFields(file: file, fields: mapping, path: path + key + ".")
+    }
+
+    /// `250ms`, `2s`, `1.5s`, `5m`, `1h`.
+    static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Double)] = [("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3_600)]
+        for (unit, seconds) in units where text.hasSuffix(unit) {
+            guard let number = Double(text.dropLast(unit.count)), number >= 0, number.isFinite else { return nil }
+            return .milliseconds(Int64((number * seconds * 1_000).rounded()))
+        }
+        return nil
+    }
+}
