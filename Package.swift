@@ -70,6 +70,7 @@ let package = Package(
                 "Emulator",
                 "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

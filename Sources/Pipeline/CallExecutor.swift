@@ -43,10 +43,20 @@ public struct CallExecutor: Sendable {
                 return .items(results.map(\.result), values: results.map(\.registrationToken))
             case (.groupsCreate, .group(let name, _)):
                 return whole(items, try await createOrJoin(name: name, tokens: items))
-            case (.groupsAdd, .group(let name, let key?)):
-                return whole(items, try await client.addToGroup(name: name, key: key, tokens: items))
-            case (.groupsRemove, .group(let name, let key?)):
-                return whole(items, try await client.removeFromGroup(name: name, key: key, tokens: items))
+            case (.groupsAdd, .group(let name, let key)), (.groupsRemove, .group(let name, let key)):
+                let resolved: String
+                if let key {
+                    resolved = key
+                } else {
+                    switch try await client.groupKey(name: name) {
+                    case .success(let found): resolved = found
+                    case .failure(let result): return whole(items, .failure(result))
+                    }
+                }
+                let outcome = op == .groupsAdd
+                    ? try await client.addToGroup(name: name, key: resolved, tokens: items)
+                    : try await client.removeFromGroup(name: name, key: resolved, tokens: items)
+                return whole(items, outcome)
             default:
                 return .failed(.invalidArgument(field: "target", value: "\(target)", reason: "does not fit op \(op.rawValue)"))
             }

@@ -58,7 +58,7 @@ public struct RequestDecoder: Sendable {
             target = .apns(application: application, sandbox: sandbox)
         case .groupsCreate, .groupsAdd, .groupsRemove:
             let name = try fields.requiredString("notificationKeyName")
-            let key = op == .groupsCreate ? try fields.optionalString("notificationKey") : try fields.requiredString("notificationKey")
+            let key = try fields.optionalString("notificationKey")
             guard items.count <= APILimits.groupMembers else {
                 throw RequestRejection(field: "tokens", reason: "a device group holds at most \(APILimits.groupMembers) members, got \(items.count)")
             }

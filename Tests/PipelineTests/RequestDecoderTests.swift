@@ -47,7 +47,7 @@ struct RequestDecoderTests {
             (#"{"id": "x", "op": "installations.delete", "tokens": ["t"]}"#, "installations", "is required", "x"),
             (#"{"id": "x", "op": "apns.import", "application": "a", "apnsTokens": ["ab"]}"#, "sandbox", "is required", "x"),
             (#"{"id": "x", "op": "apns.import", "application": "a", "sandbox": "yes", "apnsTokens": ["ab"]}"#, "sandbox", "must be true or false", "x"),
-            (#"{"id": "x", "op": "groups.add", "notificationKeyName": "g", "tokens": ["t"]}"#, "notificationKey", "is required", "x"),
+            (#"{"id": "x", "op": "groups.add", "notificationKeyName": "g", "notificationKey": "", "tokens": ["t"]}"#, "notificationKey", "non-empty string when present", "x"),
             (#"{"id": "x", "op": "groups.create", "notificationKeyName": "g", "tokens": [\#((0..<21).map { "\"t\($0)\"" }.joined(separator: ","))]}"#, "tokens", "at most 20 members, got 21", "x"),
             (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": ["t"], "priorAttempts": -1}"#, "priorAttempts", "non-negative integer", "x"),
         ] as [(String, String?, String, String?)])

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import InstanceAPI
+import Kafka
+import Logging
+import Pipeline
+
+/// `iidbatch run`: the workers of every pipeline file, until SIGINT or SIGTERM.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the workers of the pipelines in a folder (or one file) until SIGINT or SIGTERM.",
+        discussion: """
+            Each pipeline file (pipelines/*.yaml) names a request topic and consumer group, its \
+            outcome and dead-letter topics, batching, concurrency, rate limit, retry policy and \
+            backend. One worker per file joins its group; start more processes to scale out. On \
+            SIGINT or SIGTERM each worker stops fetching, finishes in-flight work within its \
+            drain-timeout (abandoning the rest, which is then delivered again), commits and exits 0. \
+            -X passes Kafka client properties through verbatim (SASL, TLS, tuning), as in kcat.
+            """
+    )
+
+    @Argument(help: "A folder of pipeline files, or one file.")
+    var pipelines = "pipelines"
+
+    @Option(help: "Kafka bootstrap servers (host:port,...).")
+    var brokers: String
+
+    @Option(help: ArgumentHelp("A service-account key file (JSON).", valueName: "key.json"))
+    var credentials: String
+
+    @Option(help: ArgumentHelp("Serve every backend API from this base URL (the emulator); default: Google's endpoints.", valueName: "url"))
+    var backendURL: String?
+
+    @Option(name: .customShort("X"), help: ArgumentHelp("A Kafka client property, passed through. Repeatable.", valueName: "key=value"))
+    var properties: [String] = []
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel = "info"
+
+    func run() async throws {
+        let level = try WorkerSetup.logLevel(logLevel)
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let pipelines: [PipelineConfiguration]
+        do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
+        let kafka = try WorkerSetup.kafkaConfiguration(brokers: brokers, properties: properties)
+        let key: ServiceAccountCredentials
+        do { key = try ServiceAccountCredentials.load(from: credentials) } catch { throw ValidationError("--credentials: \(error)") }
+        let client = InstanceAPIClient(credentials: key, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
+        let workers: [PipelineWorker]
+        do {
+            workers = try pipelines.map { pipeline throws(KafkaError) in
+                try PipelineWorker(configuration: pipeline, consumer: kafka, producer: kafka, client: client)
+            }
+        } catch {
+            try? await client.shutdown()
+            throw ValidationError("cannot start the workers: \(error)")
+        }
+        for pipeline in pipelines {
+            Output.line("iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group)")
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in workers { group.addTask { await worker.run() } }
+            group.addTask {
+                let signal = await Signals.waitForTermination()
+                Output.line("iidbatch run: \(signal): stopping (finishing in-flight work, then committing)")
+                await withTaskGroup(of: Void.self) { stops in
+                    for worker in workers { stops.addTask { await worker.shutdown() } }
+                }
+            }
+        }
+        var total = WorkerStatistics()
+        for worker in workers { total.merge(await worker.currentStatistics()) }
+        Output.line("iidbatch run: stopped after \(total.records) records, \(total.outcomeCount) outcomes, \(total.deadLetters) dead letters")
+        try? await client.shutdown()
+    }
+}
