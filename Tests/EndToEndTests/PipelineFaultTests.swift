@@ -1,0 +1,108 @@
+import Emulator
+import Foundation
+import InstanceAPI
+import Kafka
+import Pipeline
+import Testing
+
+/// Faults in the backend: transient errors retried to success, a spent retry budget dead-lettered
+/// and replayed, an outage riding on the circuit breaker.
+@Suite("Pipeline end to end: retries, dead letters, circuit breaker", .serialized)
+struct PipelineFaultTests {
+    @Test("INTERNAL on 20 % of items and a quota: every item ends OK, and retries are counted")
+    func transientFaults() async throws {
+        try await withPipelineFixture(faults: FaultPlan(itemErrors: ["INTERNAL": 0.2], quota: ["installations.delete": 200])) { fixture in
+            let tokens = fixture.seedTokens(3_000, prefix: "transient")
+            let fids = (0..<300).map { String(format: "fid-transient-%08d", $0) }
+            fixture.backend.seed(SeedRequest(installations: fids))
+            var requests = stride(from: 0, to: tokens.count, by: 250).map { start in
+                PipelineRequest(id: "topics-\(start)", op: .topicsSubscribe, target: .topic("t\(start % 3)"), items: Array(tokens[start..<start + 250]))
+            }
+            requests += stride(from: 0, to: fids.count, by: 30).map { start in
+                PipelineRequest(id: "delete-\(start)", op: .installationsDelete, target: .subject("s\(start)"), items: Array(fids[start..<start + 30]))
+            }
+            let worker = try fixture.startWorker(fixture.pipeline { $0.retry.maxAttempts = 20 })
+            try await fixture.submit(requests)
+            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+            let statistics = await worker.worker.currentStatistics()
+            await worker.stop()
+
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded }, "\(outcomes.values.filter { $0.status != .succeeded }.map(\.counts))")
+            #expect(fixture.backend.subscribers(of: "t0").count + fixture.backend.subscribers(of: "t1").count + fixture.backend.subscribers(of: "t2").count == 3_000)
+            #expect(fids.allSatisfy { fixture.backend.installationDeleted($0) == true })
+            #expect(statistics.retries > 0 && statistics.itemCodes["topics.subscribe"]?["OK"] == 3_000)
+            let quotaRefusals = fixture.backend.stats["installations.delete"].statuses["429"] ?? 0
+            #expect(statistics.failedCalls >= quotaRefusals, "429s are retried whole calls")
+            #expect(fixture.deadLetters.isEmpty)
+        }
+    }
+
+    @Test("a spent retry budget dead-letters the leftover items as a request; replayed after the fault clears, they succeed")
+    func deadLetterAndReplay() async throws {
+        try await withPipelineFixture(faults: FaultPlan(itemErrors: ["UNAVAILABLE": 1.0])) { fixture in
+            let tokens = fixture.seedTokens(40, prefix: "dlq")
+            let requests = (0..<4).map { n in
+                PipelineRequest(id: "dlq-\(n)", op: .topicsSubscribe, target: .topic("dlq\(n)"), items: Array(tokens[n * 10..<n * 10 + 10]))
+            }
+            let pipeline = fixture.pipeline {
+                $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(30))
+            }
+            let worker = try fixture.startWorker(pipeline)
+            let reports = try await fixture.submit(requests)
+            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+            let letters = try await fixture.waitForDeadLetters(4)
+            #expect(outcomes.values.allSatisfy { $0.status == .failed && $0.failedItems.allSatisfy { $0.retryable && $0.attempts == 3 } })
+
+            for letter in letters {
+                let request = try RequestDecoder().decode(letter.value ?? []).get()
+                let original = try #require(requests.first { $0.id == request.id })
+                #expect(request.items == original.items && request.op == original.op && request.target == original.target)
+                #expect(request.priorAttempts == 3)
+                let headers = letter.headers
+                #expect(headers.string(DeadLetterHeader.originalTopic) == fixture.requestTopic)
+                #expect(headers.string(DeadLetterHeader.requestID) == request.id && headers.string(DeadLetterHeader.attempts) == "3")
+                let report = try #require(reports[requests.firstIndex { $0.id == request.id }!])
+                #expect(headers.string(DeadLetterHeader.originalOffset) == "\(report.offset)")
+                #expect(headers.string(DeadLetterHeader.originalPartition) == "\(report.partition)")
+                #expect(headers.string(DeadLetterHeader.error)?.contains("UNAVAILABLE") == true)
+            }
+
+            try fixture.backend.setFaults(FaultPlan())
+            try await fixture.produce(letters.map { (String(decoding: $0.key ?? [], as: UTF8.self), $0.value ?? []) })
+            let deadline = ContinuousClock.now + .seconds(120)
+            while fixture.outcomes.filter({ $0.status == .succeeded }).count < 4, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            await worker.stop()
+            let replayed = fixture.outcomes.filter { $0.status == .succeeded }
+            #expect(Set(replayed.map(\.requestID)) == Set(requests.map(\.id)))
+            #expect(replayed.allSatisfy { $0.counts == ["OK": 10] })
+            for n in 0..<4 { #expect(fixture.backend.subscribers(of: "dlq\(n)") == Array(tokens[n * 10..<n * 10 + 10]).sorted()) }
+        }
+    }
+
+    @Test("a backend outage of several seconds opens the circuit: nothing is dead-lettered, everything completes")
+    func outage() async throws {
+        try await withPipelineFixture { fixture in
+            let tokens = fixture.seedTokens(2_000, prefix: "outage")
+            let requests = stride(from: 0, to: tokens.count, by: 100).map { start in
+                PipelineRequest(id: "outage-\(start)", op: .topicsSubscribe, target: .topic("o\(start % 7)"), items: Array(tokens[start..<start + 100]))
+            }
+            try fixture.backend.setFaults(FaultPlan(outages: [.init(startSeconds: 0, durationSeconds: 4)]))
+            // A budget the outage would spend many times over if each failed call were charged.
+            let worker = try fixture.startWorker(fixture.pipeline {
+                $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(60))
+                $0.breakerThreshold = 3
+            })
+            try await fixture.submit(requests)
+            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+            let statistics = await worker.worker.currentStatistics()
+            await worker.stop()
+
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded })
+            #expect(statistics.breakerOpenings >= 1 && statistics.failedCalls >= 3)
+            #expect(fixture.backend.stats["iid.batchAdd"].statuses["503"] ?? 0 < 60, "the open circuit stops the calls instead of hammering")
+            #expect(fixture.deadLetters.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Emulator
+import Foundation
+import InstanceAPI
+import Kafka
+import Pipeline
+import Synchronization
+
+/// An embedded Kafka cluster and an emulator, both on loopback sockets, with a reader of the
+/// outcome and dead-letter topics running from the start: the world a worker runs in.
+final class PipelineFixture: Sendable {
+    let kafka: EmbeddedKafka
+    let emulator: EmulatorServer
+    let client: InstanceAPIClient
+    let keyJSON: Data
+    let requestTopic = "requests"
+    let outcomeTopic = "outcomes"
+    let deadLetterTopic = "dead-letters"
+    private let collected = Collected()
+    private let reader: KafkaConsumer
+    private let readerTask: Task<Void, Never>
+
+    var backend: EmulatorBackend { emulator.backend }
+
+    private init(kafka: EmbeddedKafka, emulator: EmulatorServer, partitions: Int) throws {
+        self.kafka = kafka
+        self.emulator = emulator
+        keyJSON = try emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token")
+        client = InstanceAPIClient(credentials: try ServiceAccountCredentials(json: keyJSON), configuration: .singleHost(emulator.baseURL))
+        for topic in [requestTopic, outcomeTopic, deadLetterTopic] { try kafka.createTopic(topic, partitions: partitions) }
+        let reader = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: "test-reader", topics: [outcomeTopic, deadLetterTopic])
+        self.reader = reader
+        let collected = self.collected
+        let outcomeTopic = self.outcomeTopic
+        readerTask = Task {
+            let decoder = Outcome.decoder()
+            do {
+                for try await event in reader.events {
+                    guard case .record(let record) = event else { continue }
+                    if record.topic == outcomeTopic {
+                        guard let outcome = try? decoder.decode(Outcome.self, from: Data(record.value ?? [])) else { continue }
+                        collected.state.withLock { $0.outcomes.append(outcome) }
+                    } else {
+                        collected.state.withLock { $0.deadLetters.append(record) }
+                    }
+                }
+            } catch {}
+        }
+    }
+
+    /// Starts both, with `faults` in the emulator and `partitions` per topic.
+    static func start(partitions: Int = 4, faults: FaultPlan = FaultPlan(), kafkaPort: Int? = nil) async throws -> PipelineFixture {
+        let kafka = try EmbeddedKafka(brokers: 1, port: kafkaPort)
+        let emulator = try await EmulatorServer.start(EmulatorConfiguration(seed: 7, faults: faults))
+        return try PipelineFixture(kafka: kafka, emulator: emulator, partitions: partitions)
+    }
+
+    /// A pipeline on the fixture's topics, quick to retry and to linger, adjusted by `adjust`.
+    func pipeline(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) -> PipelineConfiguration {
+        var pipeline = PipelineConfiguration(
+            name: "test", requestTopic: requestTopic, group: "workers", outcomeTopic: outcomeTopic, deadLetterTopic: deadLetterTopic,
+            linger: .milliseconds(20), concurrency: 8,
+            retry: RetryPolicy(maxAttempts: 8, initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(300), maxElapsed: .seconds(60)),
+            drainTimeout: .seconds(10), breakerCooldown: .milliseconds(200), breakerMaxCooldown: .seconds(1))
+        adjust(&pipeline)
+        return pipeline
+    }
+
+    /// A worker running `pipeline` in this process.
+    func startWorker(_ pipeline: PipelineConfiguration) throws -> RunningWorker {
+        let worker = try PipelineWorker(configuration: pipeline, consumer: kafka.consumerConfiguration(), producer: kafka.configuration(), client: client)
+        return RunningWorker(worker: worker, task: Task { await worker.run() })
+    }
+
+    /// Produces `requests` in order (each send awaited), keyed by their ordering key.
+    @discardableResult
+    func submit(_ requests: [PipelineRequest], key: (PipelineRequest) -> String = PipelineFixture.key) async throws -> [KafkaDeliveryReport] {
+        try await produce(requests.map { (key($0), Array($0.jsonBody())) })
+    }
+
+    /// Produces raw records in order to the request topic.
+    @discardableResult
+    func produce(_ records: [(key: String, value: [UInt8])], topic: String? = nil) async throws -> [KafkaDeliveryReport] {
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        var reports: [KafkaDeliveryReport] = []
+        for record in records {
+            reports.append(try await producer.send(topic: topic ?? requestTopic, key: Array(record.key.utf8), value: record.value))
+        }
+        await producer.close()
+        return reports
+    }
+
+    /// The usual record key: the topic or group name, else the id.
+    static func key(_ request: PipelineRequest) -> String {
+        switch request.target {
+        case .topic(let name): name
+        case .group(let name, _): name
+        default: request.id
+        }
+    }
+
+    /// Outcomes read so far.
+    var outcomes: [Outcome] { collected.state.withLock { $0.outcomes } }
+
+    /// Dead letters read so far.
+    var deadLetters: [KafkaRecord] { collected.state.withLock { $0.deadLetters } }
+
+    /// Waits until outcomes for every id in `ids` were read; returns the latest outcome per id.
+    func waitForOutcomes(_ ids: some Collection<String>, timeout: Duration = .seconds(180)) async throws -> [String: Outcome] {
+        let wanted = Set(ids)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            var latest: [String: Outcome] = [:]
+            for outcome in outcomes where wanted.contains(outcome.requestID) { latest[outcome.requestID] = outcome }
+            if latest.count == wanted.count { return latest }
+            if ContinuousClock.now > deadline {
+                throw FixtureError("timed out: \(wanted.count - latest.count) of \(wanted.count) outcomes missing, e.g. \(wanted.subtracting(latest.keys).sorted().prefix(5))")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Waits until at least `count` dead letters were read.
+    func waitForDeadLetters(_ count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaRecord] {
+        let deadline = ContinuousClock.now + timeout
+        while deadLetters.count < count {
+            if ContinuousClock.now > deadline { throw FixtureError("timed out: \(deadLetters.count) of \(count) dead letters") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return deadLetters
+    }
+
+    /// Seeds registration tokens `prefix-0…`.
+    func seedTokens(_ count: Int, prefix: String) -> [String] {
+        let tokens = (0..<count).map { "\(prefix)-\($0)" }
+        backend.seed(SeedRequest(tokens: tokens))
+        return tokens
+    }
+
+    func stop() async {
+        try? await reader.close()
+        await readerTask.value
+        try? await client.shutdown()
+        await emulator.shutdown()
+        kafka.shutdown()
+    }
+}
+
+/// What the fixture's reader has read.
+final class Collected: Sendable {
+    let state = Mutex<(outcomes: [Outcome], deadLetters: [KafkaRecord])>(([], []))
+}
+
+/// A worker and the task running it.
+struct RunningWorker: Sendable {
+    let worker: PipelineWorker
+    let task: Task<Void, Never>
+
+    /// Stops it gracefully and waits for `run()` to return.
+    func stop() async {
+        await worker.shutdown()
+        await task.value
+    }
+}
+
+/// A fixture expectation that did not come true in time.
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` with a started fixture and always stops it.
+func withPipelineFixture<T>(
+    partitions: Int = 4, faults: FaultPlan = FaultPlan(), kafkaPort: Int? = nil, _ body: (PipelineFixture) async throws -> T
+) async throws -> T {
+    let fixture = try await PipelineFixture.start(partitions: partitions, faults: faults, kafkaPort: kafkaPort)
+    do {
+        let result = try await body(fixture)
+        await fixture.stop()
+        return result
+    } catch {
+        await fixture.stop()
+        throw error
+    }
+}
