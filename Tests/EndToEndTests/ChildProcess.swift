@@ -49,6 +49,9 @@ final class ChildProcess: Sendable {
     /// Sends SIGINT, as Ctrl-C would.
     func interrupt() { process.interrupt() }
 
+    /// Sends SIGKILL: the process gets no chance to finish anything.
+    func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+
     /// Waits for the exit and returns the status; kills the process after `seconds`.
     func waitForExit(seconds: Double = 60) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)

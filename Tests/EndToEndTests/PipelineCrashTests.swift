@@ -1,0 +1,74 @@
+import Emulator
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+
+/// `iidbatch run` as a process, killed with SIGKILL mid-run and replaced: nothing is lost.
+@Suite("iidbatch run: no loss across SIGKILL", .serialized)
+struct PipelineCrashTests {
+    @Test("killed three times mid-run, replaced each time: every request has an outcome; repeats bounded by what was in flight")
+    func sigkillThreeTimes() async throws {
+        try await withPipelineFixture(partitions: 4, faults: FaultPlan(latencyMilliseconds: 25)) { fixture in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-crash-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let keyPath = directory.appendingPathComponent("key.json").path
+            try fixture.keyJSON.write(to: URL(fileURLWithPath: keyPath))
+            let pipelines = directory.appendingPathComponent("pipelines")
+            try FileManager.default.createDirectory(at: pipelines, withIntermediateDirectories: true)
+            let maxInFlight = 100
+            try """
+                request-topic: \(fixture.requestTopic)
+                group: crash-workers
+                outcome-topic: \(fixture.outcomeTopic)
+                dead-letter-topic: \(fixture.deadLetterTopic)
+                batching: { max-items: 10, linger: 10ms }
+                concurrency: 2
+                max-in-flight-items: \(maxInFlight)
+                drain-timeout: 5s
+                """.write(to: pipelines.appendingPathComponent("crash.yaml"), atomically: true, encoding: .utf8)
+
+            let tokens = fixture.seedTokens(600, prefix: "crash")
+            let requests = (0..<600).map { n in
+                PipelineRequest(id: "crash-\(n)", op: .topicsSubscribe, target: .topic("c\(n % 20)"), items: (0..<10).map { tokens[(n * 10 + $0) % 600] })
+            }
+            try await fixture.submit(requests)
+            let arguments = [
+                "run", pipelines.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
+                "--backend-url", fixture.emulator.baseURL, "-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=500",
+                "-X", "auto.commit.interval.ms=200", "--log-level", "warning",
+            ]
+            func answered() -> Int { Set(fixture.outcomes.map(\.requestID)).count }
+
+            for killAt in [90, 250, 420] {
+                let worker = try ChildProcess(try Programs.iidbatch, arguments)
+                let deadline = ContinuousClock.now + .seconds(120)
+                while answered() < killAt {
+                    guard ContinuousClock.now < deadline else { throw FixtureError("stuck at \(answered()) outcomes; worker said:\n\(worker.text)") }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                worker.kill()
+                _ = try await worker.waitForExit(seconds: 30)
+            }
+            let last = try ChildProcess(try Programs.iidbatch, arguments)
+            _ = try await fixture.waitForOutcomes(requests.map(\.id), timeout: .seconds(180))
+            last.interrupt()
+            #expect(try await last.waitForExit(seconds: 60) == 0, "a graceful stop exits 0")
+
+            var reconciliation = Reconciliation()
+            for request in requests { reconciliation.expect(request.id) }
+            for outcome in fixture.outcomes { reconciliation.record(outcome) }
+            #expect(reconciliation.missing.isEmpty, "lost: \(reconciliation.missing)")
+            #expect(reconciliation.unexpected.isEmpty)
+            #expect(fixture.outcomes.allSatisfy { $0.status == .succeeded })
+            // Each kill may repeat the requests in flight (at most max-in-flight-items / 10 of
+            // them) and those finished since the last commit (every 200 ms). Without committed
+            // offsets every restart would repeat everything before it: 90 + 250 + 420 repeats.
+            let repeats = reconciliation.duplicates.values.reduce(0) { $0 + $1 - 1 }
+            print("sigkill test: \(requests.count) requests, \(fixture.outcomes.count) outcomes, \(repeats) repeated across 3 kills")
+            #expect(repeats <= 3 * (maxInFlight / 10 + 40), "\(repeats) repeated outcomes")
+            for topic in 0..<20 { #expect(fixture.backend.subscribers(of: "c\(topic)").count == 30) }
+        }
+    }
+}
