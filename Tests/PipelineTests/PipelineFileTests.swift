@@ -1,0 +1,84 @@
+import Foundation
+import Pipeline
+import Testing
+
+@Suite("Pipeline files")
+struct PipelineFileTests {
+    @Test("the shipped pipelines/ folder loads: one pipeline per kind of work, distinct request topics")
+    func shippedFiles() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../pipelines").standardizedFileURL.path
+        let pipelines = try PipelineFile.loadAll(folder)
+        #expect(pipelines.map(\.name) == ["apns-imports", "deletions", "device-groups", "topic-changes"])
+        let topics = try #require(pipelines.first { $0.name == "topic-changes" })
+        #expect(topics.maxItemsPerCall == 1_000 && topics.topicBackend == .iidBatch && topics.retry.maxAttempts == 6)
+        #expect(pipelines.first { $0.name == "apns-imports" }?.itemsPerCall(.apnsImport) == 100)
+    }
+
+    @Test("every setting is read, with units")
+    func everySetting() throws {
+        let pipeline = try PipelineFile.parse("""
+            request-topic: req
+            group: g
+            outcome-topic: out
+            dead-letter-topic: dlq
+            backend: fcm-v1
+            batching: { max-items: 500, linger: 250ms }
+            concurrency: 4
+            rate-limit: 12.5
+            max-in-flight-items: 1000
+            max-record-bytes: 4096
+            drain-timeout: 3s
+            retry: { max-attempts: 3, initial-backoff: 100ms, max-backoff: 2s, max-elapsed: 1m }
+            circuit-breaker: { threshold: 2, cooldown: 500ms, max-cooldown: 10s }
+            """, file: "p.yaml", name: "p")
+        #expect(pipeline.group == "g" && pipeline.outcomeTopic == "out" && pipeline.deadLetterTopic == "dlq")
+        #expect(pipeline.topicBackend == .fcmV1 && pipeline.itemsPerCall(.topicsSubscribe) == 1 && pipeline.itemsPerCall(.apnsImport) == 100)
+        #expect(pipeline.maxItemsPerCall == 500 && pipeline.linger == .milliseconds(250) && pipeline.concurrency == 4)
+        #expect(pipeline.callsPerSecond == 12.5 && pipeline.maxInFlightItems == 1_000 && pipeline.maxRecordBytes == 4_096)
+        #expect(pipeline.drainTimeout == .seconds(3) && pipeline.retry.maxElapsed == .seconds(60) && pipeline.retry.initialBackoff == .milliseconds(100))
+        #expect(pipeline.breakerThreshold == 2 && pipeline.breakerCooldown == .milliseconds(500) && pipeline.breakerMaxCooldown == .seconds(10))
+    }
+
+    @Test("only the request topic is required; the rest default from it")
+    func defaults() throws {
+        let pipeline = try PipelineFile.parse("request-topic: erasures\n", file: "d.yaml", name: "d")
+        #expect(pipeline.group == "iidbatch-erasures" && pipeline.outcomeTopic == "erasures.outcomes" && pipeline.deadLetterTopic == "erasures.dead-letters")
+    }
+
+    @Test("bad YAML or a bad value fails with the file, the key and the reason", arguments: [
+        ("request-topic: [unclosed", nil, "is not valid YAML"),
+        ("- a\n- b", nil, "must be a mapping"),
+        ("group: g", "request-topic", "is required"),
+        ("request-topic: has space", "request-topic", "'has space' is not a Kafka topic name"),
+        ("request-topic: r\nconcurency: 4", "concurency", "is not a setting"),
+        ("request-topic: r\nconcurrency: 0", "concurrency", "0 is out of range 1...1024"),
+        ("request-topic: r\nconcurrency: many", "concurrency", "must be an integer, got many"),
+        ("request-topic: r\nbatching: { max-items: 1001 }", "batching.max-items", "1001 is out of range 1...1000"),
+        ("request-topic: r\nbatching: { linger: 50 }", "batching.linger", "must be a duration such as 250ms"),
+        ("request-topic: r\nretry: { max-attempts: 3, backoff: 1s }", "retry.backoff", "is not a setting"),
+        ("request-topic: r\nretry: { initial-backoff: 2s, max-backoff: 1s }", "retry.max-backoff", "must not be shorter than initial-backoff"),
+        ("request-topic: r\nbackend: grpc", "backend", "'grpc' is not a backend; expected iid-batch or fcm-v1"),
+        ("request-topic: r\nrate-limit: -1", "rate-limit", "must be a positive number"),
+        ("request-topic: r\noutcome-topic: r", "outcome-topic", "must differ from request-topic"),
+    ] as [(String, String?, String)])
+    func badFiles(text: String, key: String?, reason: String) {
+        let error = #expect(throws: PipelineFileError.self) { try PipelineFile.parse(text, file: "pipelines/x.yaml", name: "x") }
+        #expect(error?.file == "pipelines/x.yaml")
+        #expect(error?.key == key)
+        #expect(error?.reason.contains(reason) == true, "\(error?.description ?? "")")
+        #expect(error?.description.hasPrefix("pipelines/x.yaml: ") == true)
+    }
+
+    @Test("a folder without pipeline files, a missing path, and two files consuming one topic are refused")
+    func folders() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pipelines-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(throws: PipelineFileError.self) { try PipelineFile.loadAll(folder.path) }
+        #expect(throws: PipelineFileError.self) { try PipelineFile.loadAll(folder.path + "/missing") }
+        try "request-topic: same\n".write(to: folder.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        try "request-topic: same\n".write(to: folder.appendingPathComponent("b.yml"), atomically: true, encoding: .utf8)
+        let error = #expect(throws: PipelineFileError.self) { try PipelineFile.loadAll(folder.path) }
+        #expect(error?.key == "request-topic" && error?.reason.contains("also consumed by a") == true)
+    }
+}
