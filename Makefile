@@ -4,7 +4,7 @@ SWIFT ?= swift
 # to find them, and kcat for the command-line tests against the embedded broker.
 APT_PACKAGES := librdkafka-dev pkg-config kcat
 
-.PHONY: all deps build test bench clean
+.PHONY: all deps build test demo bench clean
 
 all: build
 
@@ -29,6 +29,12 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# The whole system on loopback: embedded Kafka, the emulator with faults, a mixed workload, a
+# summary with a reconciliation line. Ends by itself (exit 1 if any request was lost).
+demo: deps
+	$(SWIFT) build --product iidbatch
+	$(SWIFT) run --skip-build iidbatch demo
 
 bench: build
 	$(SWIFT) run iidbatch bench kafka
