@@ -182,6 +182,7 @@ public actor PipelineWorker {
         requests[handle] = RequestState(request: request, record: record, receivedAt: receivedAt)
         requestByID[request.id] = handle
         itemsInFlight += request.items.count
+        statistics.peakItemsInFlight = max(statistics.peakItemsInFlight, itemsInFlight)
         planner.add(request, handle: handle)
         enqueue(planner.take(flush: false))
         updateBackpressure()
@@ -217,7 +218,7 @@ public actor PipelineWorker {
         let limit = configuration.maxInFlightItems
         if itemsInFlight >= limit {
             setPause(.backpressure, true)
-        } else if itemsInFlight <= limit * 3 / 4 {
+        } else if itemsInFlight <= limit / 2 {
             setPause(.backpressure, false)
         }
     }

@@ -18,6 +18,8 @@ public struct WorkerStatistics: Sendable, Hashable {
     public var deadLetterItems = 0
     /// Times the circuit breaker opened.
     public var breakerOpenings = 0
+    /// The most items held in flight at once.
+    public var peakItemsInFlight = 0
     /// Request received → outcome acknowledged.
     public var latency = LatencyHistogram()
 
@@ -41,6 +43,7 @@ public struct WorkerStatistics: Sendable, Hashable {
         deadLetters += other.deadLetters
         deadLetterItems += other.deadLetterItems
         breakerOpenings += other.breakerOpenings
+        peakItemsInFlight = max(peakItemsInFlight, other.peakItemsInFlight)
         latency.merge(other.latency)
     }
 }

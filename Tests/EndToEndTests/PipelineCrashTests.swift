@@ -50,6 +50,7 @@ struct PipelineCrashTests {
                 }
                 worker.kill()
                 _ = try await worker.waitForExit(seconds: 30)
+                print("sigkill test: killed at \(answered()) requests answered (\(fixture.outcomes.count) outcomes)")
             }
             let last = try ChildProcess(try Programs.iidbatch, arguments)
             _ = try await fixture.waitForOutcomes(requests.map(\.id), timeout: .seconds(180))

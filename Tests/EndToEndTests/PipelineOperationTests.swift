@@ -124,3 +124,24 @@ struct PipelineOperationTests {
         }
     }
 }
+
+@Suite("Pipeline end to end: backpressure", .serialized)
+struct PipelineBackpressureTests {
+    @Test("a backlog far past max-in-flight-items is worked through with partitions paused, never holding more than the limit and one record")
+    func boundedInFlight() async throws {
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 20)) { fixture in
+            let tokens = fixture.seedTokens(100, prefix: "backlog")
+            let requests = (0..<120).map { n in
+                PipelineRequest(id: "backlog-\(n)", op: .topicsSubscribe, target: .topic("b\(n % 10)"), items: Array(tokens[(n % 10) * 10..<(n % 10) * 10 + 10]))
+            }
+            try await fixture.submit(requests)
+            let worker = try fixture.startWorker(fixture.pipeline { $0.maxInFlightItems = 50; $0.concurrency = 2 })
+            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+            let statistics = await worker.worker.currentStatistics()
+            await worker.stop()
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded })
+            #expect(statistics.peakItemsInFlight >= 50, "the limit was reached")
+            #expect(statistics.peakItemsInFlight <= 50 + 10, "peak \(statistics.peakItemsInFlight) of a 1,200-item backlog")
+        }
+    }
+}
