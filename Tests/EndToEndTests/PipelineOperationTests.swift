@@ -145,3 +145,33 @@ struct PipelineBackpressureTests {
         }
     }
 }
+
+@Suite("Pipeline end to end: FCM v1 backend and rate limit", .serialized)
+struct PipelineFCMBackendTests {
+    @Test("a topic pipeline on the FCM v1 per-token API gives the same records and outcomes, paced under the backend's quota")
+    func fcmV1() async throws {
+        // The emulator allows 10 calls/s per API (and a burst of 10); the pipeline asks for 8/s.
+        try await withPipelineFixture(faults: FaultPlan(quota: ["fcm.subscribe": 10, "fcm.unsubscribe": 10])) { fixture in
+            let tokens = fixture.seedTokens(30, prefix: "fcm")
+            let requests = [
+                PipelineRequest(id: "fcm-sub", op: .topicsSubscribe, target: .topic("weather"), items: tokens),
+                PipelineRequest(id: "fcm-unsub", op: .topicsUnsubscribe, target: .topic("weather"), items: Array(tokens[0..<5])),
+                PipelineRequest(id: "fcm-missing", op: .topicsSubscribe, target: .topic("weather"), items: ["fcm-unknown"]),
+            ]
+            let worker = try fixture.startWorker(fixture.pipeline {
+                $0.topicBackend = .fcmV1
+                $0.callsPerSecond = 8
+            })
+            try await fixture.submit(requests)
+            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+            await worker.stop()
+
+            #expect(fixture.backend.subscribers(of: "weather") == Array(tokens[5...]).sorted())
+            #expect(outcomes["fcm-sub"]?.counts == ["OK": 30] && outcomes["fcm-unsub"]?.counts == ["OK": 5])
+            #expect(outcomes["fcm-missing"]?.failedItems.map(\.code) == [.notFound])
+            let stats = fixture.backend.stats
+            #expect(stats["fcm.subscribe"].calls == 31 && stats["fcm.unsubscribe"].calls == 5 && stats["iid.batchAdd"].calls == 0)
+            #expect(stats["fcm.subscribe"].statuses["429"] == nil, "the rate limit kept calls under the quota")
+        }
+    }
+}
