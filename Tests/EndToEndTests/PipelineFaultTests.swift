@@ -105,4 +105,31 @@ struct PipelineFaultTests {
             #expect(fixture.deadLetters.isEmpty)
         }
     }
+
+    @Test("credentials refused (401 after a token refresh) pause the work instead of failing items; it resumes when they are accepted again")
+    func credentialsRefused() async throws {
+        try await withPipelineFixture { fixture in
+            let tokens = fixture.seedTokens(50, prefix: "auth")
+            let requests = (0..<5).map { n in
+                PipelineRequest(id: "auth-\(n)", op: .topicsSubscribe, target: .topic("a\(n)"), items: Array(tokens[n * 10..<n * 10 + 10]))
+            }
+            try fixture.backend.setFaults(FaultPlan(rejectCredentials: true))
+            let worker = try fixture.startWorker(fixture.pipeline { $0.retry.maxAttempts = 2 })
+            try await fixture.submit(requests)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while await worker.worker.currentStatistics().breakerOpenings == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .seconds(1))
+            #expect(fixture.outcomes.isEmpty && fixture.deadLetters.isEmpty, "no item was failed for a system-wide refusal")
+
+            try fixture.backend.setFaults(FaultPlan())
+            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+            let statistics = await worker.worker.currentStatistics()
+            await worker.stop()
+            #expect(statistics.breakerOpenings >= 1)
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded })
+            #expect(fixture.deadLetters.isEmpty)
+        }
+    }
 }
