@@ -45,12 +45,7 @@ struct Demo: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = try WorkerSetup.logLevel(logLevel)
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        try WorkerSetup.bootstrapLogging(logLevel)
         let files: [PipelineConfiguration]
         do { files = try PipelineFile.loadAll(pipelines) } catch { throw ValidationError(error.description) }
         let byOp = try Self.pipelineTopics(files)

@@ -38,12 +38,7 @@ struct Run: AsyncParsableCommand {
     var logLevel = "info"
 
     func run() async throws {
-        let level = try WorkerSetup.logLevel(logLevel)
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        try WorkerSetup.bootstrapLogging(logLevel)
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
         let kafka = try WorkerSetup.kafkaConfiguration(brokers: brokers, properties: properties)

@@ -13,11 +13,15 @@ enum WorkerSetup {
         return configuration
     }
 
-    /// A log level by name.
-    static func logLevel(_ name: String) throws -> Logger.Level {
-        guard let level = Logger.Level(rawValue: name) else {
-            throw ValidationError("--log-level: '\(name)' is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+    /// Sends log lines at `levelName` and above to stderr.
+    static func bootstrapLogging(_ levelName: String) throws {
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("--log-level: '\(levelName)' is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        return level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
     }
 }
