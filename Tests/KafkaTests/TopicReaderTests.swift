@@ -1,0 +1,63 @@
+import Kafka
+import Testing
+
+@Suite("Reading whole topics without a group", .serialized)
+struct TopicReaderTests {
+    @Test("reads every partition to the end it had at the start, then ends; commits nothing")
+    func readsToEnd() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("reader")
+        let empty = uniqueName("reader-empty")
+        try kafka.createTopic(topic, partitions: 3)
+        try kafka.createTopic(empty, partitions: 2)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        _ = try await produce(producer, topic: topic, count: 500) { i in (Array("k\(i % 7)".utf8), Array("v\(i)".utf8), []) }
+
+        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic, empty])
+        #expect(reader.endOffsets.count == 5)
+        #expect(reader.endOffsets.values.reduce(0, +) == 500)
+        // Records produced after the reader started are not part of its snapshot.
+        _ = try await produce(producer, topic: topic, count: 20) { i in (nil, Array("late\(i)".utf8), []) }
+        let values = try await withTimeout(60, "reading") {
+            var values: [String] = []
+            for try await record in reader.records { values.append(String(decoding: record.value ?? [], as: UTF8.self)) }
+            return values
+        }
+        #expect(values.count == 500)
+        #expect(Set(values) == Set((0..<500).map { "v\($0)" }))
+        #expect(reader.isAtEnd)
+        reader.close()
+        await producer.close()
+    }
+
+    @Test("follow keeps reading records produced later")
+    func follows() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("follow")
+        try kafka.createTopic(topic, partitions: 2)
+        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic], follow: true)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        _ = try await produce(producer, topic: topic, count: 30) { i in (nil, Array("v\(i)".utf8), []) }
+        let count = try await withTimeout(60, "following") {
+            var count = 0
+            for try await _ in reader.records {
+                count += 1
+                if count == 30 { break }
+            }
+            return count
+        }
+        #expect(count == 30)
+        reader.close()
+        await producer.close()
+    }
+
+    @Test("a topic the cluster does not have is named in the error")
+    func missingTopic() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        await #expect {
+            _ = try await KafkaTopicReader(configuration: kafka.configuration(), topics: ["no-such-topic"])
+        } throws: { error in
+            "\(error)".contains("no-such-topic")
+        }
+    }
+}
