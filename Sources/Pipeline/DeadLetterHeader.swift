@@ -12,6 +12,9 @@ public enum DeadLetterHeader {
     public static let requestID = "iidbatch-request-id"
     /// The last error: a result code and the backend's words, or the decode error.
     public static let error = "iidbatch-error"
+    /// The result codes the dead-lettered items ended on, comma-separated (`RESOURCE_EXHAUSTED`);
+    /// absent for an undecodable record. `iidbatch replay --code` selects on it.
+    public static let codes = "iidbatch-codes"
     /// Attempts spent on the items, this record's and earlier ones.
     public static let attempts = "iidbatch-attempts"
     /// `retry-exhausted` (a request of the leftover items) or `undecodable` (the bytes as read).
@@ -19,7 +22,7 @@ public enum DeadLetterHeader {
 
     /// The headers for a dead letter of the record at `partition`/`offset`.
     static func headers(
-        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, undecodable: Bool
+        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [], undecodable: Bool
     ) -> [KafkaHeader] {
         var headers = [
             KafkaHeader(key: originalTopic, string: partition.topic),
@@ -30,6 +33,7 @@ public enum DeadLetterHeader {
             KafkaHeader(key: kind, string: undecodable ? "undecodable" : "retry-exhausted"),
         ]
         if let requestID { headers.append(KafkaHeader(key: Self.requestID, string: requestID)) }
+        if !resultCodes.isEmpty { headers.append(KafkaHeader(key: codes, string: resultCodes.joined(separator: ","))) }
         return headers
     }
 }

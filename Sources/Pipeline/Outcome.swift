@@ -19,6 +19,9 @@ public struct Outcome: Sendable, Hashable, Codable {
     public var failedItems: [FailedItem]
     /// For `apns.import`: APNs token → registration token, for every imported item.
     public var imports: [String: String]?
+    /// For `installations.delete`: every installation's final code and time, in request order
+    /// (the erasure receipt an auditor reads).
+    public var receipt: [ItemReceipt]?
     /// For device-group ops: the group's notification key.
     public var notificationKey: String?
     /// Why a rejected record was rejected, naming the field.
@@ -35,7 +38,7 @@ public struct Outcome: Sendable, Hashable, Codable {
     /// An outcome.
     public init(
         requestID: String, op: String?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
-        failedItems: [FailedItem], imports: [String: String]? = nil, notificationKey: String? = nil, reason: String? = nil, replayOf: String? = nil,
+        failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil, reason: String? = nil, replayOf: String? = nil,
         backendCalls: Int, receivedAt: Date, completedAt: Date
     ) {
         self.requestID = requestID
@@ -45,6 +48,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         self.counts = counts
         self.failedItems = failedItems
         self.imports = imports
+        self.receipt = receipt
         self.notificationKey = notificationKey
         self.reason = reason
         self.replayOf = replayOf
@@ -55,7 +59,7 @@ public struct Outcome: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case requestID = "requestId"
-        case op, target, status, counts, failedItems, imports, notificationKey, reason, replayOf, backendCalls, receivedAt, completedAt
+        case op, target, status, counts, failedItems, imports, receipt, notificationKey, reason, replayOf, backendCalls, receivedAt, completedAt
     }
 
     /// An encoder for the wire form: sorted keys, ISO 8601 dates with milliseconds.

@@ -36,7 +36,7 @@ extension PipelineWorker {
                 key: state.key, value: Array(letter.request.jsonBody()),
                 headers: DeadLetterHeader.headers(
                     partition: state.partition, offset: state.offset, requestID: state.request.id, error: letter.lastError,
-                    attempts: letter.attempts, undecodable: false),
+                    attempts: letter.attempts, codes: letter.codes, undecodable: false),
                 items: letter.request.items.count)
         }
         publish(outcome, deadLetter, partition: state.partition, offset: state.offset)

@@ -1,13 +1,19 @@
 /// Matches requests with their outcomes: what has none (lost), what has more than one (repeated
-/// after a crash or a rebalance), and counts by op, status and code. Counts use each request's
-/// latest outcome, so a request replayed to success counts as succeeded.
+/// after a crash or a rebalance, or submitted twice), and counts by op, status and code.
+///
+/// Replays count toward the request they replay (`replayOf`), not as new requests and not as
+/// duplicates: a replay's outcome settles the dead-lettered items of its original, so a request
+/// replayed to success counts as succeeded with all its items, and replaying the same dead letter
+/// again leaves every count unchanged.
 public struct Reconciliation: Sendable {
     /// Requests expected, in the order given.
     public private(set) var expected: [String] = []
     private var expectedSet: Set<String> = []
-    /// Outcomes seen per request id.
+    /// Outcomes seen per request id, not counting outcomes of replays.
     public private(set) var outcomeCounts: [String: Int] = [:]
-    private var latest: [String: Outcome] = [:]
+    /// Outcomes of replays seen per original request id.
+    public private(set) var replayCounts: [String: Int] = [:]
+    private var ledgers: [String: RequestLedger] = [:]
 
     /// Nothing expected or seen yet.
     public init() {}
@@ -20,39 +26,58 @@ public struct Reconciliation: Sendable {
 
     /// Notes an outcome.
     public mutating func record(_ outcome: Outcome) {
-        outcomeCounts[outcome.requestID, default: 0] += 1
-        latest[outcome.requestID] = outcome
+        let id = outcome.replayOf ?? outcome.requestID
+        if outcome.replayOf == nil {
+            outcomeCounts[id, default: 0] += 1
+        } else {
+            replayCounts[id, default: 0] += 1
+        }
+        if ledgers[id] == nil {
+            ledgers[id] = RequestLedger(outcome)
+        } else {
+            ledgers[id]!.apply(outcome)
+        }
     }
 
-    /// Expected requests without any outcome.
-    public var missing: [String] { expected.filter { outcomeCounts[$0] == nil } }
+    /// True when request `id` has an outcome (its own or a replay's).
+    public func isAnswered(_ id: String) -> Bool { ledgers[id] != nil }
 
-    /// Requests with more than one outcome, and how many each has.
+    /// Expected requests without any outcome.
+    public var missing: [String] { expected.filter { !isAnswered($0) } }
+
+    /// Requests with more than one outcome of their own, and how many each has.
     public var duplicates: [String: Int] { outcomeCounts.filter { $0.value > 1 } }
 
     /// Outcomes for requests nobody said to expect.
-    public var unexpected: [String] { outcomeCounts.keys.filter { !expectedSet.contains($0) }.sorted() }
+    public var unexpected: [String] { ledgers.keys.filter { !expectedSet.contains($0) }.sorted() }
 
     /// True when every expected request has an outcome.
-    public var isComplete: Bool { expected.allSatisfy { outcomeCounts[$0] != nil } }
+    public var isComplete: Bool { expected.allSatisfy(isAnswered) }
 
     /// Expected requests with at least one outcome.
-    public var answered: Int { expected.count { outcomeCounts[$0] != nil } }
+    public var answered: Int { expected.count(where: isAnswered) }
 
-    /// Per op (`?` for a rejected record without one), requests by their latest status.
+    /// Per op (`?` for a rejected record without one), requests by their status over all their
+    /// outcomes.
     public var statusesByOp: [String: [OutcomeStatus: Int]] {
         var table: [String: [OutcomeStatus: Int]] = [:]
-        for outcome in latest.values { table[outcome.op ?? "?", default: [:]][outcome.status, default: 0] += 1 }
+        for ledger in ledgers.values { table[ledger.op ?? "?", default: [:]][ledger.status, default: 0] += 1 }
         return table
     }
 
-    /// Per op, items by final code, from each request's latest outcome.
+    /// Per op, items by final code, over each request's outcome and its replays'.
     public var codesByOp: [String: [String: Int]] {
         var table: [String: [String: Int]] = [:]
-        for outcome in latest.values { table[outcome.op ?? "?", default: [:]].merge(outcome.counts, uniquingKeysWith: +) }
+        for ledger in ledgers.values { table[ledger.op ?? "?", default: [:]].merge(ledger.codes, uniquingKeysWith: +) }
         return table
     }
 
-    /// The latest outcome of request `id`.
-    public func outcome(of id: String) -> Outcome? { latest[id] }
+    /// Request `id`'s status over all its outcomes.
+    public func status(of id: String) -> OutcomeStatus? { ledgers[id]?.status }
+
+    /// Request `id`'s items by final code, over all its outcomes.
+    public func codes(of id: String) -> [String: Int]? { ledgers[id]?.codes }
+
+    /// The latest outcome of request `id` (or of its latest replay).
+    public func outcome(of id: String) -> Outcome? { ledgers[id]?.latest }
 }

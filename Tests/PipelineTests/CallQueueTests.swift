@@ -72,26 +72,3 @@ struct TokenBucketTests {
         #expect(bucket.take(now: later) == nil && bucket.take(now: later) == nil && bucket.take(now: later) != nil)
     }
 }
-
-@Suite("Reconciliation")
-struct ReconciliationTests {
-    private func outcome(_ id: String, _ status: OutcomeStatus, _ counts: [String: Int] = [:]) -> Outcome {
-        Outcome(requestID: id, op: "topics.subscribe", target: [:], status: status, counts: counts, failedItems: [], backendCalls: 1, receivedAt: .now, completedAt: .now)
-    }
-
-    @Test("finds a missing outcome, a duplicate and an unexpected one; counts use the latest outcome")
-    func audit() {
-        var reconciliation = Reconciliation()
-        for id in ["a", "b", "c"] { reconciliation.expect(id) }
-        reconciliation.record(outcome("a", .partial, ["OK": 1, "INTERNAL": 1]))
-        reconciliation.record(outcome("a", .succeeded, ["OK": 2]))
-        reconciliation.record(outcome("b", .succeeded, ["OK": 2]))
-        reconciliation.record(outcome("z", .rejected))
-        #expect(reconciliation.missing == ["c"] && !reconciliation.isComplete)
-        #expect(reconciliation.duplicates == ["a": 2] && reconciliation.unexpected == ["z"] && reconciliation.answered == 2)
-        #expect(reconciliation.statusesByOp["topics.subscribe"] == [.succeeded: 2, .rejected: 1])
-        #expect(reconciliation.codesByOp["topics.subscribe"] == ["OK": 4])
-        reconciliation.record(outcome("c", .failed))
-        #expect(reconciliation.isComplete)
-    }
-}

@@ -1,0 +1,87 @@
+import InstanceAPI
+
+/// What is known of one request's items across its outcome and the outcomes of its replays.
+///
+/// A replay carries only the items that were dead-lettered (those that ended on a retryable code),
+/// so its outcome settles those items and leaves the others as the first outcome said. Replaying
+/// the same dead letter twice changes nothing the second time: its items are already settled.
+struct RequestLedger: Sendable {
+    /// The op of the latest outcome that had one.
+    private(set) var op: String?
+    /// The latest outcome.
+    private(set) var latest: Outcome
+    /// Items that succeeded, by code.
+    private var successes: [String: Int] = [:]
+    /// Items that did not succeed (yet): value and latest code.
+    private var failures: [(item: String, code: ResultCode)] = []
+    /// True while the only outcomes seen are rejections.
+    private var rejectedOnly: Bool
+
+    /// A ledger starting from `outcome`.
+    init(_ outcome: Outcome) {
+        latest = outcome
+        op = outcome.op
+        rejectedOnly = outcome.status == .rejected
+        take(outcome)
+    }
+
+    /// Applies a later outcome of the same request (or of a replay of it).
+    mutating func apply(_ outcome: Outcome) {
+        if outcome.status == .rejected {
+            // A rejected record changed nothing at the backend; it cannot undo what was done.
+            if rejectedOnly { latest = outcome }
+            return
+        }
+        latest = outcome
+        op = outcome.op ?? op
+        if rejectedOnly || outcome.replayOf == nil {
+            rejectedOnly = false
+            take(outcome)
+        } else {
+            settle(byReplay: outcome)
+        }
+    }
+
+    /// Items by their final code.
+    var codes: [String: Int] {
+        var codes = successes
+        for failure in failures { codes[failure.code.rawValue, default: 0] += 1 }
+        return codes
+    }
+
+    /// The request's status over all its outcomes.
+    var status: OutcomeStatus {
+        if rejectedOnly { return .rejected }
+        let succeeded = successes.values.reduce(0, +)
+        if failures.isEmpty { return succeeded > 0 ? .succeeded : .failed }
+        return succeeded == 0 ? .failed : .partial
+    }
+
+    private mutating func take(_ outcome: Outcome) {
+        successes = outcome.counts.filter { ResultCode(rawValue: $0.key).isSuccess }
+        failures = outcome.failedItems.sorted { $0.index < $1.index }.map { ($0.item, $0.code) }
+    }
+
+    /// Each retryable failure the replay failed again takes the replay's code; the others were
+    /// carried by the replay and succeeded, so they move to the replay's success codes.
+    private mutating func settle(byReplay replay: Outcome) {
+        var stillFailing = replay.failedItems.map { ($0.item, $0.code) }
+        var succeededPool = replay.counts.filter { ResultCode(rawValue: $0.key).isSuccess }.sorted { $0.key < $1.key }
+        var kept: [(item: String, code: ResultCode)] = []
+        for failure in failures {
+            guard failure.code.isRetryable else {
+                kept.append(failure)
+                continue
+            }
+            if let index = stillFailing.firstIndex(where: { $0.0 == failure.item }) {
+                kept.append((failure.item, stillFailing.remove(at: index).1))
+            } else if let index = succeededPool.firstIndex(where: { $0.value > 0 }) {
+                succeededPool[index].value -= 1
+                successes[succeededPool[index].key, default: 0] += 1
+            } else {
+                kept.append(failure)  // not carried by this replay (another dead letter holds it)
+            }
+        }
+        failures = kept
+    }
+}

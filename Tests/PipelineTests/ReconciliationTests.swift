@@ -1,0 +1,62 @@
+import Foundation
+import InstanceAPI
+import Pipeline
+import Testing
+
+@Suite("Reconciliation")
+struct ReconciliationTests {
+    private func outcome(
+        _ id: String, _ status: OutcomeStatus, _ counts: [String: Int] = [:], failed: [(Int, String, ResultCode)] = [], replayOf: String? = nil
+    ) -> Outcome {
+        Outcome(
+            requestID: id, op: "topics.subscribe", target: [:], status: status, counts: counts,
+            failedItems: failed.map { FailedItem(index: $0.0, item: $0.1, code: $0.2, attempts: 3, message: nil) },
+            replayOf: replayOf, backendCalls: 1, receivedAt: .now, completedAt: .now)
+    }
+
+    @Test("finds a missing outcome, a duplicate and an unexpected one; counts use the latest outcome")
+    func audit() {
+        var reconciliation = Reconciliation()
+        for id in ["a", "b", "c"] { reconciliation.expect(id) }
+        reconciliation.record(outcome("a", .partial, ["OK": 1, "INTERNAL": 1], failed: [(1, "t2", .internal)]))
+        reconciliation.record(outcome("a", .succeeded, ["OK": 2]))
+        reconciliation.record(outcome("b", .succeeded, ["OK": 2]))
+        reconciliation.record(outcome("z", .rejected))
+        #expect(reconciliation.missing == ["c"] && !reconciliation.isComplete)
+        #expect(reconciliation.duplicates == ["a": 2] && reconciliation.unexpected == ["z"] && reconciliation.answered == 2)
+        #expect(reconciliation.statusesByOp["topics.subscribe"] == [.succeeded: 2, .rejected: 1])
+        #expect(reconciliation.codesByOp["topics.subscribe"] == ["OK": 4])
+        reconciliation.record(outcome("c", .failed))
+        #expect(reconciliation.isComplete)
+    }
+
+    @Test("a replay settles the dead-lettered items of its original; replaying it again changes nothing")
+    func replays() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("r")
+        // 5 items: 2 OK, one NOT_FOUND (final), two RESOURCE_EXHAUSTED (dead-lettered).
+        reconciliation.record(outcome(
+            "r", .partial, ["OK": 2, "NOT_FOUND": 1, "RESOURCE_EXHAUSTED": 2],
+            failed: [(1, "t1", .notFound), (3, "t3", .resourceExhausted), (4, "t4", .resourceExhausted)]))
+        #expect(reconciliation.codes(of: "r") == ["OK": 2, "NOT_FOUND": 1, "RESOURCE_EXHAUSTED": 2])
+        // The replay of the two: one succeeds, one fails again.
+        reconciliation.record(outcome("r", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "t4", .unavailable)], replayOf: "r"))
+        #expect(reconciliation.codes(of: "r") == ["OK": 3, "NOT_FOUND": 1, "UNAVAILABLE": 1])
+        // The same dead letter replayed again, now to success: only t4 was still open.
+        reconciliation.record(outcome("r", .succeeded, ["OK": 2], replayOf: "r"))
+        let settled = ["OK": 4, "NOT_FOUND": 1]
+        #expect(reconciliation.codes(of: "r") == settled && reconciliation.status(of: "r") == .partial)
+        reconciliation.record(outcome("r", .succeeded, ["OK": 2], replayOf: "r"))
+        #expect(reconciliation.codes(of: "r") == settled)
+        #expect(reconciliation.duplicates.isEmpty && reconciliation.replayCounts == ["r": 3] && reconciliation.isComplete)
+    }
+
+    @Test("a rejected duplicate record does not undo what its first record did")
+    func rejectedDuplicate() {
+        var reconciliation = Reconciliation()
+        reconciliation.record(outcome("d", .succeeded, ["OK": 3]))
+        reconciliation.record(outcome("d", .rejected))
+        #expect(reconciliation.status(of: "d") == .succeeded && reconciliation.codes(of: "d") == ["OK": 3])
+        #expect(reconciliation.duplicates == ["d": 2])
+    }
+}
