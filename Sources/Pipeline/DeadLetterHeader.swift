@@ -20,6 +20,9 @@ public enum DeadLetterHeader {
     /// `retry-exhausted` (a request of the leftover items) or `undecodable` (the bytes as read).
     public static let kind = "iidbatch-dead-letter-kind"
 
+    /// On a replayed request: the `dead-letter-topic/partition/offset` it was replayed from.
+    public static let replayedFrom = "iidbatch-replayed-from"
+
     /// The headers for a dead letter of the record at `partition`/`offset`.
     static func headers(
         partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [], undecodable: Bool

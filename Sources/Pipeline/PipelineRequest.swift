@@ -29,6 +29,19 @@ public struct PipelineRequest: Sendable, Hashable {
         self.priorAttempts = priorAttempts
     }
 
+    /// The Kafka record key its producer should use, so that changes to one thing keep their
+    /// order: the topic name, the subject, the iOS application or the group name; the id when
+    /// the request has none of these.
+    public var recordKey: String {
+        switch target {
+        case .topic(let name): name
+        case .subject(let subject): subject ?? id
+        case .apns(let application, _): application
+        case .group(let name, _): name
+        case .info: id
+        }
+    }
+
     /// The wire form, as `RequestDecoder` reads it back.
     public func jsonBody() -> Data {
         var object: [String: Any] = ["id": id, "op": op.rawValue, op.itemsField: items]

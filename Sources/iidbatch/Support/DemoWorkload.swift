@@ -49,8 +49,8 @@ struct DemoWorkload {
         return Int((random >> 33) % UInt64(bound))
     }
 
-    private static func record(_ topic: String, key: String, _ request: PipelineRequest) -> Record {
-        Record(topic: topic, key: key, value: Array(request.jsonBody()), id: request.id, items: request.items.count)
+    private static func record(_ topic: String, _ request: PipelineRequest) -> Record {
+        Record(topic: topic, key: request.recordKey, value: Array(request.jsonBody()), id: request.id, items: request.items.count)
     }
 
     private mutating func topicChanges(_ total: Int, pool: [String], topic: String) -> [Record] {
@@ -67,7 +67,7 @@ struct DemoWorkload {
             }
             cursor += size
             let op: Pipeline.Operation = next(4) == 0 ? .topicsUnsubscribe : .topicsSubscribe
-            records.append(Self.record(topic, key: name, PipelineRequest(id: "demo-topics-\(records.count)", op: op, target: .topic(name), items: items)))
+            records.append(Self.record(topic, PipelineRequest(id: "demo-topics-\(records.count)", op: op, target: .topic(name), items: items)))
             made += size
         }
         return records
@@ -80,7 +80,7 @@ struct DemoWorkload {
             // About 2 % were erased before (or never existed): ALREADY_ABSENT, a success.
             installations += ids.filter { _ in next(50) != 0 }
             let subject = "subject-\(start / 20)"
-            records.append(Self.record(topic, key: subject, PipelineRequest(id: "demo-delete-\(records.count)", op: .installationsDelete, target: .subject(subject), items: ids)))
+            records.append(Self.record(topic, PipelineRequest(id: "demo-delete-\(records.count)", op: .installationsDelete, target: .subject(subject), items: ids)))
         }
         return records
     }
@@ -91,7 +91,7 @@ struct DemoWorkload {
             let tokens = (start..<min(start + 50, total)).map { n -> String in
                 next(100) == 0 ? "not-an-apns-token-\(n)" : String(format: "%064x", UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
             }
-            records.append(Self.record(topic, key: "com.example.ios", PipelineRequest(
+            records.append(Self.record(topic, PipelineRequest(
                 id: "demo-import-\(records.count)", op: .apnsImport, target: .apns(application: "com.example.ios", sandbox: false), items: tokens)))
         }
         return records
@@ -104,7 +104,7 @@ struct DemoWorkload {
             let members = (0..<10).map { _ in pool[next(pool.count)] }
             let steps: [(Pipeline.Operation, ArraySlice<String>)] = [(.groupsCreate, members[0..<5]), (.groupsAdd, members[5..<10]), (.groupsRemove, members[0..<2])]
             for (op, tokens) in steps {
-                records.append(Self.record(topic, key: name, PipelineRequest(
+                records.append(Self.record(topic, PipelineRequest(
                     id: "demo-group-\(records.count)", op: op, target: .group(name: name, key: nil), items: Array(Set(tokens)).sorted())))
             }
         }

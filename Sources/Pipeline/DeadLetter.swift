@@ -1,0 +1,60 @@
+import Foundation
+import Kafka
+
+/// A record of a dead-letter topic, read back: where it came from, why it is there, and the
+/// request it holds, ready to replay.
+public struct DeadLetter: Sendable {
+    /// Why a record is in the dead-letter topic.
+    public enum Kind: String, Sendable, Hashable {
+        /// A request of the items that still failed, for retryable reasons, after their retries.
+        case retryExhausted = "retry-exhausted"
+        /// A record that was not a valid request, as it was read.
+        case undecodable
+    }
+
+    /// The dead-letter record itself.
+    public var record: KafkaRecord
+    /// Why it is there (records without the header count as `undecodable`).
+    public var kind: Kind
+    /// The request topic it came from.
+    public var originalTopic: String?
+    /// The request id, when one was readable.
+    public var requestID: String?
+    /// The last error.
+    public var error: String
+    /// The codes its items ended on (empty for an undecodable record).
+    public var codes: [String]
+    /// Attempts spent on its items so far.
+    public var attempts: Int
+    /// The request it holds, for `retryExhausted`.
+    public var request: PipelineRequest?
+
+    /// Reads the headers and the request of `record`.
+    public init(_ record: KafkaRecord) {
+        self.record = record
+        let headers = record.headers
+        kind = headers.string(DeadLetterHeader.kind).flatMap(Kind.init(rawValue:)) ?? .undecodable
+        originalTopic = headers.string(DeadLetterHeader.originalTopic)
+        requestID = headers.string(DeadLetterHeader.requestID)
+        error = headers.string(DeadLetterHeader.error) ?? ""
+        codes = headers.string(DeadLetterHeader.codes)?.split(separator: ",").map(String.init) ?? []
+        attempts = headers.string(DeadLetterHeader.attempts).flatMap(Int.init) ?? 0
+        if kind == .retryExhausted, let value = record.value, case .success(let request) = RequestDecoder().decode(value) {
+            self.request = request
+        }
+    }
+
+    /// The `dead-letter-topic/partition/offset` this record sits at.
+    public var position: String { "\(record.topic)/\(record.partition)/\(record.offset)" }
+
+    /// The record to produce to replay it: the same request with the same id, `replayOf` naming
+    /// the original request, and `priorAttempts` set to the attempts already spent; nil when
+    /// there is nothing to replay (an undecodable record, or no original topic).
+    public func replay() -> (topic: String, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader])? {
+        guard var request, let originalTopic else { return nil }
+        request.replayOf = request.replayOf ?? request.id
+        request.priorAttempts = max(request.priorAttempts, attempts)
+        let headers = [KafkaHeader(key: DeadLetterHeader.replayedFrom, string: position)]
+        return (originalTopic, record.key ?? Array(request.recordKey.utf8), Array(request.jsonBody()), headers)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// Items read from a file for `iidbatch submit`: one per line, or one column of a CSV file.
+///
+/// Every line is accounted for: it is an item, blank, the CSV header, or bad (with its number and
+/// the reason). Nothing is dropped silently.
+public struct ItemList: Sendable {
+    /// How the input is laid out.
+    public enum Format: Sendable, Hashable {
+        /// One item per line; surrounding whitespace is trimmed.
+        case lines
+        /// CSV with a header row; the items are the named column (or the 1-based column number).
+        case csv(column: String)
+    }
+
+    /// A line that could not give an item.
+    public struct BadLine: Sendable, Hashable, CustomStringConvertible {
+        /// 1-based line number in the input.
+        public var line: Int
+        /// Why.
+        public var reason: String
+        /// `line 12: …`.
+        public var description: String { "line \(line): \(reason)" }
+    }
+
+    /// The items, with the line each came from.
+    public private(set) var items: [String] = []
+    /// Their 1-based line numbers, parallel to `items`.
+    public private(set) var lines: [Int] = []
+    /// Lines that could not give an item.
+    public private(set) var badLines: [BadLine] = []
+    /// Empty lines, skipped.
+    public private(set) var blankLines = 0
+    /// The longest item allowed, in bytes (the backend's limit for tokens).
+    public static let maxItemBytes = 4_096
+
+    /// Reads `data` as `format`, checking each item as `op` needs it.
+    ///
+    /// - Throws: `ItemListError` when the input as a whole cannot be read (not UTF-8, no such
+    ///   CSV column); single bad lines are collected in `badLines` instead.
+    public init(_ data: Data, format: Format, op: Operation) throws(ItemListError) {
+        guard String(data: data, encoding: .utf8) != nil else { throw .notUTF8 }
+        var columnIndex: Int?
+        // Split on the byte: in a Swift string "\r\n" is one character, not a "\n".
+        var rawLines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        if rawLines.last?.isEmpty == true { rawLines.removeLast() }  // the text ends with a newline
+        for (offset, rawLine) in rawLines.enumerated() {
+            let lineNumber = offset + 1
+            let bytes = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
+            let line = Substring(String(decoding: bytes, as: UTF8.self))
+            if line.allSatisfy(\.isWhitespace) {
+                blankLines += 1
+                continue
+            }
+            let candidate: Substring
+            switch format {
+            case .lines:
+                candidate = line
+            case .csv(let column):
+                let fields: [Substring]
+                do { fields = try Self.csvFields(line) } catch {
+                    badLines.append(BadLine(line: lineNumber, reason: error.reason))
+                    continue
+                }
+                guard let index = columnIndex else {
+                    columnIndex = try Self.column(column, header: fields)
+                    continue
+                }
+                guard index < fields.count else {
+                    badLines.append(BadLine(line: lineNumber, reason: "has \(fields.count) columns, the item is in column \(index + 1)"))
+                    continue
+                }
+                candidate = fields[index]
+            }
+            let item = candidate.trimmingCharacters(in: .whitespaces)
+            if let problem = Self.problem(with: item, op: op) {
+                badLines.append(BadLine(line: lineNumber, reason: problem))
+            } else {
+                items.append(item)
+                lines.append(lineNumber)
+            }
+        }
+    }
+
+    /// Why `item` cannot be an item of `op`, or nil.
+    public static func problem(with item: String, op: Operation) -> String? {
+        let shown = "'\(item.prefix(40))\(item.count > 40 ? "…" : "")'"
+        if item.isEmpty { return "empty item" }
+        if item.utf8.count > maxItemBytes { return "item of \(item.utf8.count) bytes is longer than \(maxItemBytes)" }
+        if item.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f }) {
+            return "\(shown) contains whitespace or a control character"
+        }
+        if op == .apnsImport, !(item.count % 2 == 0 && item.allSatisfy(\.isHexDigit)) {
+            return "\(shown) is not an APNs device token (an even number of hex digits)"
+        }
+        return nil
+    }
+
+    private static func column(_ name: String, header: [Substring]) throws(ItemListError) -> Int {
+        if let number = Int(name) {
+            guard number >= 1, number <= header.count else { throw .noSuchColumn(name, header: header.map(String.init)) }
+            return number - 1
+        }
+        guard let index = header.firstIndex(where: { $0.trimmingCharacters(in: .whitespaces) == name }) else {
+            throw .noSuchColumn(name, header: header.map(String.init))
+        }
+        return index
+    }
+
+    /// The fields of one CSV line (RFC 4180 quoting; a quoted field may not span lines).
+    private static func csvFields(_ line: Substring) throws(CSVLineError) -> [Substring] {
+        var fields: [Substring] = []
+        var rest = line[...]
+        while true {
+            if rest.first == "\"" {
+                var value = ""
+                var index = rest.index(after: rest.startIndex)
+                var closed = false
+                while index < rest.endIndex {
+                    if rest[index] == "\"" {
+                        let next = rest.index(after: index)
+                        if next < rest.endIndex, rest[next] == "\"" {
+                            value.append("\"")
+                            index = rest.index(after: next)
+                            continue
+                        }
+                        closed = true
+                        index = next
+                        break
+                    }
+                    value.append(rest[index])
+                    index = rest.index(after: index)
+                }
+                guard closed else { throw CSVLineError(reason: "unterminated quoted field") }
+                fields.append(Substring(value))
+                rest = rest[index...]
+                if rest.isEmpty { return fields }
+                guard rest.first == "," else { throw CSVLineError(reason: "text after a closing quote") }
+                rest = rest.dropFirst()
+            } else if let comma = rest.firstIndex(of: ",") {
+                fields.append(rest[..<comma])
+                rest = rest[rest.index(after: comma)...]
+            } else {
+                fields.append(rest)
+                return fields
+            }
+        }
+    }
+
+    private struct CSVLineError: Error {
+        var reason: String
+    }
+}

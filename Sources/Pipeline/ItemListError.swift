@@ -1,0 +1,14 @@
+/// Why an item file cannot be read at all.
+public enum ItemListError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The bytes are not UTF-8 text.
+    case notUTF8
+    /// The CSV header has no such column.
+    case noSuchColumn(String, header: [String])
+
+    public var description: String {
+        switch self {
+        case .notUTF8: "the input is not UTF-8 text"
+        case let .noSuchColumn(name, header): "no column '\(name)' in the CSV header (\(header.joined(separator: ",")))"
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// How `iidbatch submit` cuts a list of items into request records: `recordSize` items per
+/// record, each with an id that depends only on the work, so submitting the same input again
+/// produces the same ids (and the backend operations are idempotent, so it repeats no harm).
+public struct SubmitPlan: Sendable {
+    /// The op of every request.
+    public var op: Operation
+    /// The target of every request.
+    public var target: RequestTarget
+    /// Items per record.
+    public var recordSize: Int
+    /// Ids are `<prefix>-<n>`, n from 1, zero-padded to 6 digits.
+    public var idPrefix: String
+
+    /// A plan. `idPrefix` nil derives one from the op, target, record size and items.
+    public init(op: Operation, target: RequestTarget, recordSize: Int, items: [String], idPrefix: String? = nil) {
+        self.op = op
+        self.target = target
+        self.recordSize = max(1, recordSize)
+        self.idPrefix = idPrefix ?? Self.derivedPrefix(op: op, target: target, recordSize: self.recordSize, items: items)
+    }
+
+    /// The number of records `count` items make.
+    public func recordCount(items count: Int) -> Int { (count + recordSize - 1) / recordSize }
+
+    /// The id of record `number` (from 1).
+    public func id(_ number: Int) -> String {
+        let digits = String(number)
+        return "\(idPrefix)-\(String(repeating: "0", count: max(0, 6 - digits.count)))\(digits)"
+    }
+
+    /// Record `number` (from 1) of `items`.
+    public func request(_ number: Int, of items: [String]) -> PipelineRequest {
+        let start = (number - 1) * recordSize
+        return PipelineRequest(id: id(number), op: op, target: target, items: Array(items[start..<min(items.count, start + recordSize)]))
+    }
+
+    /// `<op initials>-<16 hex digits>`: a 64-bit FNV-1a hash of everything that defines the work.
+    static func derivedPrefix(op: Operation, target: RequestTarget, recordSize: Int, items: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ text: String) {
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            hash ^= 0xff
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        mix(op.rawValue)
+        for (key, value) in target.outcomeFields.sorted(by: { $0.key < $1.key }) { mix(key + "=" + value) }
+        mix(String(recordSize))
+        for item in items { mix(item) }
+        let initials = op.rawValue.split(separator: ".").map { String($0.prefix(1)) }.joined()
+        let hex = String(hash, radix: 16)
+        return "\(initials)-\(String(repeating: "0", count: 16 - hex.count))\(hex)"
+    }
+}

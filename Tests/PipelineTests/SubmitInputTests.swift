@@ -1,0 +1,53 @@
+import Foundation
+import Pipeline
+import Testing
+
+@Suite("submit: reading item files and cutting them into records")
+struct SubmitInputTests {
+    @Test("one item per line: blank lines skipped and counted, bad lines reported by number")
+    func lines() throws {
+        let text = "tok-1\n  tok-2  \n\ntok 3\r\ntok-4\r\n\u{7}bell\n"
+        let list = try ItemList(Data(text.utf8), format: .lines, op: .topicsSubscribe)
+        #expect(list.items == ["tok-1", "tok-2", "tok-4"])
+        #expect(list.lines == [1, 2, 5])
+        #expect(list.blankLines == 1)
+        #expect(list.badLines.map(\.line) == [4, 6])
+        #expect(list.badLines[0].description.hasPrefix("line 4: 'tok 3' contains whitespace"))
+    }
+
+    @Test("CSV: the named or numbered column under a header; quoting; short and broken rows are bad lines")
+    func csv() throws {
+        let text = "user,token,note\nu1,tok-a,x\nu2,\"tok-b\",\"a, b\"\nu3\nu4,\"tok-c,x\n"
+        let named = try ItemList(Data(text.utf8), format: .csv(column: "token"), op: .topicsSubscribe)
+        #expect(named.items == ["tok-a", "tok-b"])
+        #expect(named.badLines.map(\.line) == [4, 5])
+        #expect(named.badLines[1].reason == "unterminated quoted field")
+        let numbered = try ItemList(Data(text.utf8), format: .csv(column: "1"), op: .topicsSubscribe)
+        #expect(numbered.items == ["u1", "u2", "u3"] && numbered.badLines.map(\.line) == [5])
+        #expect(throws: ItemListError.noSuchColumn("fid", header: ["user", "token", "note"])) {
+            try ItemList(Data(text.utf8), format: .csv(column: "fid"), op: .topicsSubscribe)
+        }
+    }
+
+    @Test("APNs imports take hex device tokens only; non-UTF-8 input is refused as a whole")
+    func apnsAndEncoding() throws {
+        let list = try ItemList(Data("\(String(repeating: "ab", count: 32))\nnot-hex\n".utf8), format: .lines, op: .apnsImport)
+        #expect(list.items.count == 1 && list.badLines.map(\.line) == [2])
+        #expect(throws: ItemListError.notUTF8) { try ItemList(Data([0x74, 0xff, 0xfe, 0x0a]), format: .lines, op: .topicsSubscribe) }
+    }
+
+    @Test("records of the configured size with ids that depend only on the work")
+    func plan() {
+        let items = (1...2_500).map { "tok-\($0)" }
+        let plan = SubmitPlan(op: .topicsSubscribe, target: .topic("movies"), recordSize: 1_000, items: items)
+        #expect(plan.recordCount(items: items.count) == 3)
+        let requests = (1...3).map { plan.request($0, of: items) }
+        #expect(requests.map(\.items.count) == [1_000, 1_000, 500])
+        #expect(requests.flatMap(\.items) == items)
+        #expect(requests[0].id == plan.idPrefix + "-000001" && requests[0].recordKey == "movies")
+        #expect(SubmitPlan(op: .topicsSubscribe, target: .topic("movies"), recordSize: 1_000, items: items).idPrefix == plan.idPrefix)
+        #expect(SubmitPlan(op: .topicsSubscribe, target: .topic("series"), recordSize: 1_000, items: items).idPrefix != plan.idPrefix)
+        #expect(SubmitPlan(op: .topicsSubscribe, target: .topic("movies"), recordSize: 1_000, items: items.dropLast() + ["tok-x"]).idPrefix != plan.idPrefix)
+        #expect(plan.idPrefix.hasPrefix("ts-") && plan.idPrefix.count == 19)
+    }
+}
