@@ -13,6 +13,8 @@ public struct Reconciliation: Sendable {
     public private(set) var outcomeCounts: [String: Int] = [:]
     /// Outcomes of replays seen per original request id.
     public private(set) var replayCounts: [String: Int] = [:]
+    /// Replay records seen per original request id: each must get an outcome too.
+    public private(set) var expectedReplays: [String: Int] = [:]
     private var ledgers: [String: RequestLedger] = [:]
 
     /// Nothing expected or seen yet.
@@ -22,6 +24,12 @@ public struct Reconciliation: Sendable {
     public mutating func expect(_ id: String) {
         guard expectedSet.insert(id).inserted else { return }
         expected.append(id)
+    }
+
+    /// Expects an outcome for one more replay of request `id` (and one for `id` itself).
+    public mutating func expectReplay(of id: String) {
+        expect(id)
+        expectedReplays[id, default: 0] += 1
     }
 
     /// Notes an outcome.
@@ -45,14 +53,22 @@ public struct Reconciliation: Sendable {
     /// Expected requests without any outcome.
     public var missing: [String] { expected.filter { !isAnswered($0) } }
 
+    /// Replays still without an outcome, per original request id.
+    public var missingReplays: [String: Int] {
+        expectedReplays.reduce(into: [:]) { missing, entry in
+            let short = entry.value - (replayCounts[entry.key] ?? 0)
+            if short > 0 { missing[entry.key] = short }
+        }
+    }
+
     /// Requests with more than one outcome of their own, and how many each has.
     public var duplicates: [String: Int] { outcomeCounts.filter { $0.value > 1 } }
 
     /// Outcomes for requests nobody said to expect.
     public var unexpected: [String] { ledgers.keys.filter { !expectedSet.contains($0) }.sorted() }
 
-    /// True when every expected request has an outcome.
-    public var isComplete: Bool { expected.allSatisfy(isAnswered) }
+    /// True when every expected request, and every replay of one, has an outcome.
+    public var isComplete: Bool { expected.allSatisfy(isAnswered) && missingReplays.isEmpty }
 
     /// Expected requests with at least one outcome.
     public var answered: Int { expected.count(where: isAnswered) }

@@ -40,6 +40,12 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also accept the key in FILE (written by an earlier run). Repeatable.", valueName: "file"))
     var trustKey: [String] = []
 
+    @Option(help: ArgumentHelp("Registration tokens to create at start, one per line (an app's existing tokens).", valueName: "file"))
+    var tokens: String?
+
+    @Option(help: ArgumentHelp("Installation ids to create at start, one per line.", valueName: "file"))
+    var installations: String?
+
     @Option(help: ArgumentHelp("Fail items with CODE at RATE (0-1). Repeatable.", valueName: "CODE=RATE"))
     var itemError: [String] = []
 
@@ -69,6 +75,11 @@ struct EmulatorCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--trust-key: cannot read \(path)") }
             do { try server.backend.trustServiceAccountKey(data) } catch { throw ValidationError("--trust-key \(path): \(error)") }
         }
+        let seed = SeedRequest(tokens: try lines(of: tokens, option: "--tokens"), installations: try lines(of: installations, option: "--installations"))
+        if !seed.tokens.isEmpty || !seed.installations.isEmpty {
+            server.backend.seed(seed)
+            Output.line("seeded \(seed.tokens.count) registration token(s) and \(seed.installations.count) installation(s)")
+        }
         Output.line("iidbatch emulator: project \(project) (number \(projectNumber)) at \(server.baseURL)")
         Output.line("token endpoint: \(server.baseURL)/token")
         if let writeKey {
@@ -80,6 +91,13 @@ struct EmulatorCommand: AsyncParsableCommand {
         let signal = await Signals.waitForTermination()
         await server.shutdown()
         Output.line("stopped on \(signal)")
+    }
+
+    private func lines(of path: String?, option: String) throws -> [String] {
+        guard let path else { return [] }
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("\(option): cannot read \(path)") }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     private func describe(_ plan: FaultPlan) -> String {

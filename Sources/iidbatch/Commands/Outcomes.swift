@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import Kafka
+import Pipeline
+
+/// `iidbatch outcomes`: what became of the requests.
+struct Outcomes: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch work: show outcomes as a table (or JSON lines), with counts by status and code.",
+        discussion: """
+            Reads the outcome topic from its beginning (joining no consumer group, so the workers \
+            are not disturbed) and prints one row per outcome, then a footer of counts by status \
+            and item code. --follow keeps printing new outcomes until Ctrl-C. --json prints the \
+            outcomes as they are on the wire, one per line, and the footer on stderr. \
+            --subject S answers "is subject S erased, and when?": every installation of S's \
+            deletions with its final code and time, then the verdict; the exit status is 0 only \
+            when every installation is gone.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The outcome topic.", valueName: "kafka-topic"))
+    var from = "iidbatch.outcomes"
+
+    @Option(help: "Only this request (and its replays).")
+    var requestId: String?
+
+    @Option(help: ArgumentHelp("Only outcomes completed at or after TIME (ISO 8601, or an age: 90s, 15m, 2h, 1d).", valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: "The erasure receipt of a data subject: its installations.delete outcomes.")
+    var subject: String?
+
+    @Flag(help: "Keep reading new outcomes until Ctrl-C.")
+    var follow = false
+
+    @Flag(help: "Print outcomes as JSON lines (the wire form).")
+    var json = false
+
+    @OptionGroup var kafka: KafkaOptions
+
+    func run() async throws {
+        let configuration = try kafka.configuration()
+        let decoder = Outcome.decoder()
+        var table = OutcomeTable()
+        var erasure = subject.map(ErasureReport.init(subject:))
+        if !json { Output.line(OutcomeTable.header) }
+        let selected: @Sendable (Outcome) -> Bool = { [requestId, since, subject] outcome in
+            if let requestId, outcome.requestID != requestId && outcome.replayOf != requestId { return false }
+            if let since, outcome.completedAt < since.date { return false }
+            if let subject, outcome.op != Pipeline.Operation.installationsDelete.rawValue || outcome.target["subject"] != subject { return false }
+            return true
+        }
+        try await readUntilInterrupted(configuration) { record in
+            guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)), selected(outcome) else { return }
+            let row = table.add(outcome)
+            erasure?.add(outcome)
+            Output.line(json ? String(decoding: value, as: UTF8.self) : row)
+        }
+        json ? Output.error(table.footer) : Output.line(table.footer)
+        if let erasure {
+            ErasureReceiptPrinter.print(erasure)
+            if !erasure.isErased { throw ExitCode(1) }
+        }
+    }
+
+    /// Reads the topic to its end, or with --follow until SIGINT/SIGTERM.
+    private func readUntilInterrupted(_ configuration: KafkaConfiguration, _ body: @escaping (KafkaRecord) -> Void) async throws {
+        guard follow else {
+            try await TopicScan.read([from], kafka: configuration) { record in
+                body(record)
+                return true
+            }
+            return
+        }
+        let (stream, continuation) = AsyncStream<KafkaRecord>.makeStream()
+        let from = self.from
+        let reader = Task {
+            defer { continuation.finish() }
+            try await TopicScan.read([from], kafka: configuration, follow: true) { record in
+                continuation.yield(record)
+                return !Task.isCancelled
+            }
+        }
+        let stopper = Task {
+            _ = await Signals.waitForTermination()
+            reader.cancel()
+        }
+        for await record in stream { body(record) }
+        stopper.cancel()
+        try await reader.value
+    }
+}

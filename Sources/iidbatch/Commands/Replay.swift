@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Kafka
+import Pipeline
+
+/// `iidbatch replay`: puts dead-lettered requests back on their request topics.
+struct Replay: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay failed work: re-produce selected dead letters to their original request topics.",
+        discussion: """
+            Reads the dead-letter topic from its beginning and selects the requests whose items \
+            ran out of retries (--code, --op, --since and --until narrow the selection; each given \
+            condition must hold). Each is produced to the request topic it came from, with its \
+            key, its id, replayOf naming the original request and priorAttempts set to the \
+            attempts already spent, so its outcome settles the original's dead-lettered items. \
+            Replaying the same selection again is harmless: the operations are idempotent and the \
+            ids stable, so `iidbatch reconcile` counts each request once. Undecodable records are \
+            never replayed (they would be rejected again); fix them and produce them by hand. \
+            --dry-run lists what would go and produces nothing.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The dead-letter topic.", valueName: "kafka-topic"))
+    var from: String
+
+    @Option(help: ArgumentHelp("Only letters whose items ended on CODE (e.g. RESOURCE_EXHAUSTED). Repeatable.", valueName: "code"))
+    var code: [String] = []
+
+    @Option(help: ArgumentHelp("Only letters of OP. Repeatable.", valueName: "op"))
+    var op: [String] = []
+
+    @Option(help: ArgumentHelp("Only letters dead-lettered at or after TIME (ISO 8601, or an age: 15m, 2h, 1d).", valueName: "time"))
+    var since: TimeArgument?
+
+    @Option(help: ArgumentHelp("Only letters dead-lettered before TIME.", valueName: "time"))
+    var until: TimeArgument?
+
+    @Flag(help: "Show what would be replayed; produce nothing.")
+    var dryRun = false
+
+    @OptionGroup var kafka: KafkaOptions
+
+    func run() async throws {
+        let ops = try op.map { name in
+            guard let op = Pipeline.Operation(rawValue: name) else { throw ValidationError("--op: unknown op '\(name)'; expected one of \(Pipeline.Operation.names)") }
+            return op
+        }
+        let filter = DeadLetterFilter(codes: Set(code), ops: Set(ops), since: since?.date, until: until?.date)
+        let configuration = try kafka.configuration()
+        var selected: [DeadLetter] = []
+        var read = 0
+        var undecodable = 0
+        try await TopicScan.read([from], kafka: configuration) { record in
+            read += 1
+            let letter = DeadLetter(record)
+            if letter.kind == .undecodable { undecodable += 1 }
+            if filter.matches(letter) { selected.append(letter) }
+            return true
+        }
+        let items = selected.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
+        let skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
+        if dryRun {
+            Output.line("POSITION".padded(28) + " " + "REQUEST".padded(28) + " " + "OP".padded(20) + " " + "ITEMS".leftPadded(to: 6) + "  " + "ATTEMPTS  CODES → TOPIC")
+            for letter in selected {
+                let request = letter.request!
+                Output.line("\(letter.position.padded(28)) \(request.id.padded(28)) \(request.op.rawValue.padded(20)) \(String(request.items.count).leftPadded(to: 6))  \(String(letter.attempts).leftPadded(to: 8))  \(letter.codes.joined(separator: ",")) → \(letter.originalTopic ?? "?")")
+            }
+            Output.line("dry run: would replay \(selected.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
+            return
+        }
+        guard !selected.isEmpty else {
+            Output.line("nothing to replay: \(read) record(s) in \(from), \(skipped)")
+            return
+        }
+        var producerConfiguration = configuration
+        producerConfiguration["enable.idempotence"] = producerConfiguration["enable.idempotence"] ?? "true"
+        let producer = try KafkaProducer(configuration: producerConfiguration)
+        let progress = ProgressReporter("replay", total: items)
+        var topics: [String: Int] = [:]
+        do {
+            for letter in selected {
+                guard let replay = letter.replay() else { continue }
+                _ = try await producer.send(topic: replay.topic, key: replay.key, value: replay.value, headers: replay.headers)
+                topics[replay.topic, default: 0] += 1
+                progress.advance(by: letter.request?.items.count ?? 0)
+            }
+        } catch {
+            progress.finish()
+            await producer.close()
+            throw ValidationError("producing replays failed after \(topics.values.reduce(0, +)) record(s): \(error)")
+        }
+        progress.finish()
+        await producer.close()
+        let destinations = topics.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        Output.line("replayed \(selected.count) record(s), \(items) items, from \(from) to \(destinations); \(skipped)")
+    }
+}

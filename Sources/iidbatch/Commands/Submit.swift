@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import InstanceAPI
+import Kafka
+import Pipeline
+
+/// `iidbatch submit`: turns a file of items into request records.
+struct Submit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Put work in: turn a file of tokens or installation ids into request records.",
+        discussion: """
+            Reads one item per line (or one column of a CSV file with a header row; '-' reads \
+            stdin), cuts the items into records of --record-size, and produces them to the op's \
+            request topic, keyed by topic name, subject, application or group name so that changes \
+            to one thing keep their order. Ids are <prefix>-000001, -000002, …; the prefix is a hash \
+            of the op, target, record size and items, so submitting the same input again produces \
+            the same ids (and the operations are idempotent). Bad lines (whitespace or control \
+            characters inside an item, a CSV row without the column, a non-hex APNs token) are \
+            reported with their line numbers and skipped, or, with --strict, stop the submit before \
+            anything is produced.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The op: \(Pipeline.Operation.names).", valueName: "op"))
+    var op: String
+
+    @Argument(help: ArgumentHelp("The item file, or '-' for stdin.", valueName: "file"))
+    var input: String
+
+    @Option(help: "topics.*: the FCM topic name (without /topics/).")
+    var topic: String?
+
+    @Option(help: "installations.delete: the data subject, recorded in the outcome (the erasure receipt).")
+    var subject: String?
+
+    @Option(help: "apns.import: the iOS bundle id.")
+    var application: String?
+
+    @Flag(help: "apns.import: the tokens are from the APNs sandbox (default: production).")
+    var sandbox = false
+
+    @Option(help: "groups.*: the device group's name (notification_key_name).")
+    var group: String?
+
+    @Option(help: "groups.add/remove: the group's notification key, when known (else it is looked up by name).")
+    var notificationKey: String?
+
+    @Flag(help: "instances.info: ask for topic subscriptions too.")
+    var details = false
+
+    @Option(help: ArgumentHelp("Items per record (default: 1000 for topics, 100 for imports and deletions, 20 for groups).", valueName: "n"))
+    var recordSize: Int?
+
+    @Option(help: ArgumentHelp("The request topic (default: the op's topic in pipelines/).", valueName: "kafka-topic"))
+    var requestTopic: String?
+
+    @Option(help: "The input layout: lines or csv (default: csv for *.csv, else lines).")
+    var format: String?
+
+    @Option(help: ArgumentHelp("CSV: the item column, by header name or 1-based number.", valueName: "name|n"))
+    var column = "1"
+
+    @Option(help: "Ids are <prefix>-<n> with this prefix instead of the derived one.")
+    var idPrefix: String?
+
+    @Flag(help: "Fail (exit 1, produce nothing) when any line is bad, instead of skipping it.")
+    var strict = false
+
+    @OptionGroup var kafka: KafkaOptions
+
+    func run() async throws {
+        guard let operation = Pipeline.Operation(rawValue: op) else { throw ValidationError("--op: unknown op '\(op)'; expected one of \(Pipeline.Operation.names)") }
+        let target = try SubmitTarget.target(for: operation, topic: topic, subject: subject, application: application, sandbox: sandbox, group: group, notificationKey: notificationKey, details: details)
+        let size = recordSize ?? SubmitTarget.defaultRecordSize(operation)
+        let limit = operation.perCallLimit == APILimits.groupMembers ? APILimits.groupMembers : 100_000
+        guard (1...limit).contains(size) else { throw ValidationError("--record-size: \(size) is out of range 1-\(limit) for \(op)") }
+        let list = try readItems(operation)
+        report(list)
+        if strict && !list.badLines.isEmpty {
+            throw ValidationError("--strict: \(list.badLines.count) bad line(s); nothing was submitted")
+        }
+        guard !list.items.isEmpty else { throw ValidationError("\(input): no items to submit") }
+        let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix)
+        let topic = requestTopic ?? SubmitTarget.defaultRequestTopic(operation)
+        let records = plan.recordCount(items: list.items.count)
+        var configuration = try kafka.configuration()
+        configuration["enable.idempotence"] = configuration["enable.idempotence"] ?? "true"  // keeps order under retries
+        let producer = try KafkaProducer(configuration: configuration)
+        let progress = ProgressReporter("submit", total: list.items.count)
+        do {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for number in 1...records {
+                    if number > 256 { progress.advance(by: try await group.next() ?? 0) }
+                    let request = plan.request(number, of: list.items)
+                    group.addTask {
+                        _ = try await producer.send(topic: topic, key: Array(request.recordKey.utf8), value: Array(request.jsonBody()))
+                        return request.items.count
+                    }
+                }
+                for try await count in group { progress.advance(by: count) }
+            }
+        } catch {
+            progress.finish()
+            await producer.close()
+            throw ValidationError("producing to \(topic) at \(kafka.brokers) failed: \(error)")
+        }
+        progress.finish()
+        await producer.close()
+        Output.line("submitted \(records) record(s), \(list.items.count) items, to \(topic): ids \(plan.id(1)) … \(plan.id(records))")
+    }
+
+    private func readItems(_ operation: Pipeline.Operation) throws -> ItemList {
+        let data: Data
+        if input == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let contents = FileManager.default.contents(atPath: input) else { throw ValidationError("\(input): cannot read the file") }
+            data = contents
+        }
+        let layout: ItemList.Format
+        switch format ?? (input.lowercased().hasSuffix(".csv") ? "csv" : "lines") {
+        case "lines": layout = .lines
+        case "csv": layout = .csv(column: column)
+        case let other: throw ValidationError("--format: '\(other)' is not lines or csv")
+        }
+        do { return try ItemList(data, format: layout, op: operation) } catch { throw ValidationError("\(input): \(error)") }
+    }
+
+    private func report(_ list: ItemList) {
+        for bad in list.badLines.prefix(50) { Output.error("\(input): \(bad)") }
+        if list.badLines.count > 50 { Output.error("\(input): … and \(list.badLines.count - 50) more bad lines") }
+        var parts = ["\(list.items.count) items"]
+        if !list.badLines.isEmpty { parts.append("\(list.badLines.count) bad line(s) \(strict ? "(--strict)" : "skipped")") }
+        if list.blankLines > 0 { parts.append("\(list.blankLines) blank line(s) skipped") }
+        Output.line("read \(input): " + parts.joined(separator: ", "))
+    }
+}

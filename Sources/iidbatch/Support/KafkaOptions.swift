@@ -1,0 +1,17 @@
+import ArgumentParser
+import Foundation
+import Kafka
+
+/// The Kafka options every operator command takes.
+struct KafkaOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Kafka bootstrap servers (default: $IIDBATCH_BROKERS, else localhost:9092).", valueName: "host:port,..."))
+    var brokers: String = ProcessInfo.processInfo.environment["IIDBATCH_BROKERS"] ?? "localhost:9092"
+
+    @Option(name: .customShort("X"), help: ArgumentHelp("A Kafka client property, passed through (SASL, TLS, tuning). Repeatable.", valueName: "key=value"))
+    var properties: [String] = []
+
+    /// The client configuration these options describe.
+    func configuration() throws -> KafkaConfiguration {
+        try WorkerSetup.kafkaConfiguration(brokers: brokers, properties: properties)
+    }
+}

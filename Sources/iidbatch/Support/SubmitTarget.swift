@@ -1,0 +1,49 @@
+import ArgumentParser
+import InstanceAPI
+import Pipeline
+
+/// What `submit` needs to know per op: its target from the flags, default record size and topic.
+enum SubmitTarget {
+    /// The op's target from the command-line flags, naming the missing or wrong one.
+    static func target(
+        for op: Pipeline.Operation, topic: String?, subject: String?, application: String?, sandbox: Bool, group: String?,
+        notificationKey: String?, details: Bool
+    ) throws -> RequestTarget {
+        switch op {
+        case .topicsSubscribe, .topicsUnsubscribe:
+            guard let topic else { throw ValidationError("--topic is required for \(op.rawValue)") }
+            do { return .topic(try APILimits.topicName(topic)) } catch {
+                throw ValidationError("--topic: '\(topic)' is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
+            }
+        case .installationsDelete:
+            return .subject(subject)
+        case .apnsImport:
+            guard let application else { throw ValidationError("--application (the iOS bundle id) is required for apns.import") }
+            return .apns(application: application, sandbox: sandbox)
+        case .groupsCreate, .groupsAdd, .groupsRemove:
+            guard let group else { throw ValidationError("--group (the notification key name) is required for \(op.rawValue)") }
+            return .group(name: group, key: notificationKey)
+        case .instancesInfo:
+            return .info(details: details)
+        }
+    }
+
+    /// Items per record when `--record-size` is not given.
+    static func defaultRecordSize(_ op: Pipeline.Operation) -> Int {
+        switch op {
+        case .topicsSubscribe, .topicsUnsubscribe: 1_000
+        case .groupsCreate, .groupsAdd, .groupsRemove: APILimits.groupMembers
+        case .apnsImport, .installationsDelete, .instancesInfo: 100
+        }
+    }
+
+    /// The request topic of the op in the bundled pipeline files.
+    static func defaultRequestTopic(_ op: Pipeline.Operation) -> String {
+        switch op {
+        case .topicsSubscribe, .topicsUnsubscribe, .instancesInfo: "iidbatch.topic-changes"
+        case .installationsDelete: "iidbatch.deletions"
+        case .apnsImport: "iidbatch.apns-imports"
+        case .groupsCreate, .groupsAdd, .groupsRemove: "iidbatch.device-groups"
+        }
+    }
+}
