@@ -72,6 +72,9 @@ public final class KafkaTopicReader: Sendable {
             if !follow && isAtEnd { return nil }
             switch client.pollConsumer() {
             case .record(let record):
+                // A partition read to its end goes on fetching what was produced since; those
+                // records are past the snapshot unless following.
+                if !follow, record.offset >= endOffsets[record.topicPartition] ?? 0 { continue }
                 positions.withLock { $0[record.topicPartition] = record.offset + 1 }
                 return record
             case .error(let error, let fatal):

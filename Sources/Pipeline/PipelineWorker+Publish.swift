@@ -16,8 +16,8 @@ extension PipelineWorker {
         logger.info("rejected \(record.topicPartition) offset \(record.offset): \(rejection)")
         let id = rejection.requestID ?? "\(record.topic)/\(record.partition)/\(record.offset)"
         let outcome = Outcome(
-            requestID: id, op: nil, target: [:], status: .rejected, counts: [:], failedItems: [], reason: rejection.description,
-            backendCalls: 0, receivedAt: receivedAt, completedAt: Date())
+            requestID: id, op: rejection.op, target: [:], status: .rejected, counts: [:], failedItems: [], reason: rejection.description,
+            replayOf: rejection.replayOf, backendCalls: 0, receivedAt: receivedAt, completedAt: Date())
         let headers = DeadLetterHeader.headers(
             partition: record.topicPartition, offset: record.offset, requestID: rejection.requestID, error: rejection.description,
             attempts: 0, undecodable: true)

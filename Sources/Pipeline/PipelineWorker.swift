@@ -174,7 +174,7 @@ public actor PipelineWorker {
         {
             let rejection = RequestRejection(
                 field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
-                requestID: request.id)
+                requestID: request.id, op: request.op.rawValue, replayOf: request.replayOf)
             return reject(record, rejection, receivedAt: receivedAt)
         }
         let handle = nextHandle

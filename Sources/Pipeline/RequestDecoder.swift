@@ -29,7 +29,7 @@ public struct RequestDecoder: Sendable {
         }
         var fields = Fields(document: document)
         do { return .success(try decode(&fields)) } catch {
-            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id))
+            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(Operation.init(rawValue:))?.rawValue))
         }
     }
 
