@@ -39,7 +39,7 @@ public final class KafkaProducer: Sendable {
         while true {
             guard state.withLock({ $0 == .open }) else { throw .closed(operation: "send to \(topic)") }
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<RDKafkaDelivery.Result, Never>) in
-                let opaque = RDKafkaDelivery(continuation).retainedOpaque()
+                let opaque = RDKafkaDelivery { continuation.resume(returning: $0) }.retainedOpaque()
                 switch client.produce(
                     topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
                 {
@@ -59,6 +59,78 @@ public final class KafkaProducer: Sendable {
                 try? await Task.sleep(for: .milliseconds(2))
             }
         }
+    }
+
+    /// Sends `records` in the order given and waits until every one is acknowledged.
+    ///
+    /// Unlike `send` called from several tasks at once, whose records reach librdkafka in
+    /// whatever order the tasks happen to run, this hands the records over one after another, so
+    /// records for one partition are stored in the order given; and it keeps many in flight, up
+    /// to the local queue's bound, instead of waiting for each acknowledgement in turn. The
+    /// sequence is read lazily: a long input is never held whole.
+    ///
+    /// - Parameter delivered: called with each record's 0-based index and report as the broker
+    ///   acknowledges it (in this task, in no particular order).
+    /// - Returns: the number of records sent.
+    /// - Throws: the first failure (records after it may or may not have been stored), after
+    ///   waiting for every record already handed over; `.queueFull` when the queue had no room for
+    ///   `enqueueTimeout`; `.closed`.
+    @discardableResult
+    public func sendInOrder(
+        _ records: some Sequence<KafkaProducerRecord>, delivered: (Int, KafkaDeliveryReport) -> Void = { _, _ in }
+    ) async throws(KafkaError) -> Int {
+        let (results, sink) = AsyncStream<(Int, RDKafkaDelivery.Result)>.makeStream()
+        var pending = results.makeAsyncIterator()
+        var outstanding = 0
+        var failure: (index: Int, error: KafkaError)?
+        func note(_ index: Int, _ result: RDKafkaDelivery.Result) {
+            switch result {
+            case .delivered(let report): delivered(index, report)
+            case .failed(let error): if failure.map({ index < $0.index }) ?? true { failure = (index, error) }
+            case .queueFull: break  // never sent through the stream
+            }
+        }
+        var count = 0
+        records: for (index, record) in records.enumerated() {
+            let started = ContinuousClock.now
+            while failure == nil {
+                guard state.withLock({ $0 == .open }) else {
+                    failure = (index, .closed(operation: "send to \(record.topic)"))
+                    break records
+                }
+                let opaque = RDKafkaDelivery { sink.yield((index, $0)) }.retainedOpaque()
+                switch client.produce(
+                    topic: record.topic, partition: record.partition, key: record.key, value: record.value, headers: record.headers, opaque: opaque)
+                {
+                case .enqueued:
+                    outstanding += 1
+                    count += 1
+                    continue records
+                case .failed(let error):
+                    RDKafkaDelivery.discard(opaque)
+                    failure = (index, error)
+                case .queueFull:
+                    RDKafkaDelivery.discard(opaque)
+                    let waited = ContinuousClock.now - started
+                    if waited >= enqueueTimeout {
+                        failure = (index, .queueFull(topic: record.topic, waited: waited))
+                    } else if outstanding > 0, let (done, result) = await pending.next() {
+                        outstanding -= 1
+                        note(done, result)
+                    } else {
+                        try? await Task.sleep(for: .milliseconds(2))
+                    }
+                }
+            }
+            break
+        }
+        while outstanding > 0, let (done, result) = await pending.next() {
+            outstanding -= 1
+            note(done, result)
+        }
+        sink.finish()
+        if let failure { throw failure.error }
+        return count
     }
 
     /// Waits until every record sent so far was acknowledged or failed.

@@ -50,11 +50,12 @@ public struct DeadLetter: Sendable {
     /// The record to produce to replay it: the same request with the same id, `replayOf` naming
     /// the original request, and `priorAttempts` set to the attempts already spent; nil when
     /// there is nothing to replay (an undecodable record, or no original topic).
-    public func replay() -> (topic: String, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader])? {
+    public func replay() -> KafkaProducerRecord? {
         guard var request, let originalTopic else { return nil }
         request.replayOf = request.replayOf ?? request.id
         request.priorAttempts = max(request.priorAttempts, attempts)
-        let headers = [KafkaHeader(key: DeadLetterHeader.replayedFrom, string: position)]
-        return (originalTopic, record.key ?? Array(request.recordKey.utf8), Array(request.jsonBody()), headers)
+        return KafkaProducerRecord(
+            topic: originalTopic, key: record.key ?? Array(request.recordKey.utf8), value: Array(request.jsonBody()),
+            headers: [KafkaHeader(key: DeadLetterHeader.replayedFrom, string: position)])
     }
 }

@@ -64,4 +64,30 @@ struct ProducerTests {
         for task in pending { _ = try await withTimeout(60) { try await task.value } }
         await producer.close()
     }
+
+    @Test("sendInOrder stores one key's records in the order given, through a local queue far smaller than the batch")
+    func sendInOrder() async throws {
+        let kafka = try EmbeddedKafka()
+        let topic = uniqueName("in-order")
+        try kafka.createTopic(topic, partitions: 3)
+        let producer = try KafkaProducer(configuration: kafka.configuration(["queue.buffering.max.messages": "50"]))
+        let records = (0..<3_000).map { i in
+            KafkaProducerRecord(topic: topic, key: Array("key-\(i % 3)".utf8), value: Array("\(i)".utf8))
+        }
+        let (count, acknowledged) = try await withTimeout(120, "sending in order") { [records] in
+            var seen = Set<Int>()
+            let count = try await producer.sendInOrder(records) { index, _ in seen.insert(index) }
+            return (count, seen)
+        }
+        #expect(count == 3_000 && acknowledged == Set(0..<3_000))
+        await producer.close()
+
+        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic])
+        var perKey: [String: [Int]] = [:]
+        for try await record in reader.records {
+            perKey[String(decoding: record.key ?? [], as: UTF8.self), default: []].append(Int(String(decoding: record.value ?? [], as: UTF8.self)) ?? -1)
+        }
+        reader.close()
+        for k in 0..<3 { #expect(perKey["key-\(k)"] == Array(stride(from: k, to: 3_000, by: 3)), "key-\(k) out of order") }
+    }
 }

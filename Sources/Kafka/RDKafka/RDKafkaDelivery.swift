@@ -1,9 +1,10 @@
 import CRdKafka
 
-/// Carries one `send`'s continuation through librdkafka as the message opaque.
+/// Carries one record's completion through librdkafka as the message opaque.
 ///
 /// It is retained when the message is enqueued and released exactly once: by the delivery-report
-/// callback, or by the producer itself when librdkafka refused the message.
+/// callback (which calls the completion), or by the producer itself when librdkafka refused the
+/// message (`release(_:with:)` calls it, `discard(_:)` does not).
 final class RDKafkaDelivery: Sendable {
     enum Result: Sendable {
         case delivered(KafkaDeliveryReport)
@@ -12,13 +13,14 @@ final class RDKafkaDelivery: Sendable {
         case queueFull
     }
 
-    private let continuation: CheckedContinuation<Result, Never>
+    private let completion: @Sendable (Result) -> Void
 
-    init(_ continuation: CheckedContinuation<Result, Never>) {
-        self.continuation = continuation
+    /// A box that calls `completion` once, on the poll thread for a delivery report.
+    init(_ completion: @escaping @Sendable (Result) -> Void) {
+        self.completion = completion
     }
 
-    /// Retains the box for librdkafka; balance with `complete` or `release(_:with:)`.
+    /// Retains the box for librdkafka; balance with `complete`, `release(_:with:)` or `discard(_:)`.
     func retainedOpaque() -> UnsafeMutableRawPointer {
         Unmanaged.passRetained(self).toOpaque()
     }
@@ -28,17 +30,21 @@ final class RDKafkaDelivery: Sendable {
         let box = Unmanaged<RDKafkaDelivery>.fromOpaque(opaque).takeRetainedValue()
         let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         if RDKafkaErrors.isSuccess(message.pointee.err) {
-            box.continuation.resume(returning: .delivered(
+            box.completion(.delivered(
                 KafkaDeliveryReport(topic: topic, partition: message.pointee.partition, offset: message.pointee.offset)))
         } else {
-            box.continuation.resume(returning: .failed(RDKafkaErrors.error(
+            box.completion(.failed(RDKafkaErrors.error(
                 message.pointee.err, "delivery to \(topic) failed: \(RDKafkaErrors.text(of: message.pointee.err.rawValue))")))
         }
     }
 
-    /// Releases a box librdkafka never took, resuming its continuation with `result`.
+    /// Releases a box librdkafka never took, completing it with `result`.
     static func release(_ opaque: UnsafeMutableRawPointer, with result: Result) {
-        let box = Unmanaged<RDKafkaDelivery>.fromOpaque(opaque).takeRetainedValue()
-        box.continuation.resume(returning: result)
+        Unmanaged<RDKafkaDelivery>.fromOpaque(opaque).takeRetainedValue().completion(result)
+    }
+
+    /// Releases a box librdkafka never took, without completing it.
+    static func discard(_ opaque: UnsafeMutableRawPointer) {
+        Unmanaged<RDKafkaDelivery>.fromOpaque(opaque).release()
     }
 }

@@ -72,22 +72,21 @@ struct Replay: AsyncParsableCommand {
             Output.line("nothing to replay: \(read) record(s) in \(from), \(skipped)")
             return
         }
-        var producerConfiguration = configuration
-        producerConfiguration["enable.idempotence"] = producerConfiguration["enable.idempotence"] ?? "true"
-        let producer = try KafkaProducer(configuration: producerConfiguration)
+        let producer = try KafkaProducer(configuration: configuration)
+        let replays = selected.compactMap { letter in letter.replay().map { (record: $0, items: letter.request?.items.count ?? 0) } }
         let progress = ProgressReporter("replay", total: items)
         var topics: [String: Int] = [:]
+        var sent = 0
         do {
-            for letter in selected {
-                guard let replay = letter.replay() else { continue }
-                _ = try await producer.send(topic: replay.topic, key: replay.key, value: replay.value, headers: replay.headers)
-                topics[replay.topic, default: 0] += 1
-                progress.advance(by: letter.request?.items.count ?? 0)
+            try await producer.sendInOrder(replays.lazy.map(\.record)) { index, report in
+                sent += 1
+                topics[report.topic, default: 0] += 1
+                progress.advance(by: replays[index].items)
             }
         } catch {
             progress.finish()
             await producer.close()
-            throw ValidationError("producing replays failed after \(topics.values.reduce(0, +)) record(s): \(error)")
+            throw ValidationError("producing replays failed after \(sent) of \(replays.count) record(s): \(error)")
         }
         progress.finish()
         await producer.close()

@@ -83,26 +83,24 @@ struct Submit: AsyncParsableCommand {
         let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix)
         let topic = requestTopic ?? SubmitTarget.defaultRequestTopic(operation)
         let records = plan.recordCount(items: list.items.count)
-        var configuration = try kafka.configuration()
-        configuration["enable.idempotence"] = configuration["enable.idempotence"] ?? "true"  // keeps order under retries
+        let configuration = try kafka.configuration()
         let producer = try KafkaProducer(configuration: configuration)
         let progress = ProgressReporter("submit", total: list.items.count)
+        let outgoing = (1...records).lazy.map { number in
+            let request = plan.request(number, of: list.items)
+            return KafkaProducerRecord(topic: topic, key: Array(request.recordKey.utf8), value: Array(request.jsonBody()))
+        }
+        var sent = 0
         do {
-            try await withThrowingTaskGroup(of: Int.self) { group in
-                for number in 1...records {
-                    if number > 256 { progress.advance(by: try await group.next() ?? 0) }
-                    let request = plan.request(number, of: list.items)
-                    group.addTask {
-                        _ = try await producer.send(topic: topic, key: Array(request.recordKey.utf8), value: Array(request.jsonBody()))
-                        return request.items.count
-                    }
-                }
-                for try await count in group { progress.advance(by: count) }
+            // In order: one key's records must reach its partition in file order.
+            try await producer.sendInOrder(outgoing) { index, _ in
+                sent += 1
+                progress.advance(by: min(size, list.items.count - index * size))
             }
         } catch {
             progress.finish()
             await producer.close()
-            throw ValidationError("producing to \(topic) at \(kafka.brokers) failed: \(error)")
+            throw ValidationError("producing to \(topic) at \(kafka.brokers) failed after \(sent) of \(records) record(s): \(error)")
         }
         progress.finish()
         await producer.close()
