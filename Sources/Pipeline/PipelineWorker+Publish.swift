@@ -53,12 +53,14 @@ extension PipelineWorker {
         let producer = self.producer
         let topics = (outcome: configuration.outcomeTopic, deadLetter: configuration.deadLetterTopic)
         spawn {
-            async let outcomeSent = self.deliver(producer, topic: topics.outcome, key: Array(outcome.requestID.utf8), value: value, headers: [])
+            // The dead letter first: whoever sees an outcome can replay its dead letter at once.
             var delivered = true
             if let deadLetter {
                 delivered = await self.deliver(producer, topic: topics.deadLetter, key: deadLetter.key, value: deadLetter.value, headers: deadLetter.headers)
             }
-            delivered = await outcomeSent && delivered
+            if delivered {
+                delivered = await self.deliver(producer, topic: topics.outcome, key: Array(outcome.requestID.utf8), value: value, headers: [])
+            }
             await self.published(outcome, deadLetter: deadLetter, partition: partition, offset: offset, delivered: delivered)
         }
     }
