@@ -22,26 +22,22 @@ struct Run: AsyncParsableCommand {
     @Argument(help: "A folder of pipeline files, or one file.")
     var pipelines = "pipelines"
 
-    @Option(help: "Kafka bootstrap servers (host:port,...).")
-    var brokers: String
-
     @Option(help: ArgumentHelp("A service-account key file (JSON).", valueName: "key.json"))
     var credentials: String
 
     @Option(help: ArgumentHelp("Serve every backend API from this base URL (the emulator); default: Google's endpoints.", valueName: "url"))
     var backendURL: String?
 
-    @Option(name: .customShort("X"), help: ArgumentHelp("A Kafka client property, passed through. Repeatable.", valueName: "key=value"))
-    var properties: [String] = []
-
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
+
+    @OptionGroup var kafka: KafkaOptions
 
     func run() async throws {
         try WorkerSetup.bootstrapLogging(logLevel)
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
-        let kafka = try WorkerSetup.kafkaConfiguration(brokers: brokers, properties: properties)
+        let kafka = try self.kafka.configuration()
         let key: ServiceAccountCredentials
         do { key = try ServiceAccountCredentials.load(from: credentials) } catch { throw ValidationError("--credentials: \(error)") }
         let client = InstanceAPIClient(credentials: key, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())

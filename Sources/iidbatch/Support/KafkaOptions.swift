@@ -4,7 +4,7 @@ import Kafka
 
 /// The Kafka options every operator command takes.
 struct KafkaOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Kafka bootstrap servers (default: $IIDBATCH_BROKERS, else localhost:9092).", valueName: "host:port,..."))
+    @Option(help: ArgumentHelp("Kafka bootstrap servers; $IIDBATCH_BROKERS, when set, is the default.", valueName: "host:port,..."))
     var brokers: String = ProcessInfo.processInfo.environment["IIDBATCH_BROKERS"] ?? "localhost:9092"
 
     @Option(name: .customShort("X"), help: ArgumentHelp("A Kafka client property, passed through (SASL, TLS, tuning). Repeatable.", valueName: "key=value"))

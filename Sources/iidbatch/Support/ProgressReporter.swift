@@ -7,6 +7,8 @@ final class ProgressReporter: Sendable {
     private struct State {
         var done = 0
         var lastDraw: ContinuousClock.Instant?
+        /// `done` when last drawn: a plain line is not repeated by `finish()`.
+        var drawnDone: Int?
         var finished = false
     }
 
@@ -34,6 +36,7 @@ final class ProgressReporter: Sendable {
             let now = ContinuousClock.now
             guard !state.finished, state.lastDraw.map({ now - $0 >= interval }) ?? true else { return nil }
             state.lastDraw = now
+            state.drawnDone = state.done
             return render(done: state.done, elapsed: now - start)
         }
         if let line { write(line) }
@@ -44,6 +47,7 @@ final class ProgressReporter: Sendable {
         let line: String? = state.withLock { state in
             guard !state.finished else { return nil }
             state.finished = true
+            if !terminal && state.drawnDone == state.done { return nil }
             return render(done: state.done, elapsed: ContinuousClock.now - start)
         }
         guard let line else { return }

@@ -1,0 +1,102 @@
+import Emulator
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+
+/// The incident loop: a fault exhausts retries into the dead-letter topic, the fault clears,
+/// `iidbatch replay` puts the work back, `iidbatch reconcile` shows it complete. A real worker,
+/// the embedded cluster and the emulator over sockets; the commands are the built binary.
+@Suite("iidbatch replay and outcomes, as an operator runs them", .serialized)
+struct ReplayCommandTests {
+    /// The per-op lines of a reconcile report: counts by status and code.
+    private func countLines(_ output: String) -> [Substring] {
+        output.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.contains("; items: ") }
+    }
+
+    @Test("dead letters by code and op, replayed after the fault clears: everything completes; a second replay changes nothing")
+    func replayAfterFault() async throws {
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(itemErrors: ["RESOURCE_EXHAUSTED": 1.0])) { fixture in
+            let brokers = fixture.kafka.bootstrapServers
+            let folder = try OperatorCommand.temporaryFolder("replay")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let tokens = fixture.seedTokens(2_500, prefix: "movie-fan")
+            let apns = (0..<150).map { String(format: "%064x", 0xa000 + $0) }
+            try (tokens.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("tokens.txt"), atomically: true, encoding: .utf8)
+            try (apns.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("apns.txt"), atomically: true, encoding: .utf8)
+            let worker = try fixture.startWorker(fixture.pipeline {
+                $0.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(30))
+            })
+            func run(_ arguments: [String]) async throws -> String {
+                let result = try await OperatorCommand.run(arguments, brokers: brokers)
+                #expect(result.status == 0, "iidbatch \(arguments.joined(separator: " ")):\n\(result.output)")
+                return result.output
+            }
+            func reconcile() async throws -> String {
+                try await run(["reconcile", "--requests", fixture.requestTopic, "--outcomes", fixture.outcomeTopic, "--wait", "3m"])
+            }
+
+            // Every subscribe throttled past its retries, then every import failing INTERNAL.
+            _ = try await run(["submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", fixture.requestTopic, folder.appendingPathComponent("tokens.txt").path])
+            _ = try await fixture.waitForDeadLetters(3, timeout: .seconds(120))
+            try fixture.backend.setFaults(FaultPlan(itemErrors: ["INTERNAL": 1.0]))
+            _ = try await run(["submit", "--op", "apns.import", "--application", "com.example.ios", "--request-topic", fixture.requestTopic, folder.appendingPathComponent("apns.txt").path])
+            _ = try await fixture.waitForDeadLetters(5, timeout: .seconds(120))
+            let failed = try await reconcile()
+            #expect(failed.contains("topics.subscribe     failed 3; items: RESOURCE_EXHAUSTED=2500"), "\(failed)")
+            #expect(failed.contains("apns.import          failed 2; items: INTERNAL=150"), "\(failed)")
+            #expect(fixture.backend.subscribers(of: "movies").isEmpty)
+            try fixture.backend.setFaults(FaultPlan())
+
+            // A dry run shows the selection and produces nothing.
+            let requestsBefore = try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count
+            let dryRun = try await run(["replay", "--from", fixture.deadLetterTopic, "--code", "RESOURCE_EXHAUSTED", "--dry-run"])
+            #expect(dryRun.contains("dry run: would replay 3 record(s), 2500 items, of 5 in \(fixture.deadLetterTopic)"), "\(dryRun)")
+            #expect(dryRun.split(separator: "\n").filter { $0.contains("RESOURCE_EXHAUSTED → \(fixture.requestTopic)") }.count == 3, "\(dryRun)")
+            #expect(try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count == requestsBefore)
+
+            // Replay by code: only the throttled subscribes go back.
+            let byCode = try await run(["replay", "--from", fixture.deadLetterTopic, "--code", "RESOURCE_EXHAUSTED"])
+            #expect(byCode.contains("replayed 3 record(s), 2500 items"), "\(byCode)")
+            let half = try await reconcile()
+            #expect(half.contains("topics.subscribe     succeeded 3; items: OK=2500"), "\(half)")
+            #expect(half.contains("apns.import          failed 2; items: INTERNAL=150"), "\(half)")
+            #expect(fixture.backend.subscribers(of: "movies") == tokens.sorted())
+
+            // Replay by op: the imports.
+            let byOp = try await run(["replay", "--from", fixture.deadLetterTopic, "--op", "apns.import"])
+            #expect(byOp.contains("replayed 2 record(s), 150 items"), "\(byOp)")
+            let complete = try await reconcile()
+            #expect(complete.contains("topics.subscribe     succeeded 3; items: OK=2500"), "\(complete)")
+            #expect(complete.contains("apns.import          succeeded 2; items: OK=150"), "\(complete)")
+            #expect(complete.contains("answered 5 of 5; missing 0; duplicates 0; replayed 5"), "\(complete)")
+
+            // Everything once more: the backend ends as it was, and so do the audit's counts.
+            let again = try await run(["replay", "--from", fixture.deadLetterTopic])
+            #expect(again.contains("replayed 5 record(s), 2650 items"), "\(again)")
+            let afterAgain = try await reconcile()
+            #expect(countLines(afterAgain) == countLines(complete), "\(afterAgain)")
+            #expect(afterAgain.contains("answered 5 of 5; missing 0; duplicates 0; replayed 5 (10 replay outcome(s) for 10 replay record(s))"), "\(afterAgain)")
+            #expect(fixture.backend.subscribers(of: "movies") == tokens.sorted())
+            // Re-importing an APNs token gives the registration token it got the first time.
+            let imports = try await OperatorCommand.records(fixture.kafka, fixture.outcomeTopic)
+                .compactMap { try? Outcome.decoder().decode(Outcome.self, from: Data($0.value ?? [])) }
+                .filter { $0.op == "apns.import" && $0.status == .succeeded }.compactMap(\.imports)
+            #expect(imports.count == 4)
+            var registrations: [String: Set<String>] = [:]
+            for mapping in imports { for (apnsToken, registration) in mapping { registrations[apnsToken, default: []].insert(registration) } }
+            #expect(registrations.count == 150 && registrations.values.allSatisfy { $0.count == 1 })
+
+            // outcomes: one request and its replays; the JSON lines are the wire form.
+            let id = try #require(fixture.outcomes.first { $0.op == "topics.subscribe" && $0.counts.values.reduce(0, +) == 1_000 }?.requestID)
+            let table = try await run(["outcomes", "--from", fixture.outcomeTopic, "--request-id", id])
+            #expect(table.contains("\(id) (replay)"), "\(table)")
+            #expect(table.contains("3 outcome(s): succeeded 2, failed 1; items: OK 2000, RESOURCE_EXHAUSTED 1000"), "\(table)")
+            let json = try await run(["outcomes", "--from", fixture.outcomeTopic, "--json", "--since", "1h"])
+            let lines = json.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(lines.count == (try await OperatorCommand.records(fixture.kafka, fixture.outcomeTopic).count))
+            #expect(lines.allSatisfy { (try? Outcome.decoder().decode(Outcome.self, from: Data($0.utf8))) != nil })
+            await worker.stop()
+        }
+    }
+}
