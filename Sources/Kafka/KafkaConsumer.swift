@@ -62,9 +62,14 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Commits the stored offsets and waits for the coordinator's answer.
-    public func commit() async throws(KafkaError) {
+    ///
+    /// - Throws: the coordinator's refusal, or `.timedOut` when no answer came within `timeout`
+    ///   (the coordinator is unreachable); records after the last committed offsets will then
+    ///   be delivered again.
+    public func commit(timeout: Duration = .seconds(10)) async throws(KafkaError) {
         let client = self.client
-        if let error = await offload({ client.commitStoredSync() }) { throw error }
+        let milliseconds = timeout.rdKafkaMilliseconds
+        if let error = await offload({ client.commitStored(timeoutMilliseconds: milliseconds) }) { throw error }
     }
 
     /// The group's committed offsets (next offset to read) for `partitions`; absent when none.
@@ -101,8 +106,12 @@ public final class KafkaConsumer: Sendable {
     /// will be delivered again. To be sure nothing done is repeated, `commit()` while the group
     /// is stable, then close.
     ///
-    /// - Throws: when leaving the group fails.
-    public func close() async throws(KafkaError) {
+    /// Neither step waits long for an unreachable coordinator: each gives up after `timeout`
+    /// (the coordinator then drops this member after `session.timeout.ms`), so a worker can
+    /// stop after its cluster went away.
+    ///
+    /// - Throws: when leaving the group fails or times out.
+    public func close(timeout: Duration = .seconds(10)) async throws(KafkaError) {
         let pending: PendingRevoke?? = state.withLock { state in
             guard case .running(let pending) = state else { return .none }
             state = .closing
@@ -112,10 +121,11 @@ public final class KafkaConsumer: Sendable {
         client.context.wakeup.signal()
         let client = self.client
         if let pendingRevoke { await carryOut(pendingRevoke) }
-        if let error = await commitStored() {
+        if let error = await commitStored(timeout: timeout) {
             client.context.log(.warning, "final commit of group \(groupID) failed, records after the last committed offsets will be delivered again: \(error)")
         }
-        let closeError = await offload { client.closeConsumer() }
+        let milliseconds = timeout.rdKafkaMilliseconds
+        let closeError = await offload { client.closeConsumer(timeoutMilliseconds: milliseconds) }
         client.stopBackgroundWork()
         state.withLock { $0 = .closed }
         if let closeError { throw closeError }
@@ -176,12 +186,14 @@ public final class KafkaConsumer: Sendable {
 
     /// Commits the stored offsets. While the group completes a rebalance (members still syncing)
     /// the coordinator answers `REBALANCE_IN_PROGRESS` although this member's generation is
-    /// current; that settles within moments, so the commit is retried for up to 3 s.
-    private func commitStored() async -> KafkaError? {
+    /// current; that settles within moments, so the commit is retried for up to 3 s. Each try
+    /// waits at most `timeout` for an answer.
+    private func commitStored(timeout: Duration = .seconds(10)) async -> KafkaError? {
         let client = self.client
+        let milliseconds = timeout.rdKafkaMilliseconds
         let deadline = ContinuousClock.now + .seconds(3)
         while true {
-            guard let error = await offload({ client.commitStoredSync() }) else { return nil }
+            guard let error = await offload({ client.commitStored(timeoutMilliseconds: milliseconds) }) else { return nil }
             guard error.code == .rebalanceInProgress, ContinuousClock.now < deadline else { return error }
             try? await Task.sleep(for: .milliseconds(50))
         }

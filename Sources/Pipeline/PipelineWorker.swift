@@ -104,6 +104,8 @@ public actor PipelineWorker {
 
     /// Stops gracefully: stops fetching, lets in-flight work finish for up to `drainTimeout`,
     /// stores and commits what is done, leaves the group and ends `run()`. Safe to call twice.
+    /// An unreachable cluster delays the stop by at most about 25 s beyond the drain (see
+    /// `KafkaConsumer.close()` and `KafkaProducer.close(timeout:)`).
     public func shutdown() async {
         guard phase == .running else { return }
         phase = .stopping
@@ -116,7 +118,6 @@ public actor PipelineWorker {
             logger.warning("stopping with \(tracker.inFlight) requests unfinished after \(configuration.drainTimeout); they will be delivered again")
         }
         storeOffsets()
-        do { try await consumer.commit() } catch { logger.warning("final commit failed: \(error)") }
         phase = .stopped
         do { try await consumer.close() } catch { logger.warning("leaving the group failed: \(error)") }
         await producer.close(timeout: .seconds(5))

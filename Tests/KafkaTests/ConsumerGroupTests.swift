@@ -204,6 +204,60 @@ struct ConsumerGroupTests {
         #expect(rest.records.map(\.offset) == [7, 8, 9])
         try await again.close()
     }
+
+    @Test("commit and close give up on a coordinator that went away instead of waiting for it forever")
+    func closeAfterClusterWentAway() async throws {
+        let kafka = try EmbeddedKafka()
+        let topic = uniqueName("gone")
+        try kafka.createTopic(topic)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        for i in 0..<3 { _ = try await producer.send(topic: topic, key: nil, value: [UInt8(i)]) }
+        await producer.close()
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(["enable.auto.commit": "false"]), groupID: uniqueName("g"), topics: [topic])
+        let read = try await readRecords(consumer, count: 3, within: .seconds(60))
+        try consumer.storeOffset(for: read.records[2])
+        try kafka.setBrokerDown(1)
+
+        let commitError = await withTimeoutResult { () async throws(KafkaError) in try await consumer.commit(timeout: .seconds(1)) }
+        #expect(isTimeout(commitError), "\(String(describing: commitError))")
+        let closeError = await withTimeoutResult { () async throws(KafkaError) in try await consumer.close(timeout: .seconds(1)) }
+        #expect(isTimeout(closeError), "leaving the group cannot succeed: \(String(describing: closeError))")
+    }
+}
+
+private func isTimeout(_ error: KafkaError?) -> Bool {
+    if case .timedOut? = error { return true }
+    return false
+}
+
+/// The error `body` threw, nil when it succeeded; a test failure (and nil) when it is still
+/// blocked after 120 s. Unlike `withTimeout`, it returns even when `body` is stuck in a blocking C
+/// call that ignores cancellation, which is the failure this guards against.
+private func withTimeoutResult(_ body: @escaping @Sendable () async throws(KafkaError) -> Void) async -> KafkaError? {
+    let finished: KafkaError?? = await withCheckedContinuation { continuation in
+        let first = FirstAnswer(continuation)
+        Task {
+            var result: KafkaError? = nil
+            do throws(KafkaError) { try await body() } catch { result = error }
+            first.resume(returning: .some(result))
+        }
+        Task {
+            try? await Task.sleep(for: .seconds(120))
+            first.resume(returning: .none)
+        }
+    }
+    guard let finished else {
+        Issue.record("a call to a cluster that went away was still blocked after 120 s")
+        return nil
+    }
+    return finished
+}
+
+/// Resumes a continuation with the first of several answers; later ones are dropped.
+private final class FirstAnswer<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+    func resume(returning value: T) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }
 
 func waitUntil(_ what: String, seconds: Int = 120, _ condition: @escaping @Sendable () -> Bool) async throws {

@@ -72,11 +72,30 @@ extension RDKafkaClient {
         if let error { throw error }
     }
 
-    /// Commits the stored offsets and waits for the broker's answer. Nothing stored is success.
-    func commitStoredSync() -> KafkaError? {
-        let code = rd_kafka_commit(handle, nil, 0)
+    /// Commits the stored offsets and waits up to `timeoutMilliseconds` for the coordinator's
+    /// answer. Nothing stored is success. Blocks.
+    ///
+    /// `rd_kafka_commit` waits without limit while the coordinator is unreachable, which would
+    /// stop a worker from ever exiting after its cluster went away; the answer is therefore
+    /// awaited on a private queue with a deadline. A commit that times out may still reach the
+    /// coordinator later; that is harmless, offsets only move forward.
+    func commitStored(timeoutMilliseconds: Int32) -> KafkaError? {
+        guard let queue = rd_kafka_queue_new(handle) else { return RDKafkaErrors.error(RD_KAFKA_RESP_ERR__FAIL, "commit: no queue") }
+        defer { rd_kafka_queue_destroy(queue) }
+        let sent = rd_kafka_commit_queue(handle, nil, queue, nil, nil)
+        if sent == RD_KAFKA_RESP_ERR__NO_OFFSET { return nil }
+        if !RDKafkaErrors.isSuccess(sent) { return Self.commitError(sent) }
+        guard let event = rd_kafka_queue_poll(queue, timeoutMilliseconds) else {
+            return .timedOut(operation: "commit (coordinator unreachable)", timeout: .milliseconds(timeoutMilliseconds))
+        }
+        defer { rd_kafka_event_destroy(event) }
+        let code = rd_kafka_event_error(event)
         if RDKafkaErrors.isSuccess(code) || code == RD_KAFKA_RESP_ERR__NO_OFFSET { return nil }
-        return RDKafkaErrors.error(code, "commit failed: \(RDKafkaErrors.text(of: code.rawValue))")
+        return Self.commitError(code)
+    }
+
+    private static func commitError(_ code: rd_kafka_resp_err_t) -> KafkaError {
+        RDKafkaErrors.error(code, "commit failed: \(RDKafkaErrors.text(of: code.rawValue))")
     }
 
     func committed(_ partitions: [KafkaTopicPartition], timeoutMilliseconds: Int32) throws(KafkaError) -> [KafkaTopicPartition: Int64] {
@@ -122,10 +141,28 @@ extension RDKafkaClient {
         RDKafkaRebalancer.unassign(handle, partitions, cooperative: cooperative, context: context)
     }
 
-    /// Leaves the group; serves the final revoke in the rebalance callback. Blocks.
-    func closeConsumer() -> KafkaError? {
+    /// Leaves the group, serving the final revoke in the rebalance callback, for up to
+    /// `timeoutMilliseconds`. Blocks.
+    ///
+    /// `rd_kafka_consumer_close` waits without limit for an unreachable coordinator; closing on
+    /// a private queue lets the wait end. When it does, `rd_kafka_destroy` skips the close (see
+    /// deinit) and the coordinator drops the member after `session.timeout.ms`.
+    func closeConsumer(timeoutMilliseconds: Int32) -> KafkaError? {
         context.rebalance.withLock { $0.closing = true }
-        let code = rd_kafka_consumer_close(handle)
-        return RDKafkaErrors.isSuccess(code) ? nil : RDKafkaErrors.error(code)
+        closeAttempted.withLock { $0 = true }
+        guard let queue = rd_kafka_queue_new(handle) else { return RDKafkaErrors.error(RD_KAFKA_RESP_ERR__FAIL, "close: no queue") }
+        defer { rd_kafka_queue_destroy(queue) }
+        if let error = rd_kafka_consumer_close_queue(handle, queue) {
+            defer { rd_kafka_error_destroy(error) }
+            return RDKafkaErrors.error(rd_kafka_error_code(error), String(cString: rd_kafka_error_string(error)))
+        }
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+        while rd_kafka_consumer_closed(handle) == 0 {
+            guard ContinuousClock.now < deadline else {
+                return .timedOut(operation: "leaving the group (coordinator unreachable)", timeout: .milliseconds(timeoutMilliseconds))
+            }
+            _ = rd_kafka_queue_poll_callback(queue, 100)
+        }
+        return nil
     }
 }

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// librdkafka handles are thread-safe; this type adds only lifetime management. A producer or
 /// admin client runs a poll thread that serves delivery reports and errors; a consumer is polled
-/// by its reader instead. The handle is destroyed when the last reference goes away, so no call can
-/// race with `rd_kafka_destroy`.
+/// by its reader instead. The handle is destroyed (in the background) when the last reference goes
+/// away, so no call can race with `rd_kafka_destroy`.
 final class RDKafkaClient: @unchecked Sendable {
     enum Kind: Sendable {
         case producer, consumer
@@ -18,6 +18,9 @@ final class RDKafkaClient: @unchecked Sendable {
     let kind: Kind
     private let pollThread = Mutex<RDKafkaPollThread?>(nil)
     private var consumerQueue: OpaquePointer?
+    /// Set once `closeConsumer` ran: destroying the handle must not try to close it again, which
+    /// would wait without limit if the close timed out.
+    let closeAttempted = Mutex(false)
 
     init(kind: Kind, configuration: KafkaConfiguration) throws(KafkaError) {
         let context = RDKafkaContext(logHandler: configuration.logHandler)
@@ -60,7 +63,17 @@ final class RDKafkaClient: @unchecked Sendable {
         if let queue = consumerQueue {
             rd_kafka_queue_destroy(queue)
         }
-        rd_kafka_destroy(handle)  // `context` is released after this, so callbacks never see it freed
+        // rd_kafka_destroy joins librdkafka's threads, which after the cluster went away can take
+        // up to `socket.timeout.ms`. It runs on a Dispatch thread, so that neither a Swift
+        // concurrency thread nor the process's exit waits for it; `context` lives until it
+        // returns, so callbacks never see it freed.
+        nonisolated(unsafe) let handle = handle
+        let context = context
+        let flags = closeAttempted.withLock { $0 } ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0
+        DispatchQueue.global().async {
+            rd_kafka_destroy_flags(handle, flags)
+            withExtendedLifetime(context) {}
+        }
     }
 
     /// The broker name librdkafka gave this client (`rdkafka#producer-1`).
