@@ -1,8 +1,9 @@
 # iidbatch — build, test and demo entry points. `make test` is what CI runs (.ci/run).
 SWIFT ?= swift
 # Debian packages the build and the tests need: librdkafka's headers and library, pkg-config
-# to find them, and kcat for the command-line tests against the embedded broker.
-APT_PACKAGES := librdkafka-dev pkg-config kcat
+# to find them, kcat for the command-line tests against the embedded broker, and curl for the
+# README walkthrough (which a test runs as written).
+APT_PACKAGES := librdkafka-dev pkg-config kcat curl
 
 .PHONY: all deps build test demo bench clean
 
@@ -10,15 +11,15 @@ all: build
 
 # Installs the Debian packages when any of them is missing; says clearly what to do when it cannot.
 deps:
-	@if pkg-config --exists rdkafka 2>/dev/null && [ -f /usr/include/librdkafka/rdkafka_mock.h ] && command -v kcat >/dev/null; then \
+	@if pkg-config --exists rdkafka 2>/dev/null && [ -f /usr/include/librdkafka/rdkafka_mock.h ] && command -v kcat >/dev/null && command -v curl >/dev/null; then \
 		exit 0; \
 	fi; \
-	echo "make: installing $(APT_PACKAGES) (librdkafka or kcat is missing)"; \
+	echo "make: installing $(APT_PACKAGES) (librdkafka, kcat or curl is missing)"; \
 	if [ "$$(id -u)" = 0 ]; then sudo=""; \
 	elif command -v sudo >/dev/null; then sudo="sudo"; \
 	else echo "make: error: need root or sudo to run: apt-get install $(APT_PACKAGES)" >&2; exit 1; fi; \
 	if ! command -v apt-get >/dev/null; then \
-		echo "make: error: no apt-get here; install librdkafka (with rdkafka_mock.h), pkg-config and kcat by hand" >&2; exit 1; fi; \
+		echo "make: error: no apt-get here; install librdkafka (with rdkafka_mock.h), pkg-config, kcat and curl by hand" >&2; exit 1; fi; \
 	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(APT_PACKAGES) >/dev/null \
 		|| { echo "make: error: 'apt-get install $(APT_PACKAGES)' failed; install them by hand and run make again" >&2; exit 1; }
 
