@@ -91,7 +91,7 @@ struct ReplayCommandTests {
             let id = try #require(fixture.outcomes.first { $0.op == "topics.subscribe" && $0.counts.values.reduce(0, +) == 1_000 }?.requestID)
             let table = try await run(["outcomes", "--from", fixture.outcomeTopic, "--request-id", id])
             #expect(table.contains("\(id) (replay)"), "\(table)")
-            #expect(table.contains("3 outcome(s): succeeded 2, failed 1; items: OK 2000, RESOURCE_EXHAUSTED 1000"), "\(table)")
+            #expect(table.contains("3 outcome(s): succeeded 2, failed 1; items: OK=2000 RESOURCE_EXHAUSTED=1000"), "\(table)")
             let json = try await run(["outcomes", "--from", fixture.outcomeTopic, "--json", "--since", "1h"])
             let lines = json.split(separator: "\n").filter { $0.hasPrefix("{") }
             #expect(lines.count == (try await OperatorCommand.records(fixture.kafka, fixture.outcomeTopic).count))

@@ -24,12 +24,12 @@ struct OutcomeTable {
             String(outcome.counts.values.reduce(0, +)), detail)
     }
 
-    /// `12 outcomes: succeeded 10, partial 1, rejected 1; items: OK 11998, NOT_FOUND 2`.
+    /// `12 outcome(s): succeeded 10, partial 1, rejected 1; items: OK=11998 NOT_FOUND=2`, the
+    /// codes written as `reconcile` writes them.
     var footer: String {
         let byStatus = OutcomeStatus.allCases.compactMap { status in statuses[status].map { "\(status.rawValue) \($0)" } }
-        let byCode = codes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
         return "\(count) outcome(s)" + (byStatus.isEmpty ? "" : ": " + byStatus.joined(separator: ", "))
-            + (byCode.isEmpty ? "" : "; items: " + byCode.joined(separator: ", "))
+            + (codes.isEmpty ? "" : "; items: " + Self.codes(codes))
     }
 
     /// `OK=998 NOT_FOUND=2`, most frequent first.
