@@ -55,6 +55,19 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// True for failures that say the backend cannot be reached or is failing for every call
+    /// (5xx, no answer, a timeout), and for systemic ones: what a circuit breaker counts. A call
+    /// refused for its own content (a 400, an id the client rejects before calling, an answer of
+    /// the wrong shape) or throttled by quota says nothing about an outage, so it is not counted.
+    public var isOutage: Bool {
+        switch self {
+        case .transport, .timedOut: true
+        case .serverError(_, let status, _, _): status >= 500
+        case .unauthenticated, .permissionDenied, .credentials: true
+        case .invalidArgument, .badRequest, .throttled, .malformedResponse: false
+        }
+    }
+
     /// The server's `Retry-After`, when it sent one.
     public var retryAfter: Duration? {
         switch self {

@@ -33,14 +33,14 @@ public enum ResultClassifier {
         } else if lower.contains("invalid") {
             code = .invalidArgument
         } else {
-            code = .unknown(status)
+            code = .unknown(verbatim: status)
         }
         return ItemResult(code, message: status)
     }
 
     /// A taxonomy code from an error name; unknown names are kept verbatim.
     public static func code(named name: String) -> ResultCode {
-        knownCode(named: name) ?? .unknown(name)
+        knownCode(named: name) ?? .unknown(verbatim: name)
     }
 
     /// A non-200 answer of an Instance ID call (§2.5). For single-item calls (info, relation) a

@@ -58,14 +58,24 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Parses the wire spelling; anything else becomes `unknown` with the text kept verbatim.
+    /// The longest text an `unknown` code keeps (a backend's longer words are cut, so an outcome
+    /// listing many such codes stays within its size bound).
+    public static let maxVerbatimLength = 64
+
+    /// An `unknown` code keeping at most `maxVerbatimLength` characters of `text`.
+    public static func unknown(verbatim text: String) -> ResultCode {
+        .unknown(text.count <= maxVerbatimLength ? text : String(text.prefix(maxVerbatimLength)))
+    }
+
+    /// Parses the wire spelling; anything else becomes `unknown` with the text kept verbatim
+    /// (up to `maxVerbatimLength` characters).
     public init(rawValue: String) {
         if let known = Self.known.first(where: { $0.rawValue == rawValue }) {
             self = known
         } else if rawValue.hasPrefix("UNKNOWN("), rawValue.hasSuffix(")") {
-            self = .unknown(String(rawValue.dropFirst("UNKNOWN(".count).dropLast()))
+            self = .unknown(verbatim: String(rawValue.dropFirst("UNKNOWN(".count).dropLast()))
         } else {
-            self = .unknown(rawValue)
+            self = .unknown(verbatim: rawValue)
         }
     }
 

@@ -39,7 +39,7 @@ public struct KafkaConfiguration: Sendable {
     }
 
     /// Returns this configuration with `defaults` filled in wherever the caller set nothing.
-    func withDefaults(_ defaults: [String: String]) -> KafkaConfiguration {
+    public func withDefaults(_ defaults: [String: String]) -> KafkaConfiguration {
         var copy = self
         for (key, value) in defaults where copy.properties[key] == nil {
             copy.properties[key] = value

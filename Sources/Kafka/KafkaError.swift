@@ -44,6 +44,17 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// True when a producer's send failed in a way no retry can fix: the record is too large for
+    /// the client or the broker, the topic is unknown, invalid or forbidden, or the producer hit
+    /// a fatal error. Timeouts, full queues and broker outages are not permanent.
+    public var isPermanentForProducer: Bool {
+        switch self {
+        case .broker(let code, _): code.isPermanentForProducer
+        case .invalidConfiguration, .malformedPropertyAssignment, .clientCreation, .invalidArgument: true
+        case .queueFull, .timedOut, .closed, .embedded: false
+        }
+    }
+
     /// The librdkafka error code, for `.broker` errors.
     public var code: KafkaErrorCode? {
         if case let .broker(code, _) = self { return code }

@@ -11,6 +11,36 @@ public struct KafkaErrorCode: RawRepresentable, Hashable, Sendable, CustomString
 
     public var description: String { name }
 
+    /// True for produce errors that a retry of the same record cannot fix.
+    public var isPermanentForProducer: Bool {
+        Self.permanentForProducer.contains(self)
+    }
+
+    private static let permanentForProducer: Set<KafkaErrorCode> = [
+        .messageSizeTooLarge, .recordListTooLarge, .invalidRecord, .unknownTopic, .unknownPartition, .topicException,
+        .topicAuthorizationFailed, .clusterAuthorizationFailed, .fatal, .invalidArgumentLocal,
+    ]
+
+    /// Protocol: the record is larger than the broker or topic accepts (also raised locally by
+    /// the producer against `message.max.bytes`).
+    public static let messageSizeTooLarge = KafkaErrorCode(rawValue: 10)
+    /// Protocol: the batch is larger than the broker accepts.
+    public static let recordListTooLarge = KafkaErrorCode(rawValue: 18)
+    /// Protocol: the topic name is invalid, or the topic is internal.
+    public static let topicException = KafkaErrorCode(rawValue: 17)
+    /// Protocol: not authorised to write to the topic.
+    public static let topicAuthorizationFailed = KafkaErrorCode(rawValue: 29)
+    /// Protocol: not authorised on the cluster.
+    public static let clusterAuthorizationFailed = KafkaErrorCode(rawValue: 31)
+    /// Protocol: the broker refused the record as invalid.
+    public static let invalidRecord = KafkaErrorCode(rawValue: 87)
+    /// Local: the topic is not in the cluster.
+    public static let unknownTopic = KafkaErrorCode(rawValue: -188)
+    /// Local: the partition is not in the topic.
+    public static let unknownPartition = KafkaErrorCode(rawValue: -190)
+    /// Local: an invalid argument.
+    public static let invalidArgumentLocal = KafkaErrorCode(rawValue: -186)
+
     /// Local: the producer's queue is full.
     public static let queueFull = KafkaErrorCode(rawValue: -184)
     /// Local: the message timed out before delivery.

@@ -15,7 +15,10 @@ public struct CallExecutor: Sendable {
     }
 
     /// The API a call of `op` uses, for per-API rate limits and statistics.
-    public func api(for op: Operation) -> BackendAPI {
+    public func api(for op: Operation) -> BackendAPI { Self.api(for: op, topicBackend: topicBackend) }
+
+    /// The API a call of `op` uses when topic ops go to `topicBackend`.
+    public static func api(for op: Operation, topicBackend: TopicBackend) -> BackendAPI {
         switch op {
         case .installationsDelete: .deleteInstance
         case .topicsSubscribe: topicBackend == .iidBatch ? .batchAdd : .fcmSubscribe
@@ -40,7 +43,7 @@ public struct CallExecutor: Sendable {
                 }
             case (.apnsImport, .apns(let application, let sandbox)):
                 let results = try await client.batchImport(application: application, sandbox: sandbox, apnsTokens: items)
-                return .items(results.map(\.result), values: results.map(\.registrationToken))
+                return .items(results.map { ItemAnswer($0.result, value: $0.registrationToken) })
             case (.groupsCreate, .group(let name, _)):
                 return whole(items, try await createOrJoin(name: name, tokens: items))
             case (.groupsAdd, .group(let name, let key)), (.groupsRemove, .group(let name, let key)):
@@ -71,7 +74,7 @@ public struct CallExecutor: Sendable {
             let results = subscribe
                 ? try await client.batchAdd(topic: topic, tokens: items)
                 : try await client.batchRemove(topic: topic, tokens: items)
-            return .items(results, values: Array(repeating: nil, count: results.count))
+            return .items(results.map { ItemAnswer($0) })
         case .fcmV1:
             return try await eachItem(items) { token throws(InstanceAPIError) in
                 subscribe
@@ -97,18 +100,17 @@ public struct CallExecutor: Sendable {
     private func eachItem(
         _ items: [String], _ call: (String) async throws(InstanceAPIError) -> (ItemResult, String?)
     ) async throws(InstanceAPIError) -> CallAnswer {
-        var results: [ItemResult] = []
-        var values: [String?] = []
+        var answers: [ItemAnswer] = []
+        answers.reserveCapacity(items.count)
         for item in items {
             let (result, value) = try await call(item)
-            results.append(result)
-            values.append(value)
+            answers.append(ItemAnswer(result, value: value))
         }
-        return .items(results, values: values)
+        return .items(answers)
     }
 
     /// Device-group calls answer for all their members at once.
     private func whole(_ items: [String], _ outcome: ItemOutcome<String>) -> CallAnswer {
-        .items(Array(repeating: outcome.result, count: items.count), values: Array(repeating: outcome.value, count: items.count))
+        .items(Array(repeating: ItemAnswer(outcome.result, value: outcome.value), count: items.count))
     }
 }

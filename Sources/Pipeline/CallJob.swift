@@ -1,20 +1,38 @@
 /// A planned call being carried out: its items still waiting for a final result, and how many
 /// attempts they have had. Retryable items of an attempt become the next attempt's job.
-struct CallJob: Sendable {
+public struct CallJob: Sendable {
     /// Unique within a worker.
-    let id: Int
-    let op: Operation
-    let target: RequestTarget
+    public let id: Int
+    /// The op.
+    public let op: Operation
+    /// The target.
+    public let target: RequestTarget
     /// Calls with the same key take effect in arrival order; nil for independent work.
     let orderingKey: String?
-    var items: [String]
-    var origins: [PlannedCall.Origin]
+    /// The items still waiting for a final result.
+    public internal(set) var items: [String]
+    /// Where each item came from.
+    public internal(set) var origins: [PlannedCall.Origin]
     /// Attempts made so far in this worker (every item of a job has had the same number).
-    var attempts = 0
+    public internal(set) var attempts = 0
     /// When the first attempt started, for the elapsed-time budget.
     var firstAttempt: ContinuousClock.Instant?
+    /// The worker's outage time (circuit breaker open) when the first attempt started: time spent
+    /// in an outage after it is not charged to the elapsed-time budget.
+    var outageAtFirstAttempt: Duration = .zero
     /// The last failure, for dead-letter headers and messages.
     var lastError: String?
+
+    /// Removes the items whose request is in `handles`; returns how many were removed.
+    @discardableResult
+    mutating func drop(_ handles: Set<RequestHandle>) -> Int {
+        let kept = origins.indices.filter { !handles.contains(origins[$0].request) }
+        let removed = origins.count - kept.count
+        guard removed > 0 else { return 0 }
+        items = kept.map { items[$0] }
+        origins = kept.map { origins[$0] }
+        return removed
+    }
 
     init(id: Int, call: PlannedCall) {
         self.id = id

@@ -30,7 +30,7 @@ public struct CallPlanner: Sendable {
     public var pendingItems: Int { queues.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.items.count } } }
 
     /// Adds a request's items; `handle` comes back in each item's origin.
-    public mutating func add(_ request: PipelineRequest, handle: Int) {
+    public mutating func add(_ request: PipelineRequest, handle: RequestHandle) {
         let key = Self.orderingKey(op: request.op, target: request.target) ?? request.op.rawValue + "|" + request.target.batchKey
         if queues[key] == nil {
             queues[key] = []
@@ -66,6 +66,25 @@ public struct CallPlanner: Sendable {
         keyOrder.removeAll { queues[$0]?.isEmpty ?? true }
         for key in queues.keys where queues[key]!.isEmpty { queues[key] = nil }
         return calls
+    }
+
+    /// True when no item waits to be planned.
+    public var isEmpty: Bool { keyOrder.isEmpty }
+
+    /// Forgets every waiting item of the requests in `handles` (their partitions were revoked).
+    public mutating func drop(_ handles: Set<RequestHandle>) {
+        for (key, segments) in queues {
+            queues[key] = segments.compactMap { segment in
+                var segment = segment
+                let kept = segment.origins.indices.filter { !handles.contains(segment.origins[$0].request) }
+                guard kept.count != segment.origins.count else { return segment }
+                segment.items = kept.map { segment.items[$0] }
+                segment.origins = kept.map { segment.origins[$0] }
+                return segment.items.isEmpty ? nil : segment
+            }
+        }
+        keyOrder.removeAll { queues[$0]?.isEmpty ?? true }
+        for key in queues.keys where queues[key]!.isEmpty { queues[key] = nil }
     }
 
     /// Work on the same key must take effect in arrival order: topic changes by topic name, and

@@ -57,6 +57,32 @@ struct CallQueue: Sendable {
         return preferUnordered ? nil : nextUnordered(allowed)
     }
 
+    /// Removes the items of the requests in `handles` from every waiting job (their partitions
+    /// were revoked). A retry left empty gives up its key; a new job left empty is forgotten.
+    mutating func drop(_ handles: Set<RequestHandle>) {
+        retries = Deque(retries.compactMap { job in
+            var job = job
+            job.drop(handles)
+            if job.items.isEmpty { release(job) }
+            return job.items.isEmpty ? nil : job
+        })
+        unordered = Deque(unordered.compactMap { job in
+            var job = job
+            job.drop(handles)
+            return job.items.isEmpty ? nil : job
+        })
+        for (key, jobs) in ordered {
+            let kept = Deque(jobs.compactMap { job -> CallJob? in
+                var job = job
+                job.drop(handles)
+                return job.items.isEmpty ? nil : job
+            })
+            ordered[key] = kept.isEmpty ? nil : kept
+        }
+        ring = Deque(ring.filter { ordered[$0] != nil })
+        count = retries.count + unordered.count + ordered.values.reduce(0) { $0 + $1.count }
+    }
+
     /// A job's items are all final: it no longer holds its key.
     mutating func release(_ job: CallJob) {
         guard let key = job.orderingKey, var holder = holders[key] else { return }

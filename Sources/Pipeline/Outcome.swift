@@ -62,6 +62,18 @@ public struct Outcome: Sendable, Hashable, Codable {
         case op, target, status, counts, failedItems, imports, receipt, notificationKey, reason, replayOf, backendCalls, receivedAt, completedAt
     }
 
+    /// The wire form, within `limit` bytes when `OutcomeSizeBound` admitted the request: when the
+    /// full outcome is larger, the failed items' messages (the backend's words, the only part the
+    /// bound does not count) are left out; codes, items and counts always stay.
+    public func wireBytes(limit: Int) throws -> [UInt8] {
+        let encoder = Self.encoder()
+        let full = try encoder.encode(self)
+        guard full.count > limit, failedItems.contains(where: { $0.message != nil }) else { return Array(full) }
+        var compact = self
+        for index in compact.failedItems.indices { compact.failedItems[index].message = nil }
+        return Array(try encoder.encode(compact))
+    }
+
     /// An encoder for the wire form: sorted keys, ISO 8601 dates with milliseconds.
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()

@@ -28,6 +28,10 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var maxInFlightItems: Int
     /// Records larger than this are rejected unread.
     public var maxRecordBytes: Int
+    /// The largest outcome the pipeline publishes; a request whose outcome could be larger
+    /// (`OutcomeSizeBound`) is rejected on arrival, saying how many items fit. Keep it below the
+    /// outcome topic's `max.message.bytes` (Kafka's default is 1,048,588).
+    public var maxOutcomeBytes: Int
     /// How long a revoke or a stop waits for in-flight work before abandoning it.
     public var drainTimeout: Duration
     /// Call failures in a row that open the circuit breaker, and its first and longest pauses.
@@ -42,7 +46,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
         name: String, requestTopic: String, group: String? = nil, outcomeTopic: String? = nil, deadLetterTopic: String? = nil,
         maxItemsPerCall: Int = 1_000, linger: Duration = .milliseconds(50), concurrency: Int = 16, callsPerSecond: Double? = nil,
         retry: RetryPolicy = RetryPolicy(), topicBackend: TopicBackend = .iidBatch, maxInFlightItems: Int = 50_000,
-        maxRecordBytes: Int = 1 << 20, drainTimeout: Duration = .seconds(20), breakerThreshold: Int = 5,
+        maxRecordBytes: Int = 1 << 20, maxOutcomeBytes: Int = 1_000_000, drainTimeout: Duration = .seconds(20), breakerThreshold: Int = 5,
         breakerCooldown: Duration = .seconds(1), breakerMaxCooldown: Duration = .seconds(30)
     ) {
         self.name = name
@@ -58,10 +62,18 @@ public struct PipelineConfiguration: Sendable, Hashable {
         self.topicBackend = topicBackend
         self.maxInFlightItems = maxInFlightItems
         self.maxRecordBytes = maxRecordBytes
+        self.maxOutcomeBytes = maxOutcomeBytes
         self.drainTimeout = drainTimeout
         self.breakerThreshold = breakerThreshold
         self.breakerCooldown = breakerCooldown
         self.breakerMaxCooldown = breakerMaxCooldown
+    }
+
+    /// Producer settings the pipeline needs unless the operator set them: `message.max.bytes` large
+    /// enough for its largest outcome and for a rejected record dead-lettered byte for byte with
+    /// its headers (the broker's topic limits still apply).
+    public var producerDefaults: [String: String] {
+        ["message.max.bytes": "\(max(1_000_000, maxRecordBytes + 65_536, maxOutcomeBytes + 65_536))"]
     }
 
     /// Items one call of `op` carries under this pipeline: the API's limit, the configured

@@ -15,6 +15,7 @@ import Yams
 /// rate-limit: 500                       # calls per second per API
 /// max-in-flight-items: 50000
 /// max-record-bytes: 1048576
+/// max-outcome-bytes: 1000000                # requests whose outcome could be larger are rejected
 /// drain-timeout: 20s
 /// retry: { max-attempts: 6, initial-backoff: 500ms, max-backoff: 30s, max-elapsed: 5m }
 /// circuit-breaker: { threshold: 5, cooldown: 1s, max-cooldown: 30s }
@@ -79,6 +80,7 @@ public enum PipelineFile {
         pipeline.callsPerSecond = try reader.number("rate-limit") ?? pipeline.callsPerSecond
         pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: 1...10_000_000) ?? pipeline.maxInFlightItems
         pipeline.maxRecordBytes = try reader.integer("max-record-bytes", in: 64...(64 << 20)) ?? pipeline.maxRecordBytes
+        pipeline.maxOutcomeBytes = try reader.integer("max-outcome-bytes", in: 16_384...(64 << 20)) ?? pipeline.maxOutcomeBytes
         pipeline.drainTimeout = try reader.duration("drain-timeout") ?? pipeline.drainTimeout
         if var retry = try reader.section("retry") {
             pipeline.retry.maxAttempts = try retry.integer("max-attempts", in: 1...100) ?? pipeline.retry.maxAttempts

@@ -6,62 +6,70 @@ import Logging
 /// One pipeline's worker: consumes requests, plans and runs their calls, publishes one outcome per
 /// request, dead-letters what cannot succeed, and stores offsets only behind published work.
 ///
+/// The worker is an I/O shell: every decision is made by two pure state machines it owns,
+/// `RequestBook` (requests, offsets, assignments, backpressure) and `DispatchMachine` (planning,
+/// order, pacing, breaker, retries); the worker feeds them events and performs the actions they
+/// return. Nothing it holds is visible outside it, and it waits on events, never by polling.
+///
 /// Guarantees (DESIGN.md, "Semantics that must hold"):
 /// - An offset is stored only once the outcome and dead letter of every record at or below it are
 ///   acknowledged by the broker; killing the process at any point loses nothing, and repeats at
 ///   most the records in flight.
 /// - Every item ends with exactly one result code; retryable codes are retried within the policy,
 ///   then dead-lettered as a request of the leftover items.
-/// - Calls on one topic name or device group take effect in offset order within a partition.
-/// - At most `maxInFlightItems` items are held; past it, and while the circuit breaker is open,
-///   partitions are paused.
+/// - Calls on one topic name or device group take effect in offset order within a partition; work
+///   of a revoked partition never starts after the revoke returns.
+/// - At most `maxInFlightItems` items are held until their outcomes are acknowledged; past it, and
+///   while the circuit breaker is open, partitions are paused, newly assigned ones included.
 /// - `shutdown()` stops fetching, finishes in-flight work within `drainTimeout` (abandoning the
 ///   rest, which is then delivered again), commits and leaves the group.
+/// - A failure it cannot recover from (a fatal consumer error, an outcome the broker refuses for
+///   good) stops it loudly: `run()` returns and `failure` says why.
 public actor PipelineWorker {
     /// The worker's life: running, draining for a stop, stopped.
-    enum Phase {
+    private enum Phase {
         case running
         case stopping
         case stopped
     }
 
     /// Why consumption is paused.
-    enum PauseReason: Hashable {
+    private enum PauseReason: Hashable {
         case backpressure
         case breaker
         case stopping
     }
 
+    /// What a drain waits for.
+    private enum DrainCondition {
+        /// Nothing held, nothing being published.
+        case all
+        /// No running call carries these requests, and nothing of these partitions is publishing.
+        case partitions(Set<KafkaTopicPartition>, Set<RequestHandle>)
+    }
+
     /// The pipeline this worker runs.
     public nonisolated let configuration: PipelineConfiguration
-    let consumer: KafkaConsumer
-    let producer: KafkaProducer
-    let executor: CallExecutor
-    let decoder: RequestDecoder
-    let logger: Logger
-    let clock = ContinuousClock()
+    private let consumer: KafkaConsumer
+    private let producer: KafkaProducer
+    private let executor: CallExecutor
+    private let decoder: RequestDecoder
+    nonisolated let logger: Logger
+    private let clock = ContinuousClock()
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawner: AsyncStream<@Sendable () async -> Void>.Continuation
 
-    var phase = Phase.running
-    var tracker = OffsetTracker()
-    var planner: CallPlanner
-    var queue = CallQueue()
-    var requests: [Int: RequestState] = [:]
-    var requestByID: [String: Int] = [:]
-    var nextHandle = 0
-    var nextJobID = 0
-    var itemsInFlight = 0
-    var runningCalls = 0
-    var publishing = 0
-    var breaker: CircuitBreaker
-    var buckets: [BackendAPI: TokenBucket] = [:]
-    var wakeAt: ContinuousClock.Instant?
-    var assigned: Set<KafkaTopicPartition> = []
-    var pauseReasons: Set<PauseReason> = []
-    var consumerPaused = false
-    var statistics = WorkerStatistics()
-    var random = SystemRandomNumberGenerator()
+    private var phase = Phase.running
+    private var book: RequestBook
+    private var dispatch: DispatchMachine
+    private var pauseReasons: Set<PauseReason> = []
+    private var consumerPaused = false
+    private var statistics = WorkerStatistics()
+    private var timer: Task<Void, Never>?
+    private var drainWaiters: [Int: (condition: DrainCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    private var nextWaiterID = 0
+    /// Why the worker stopped itself, if it did.
+    public private(set) var failure: PipelineWorkerError?
 
     /// A worker for `configuration`, joining its consumer group.
     ///
@@ -71,57 +79,84 @@ public actor PipelineWorker {
         producer producerConfiguration: KafkaConfiguration, client: InstanceAPIClient,
         logger: Logger = Logger(label: "iidbatch.pipeline")
     ) throws(KafkaError) {
+        let producer = try KafkaProducer(configuration: producerConfiguration.withDefaults(configuration.producerDefaults))
+        try self.init(configuration: configuration, consumer: consumerConfiguration, producer: producer, client: client, logger: logger)
+    }
+
+    /// A worker for `configuration` publishing through `producer` (which several workers may share;
+    /// its `message.max.bytes` should be at least `configuration.producerDefaults`').
+    ///
+    /// - Throws: the consumer's configuration error.
+    public init(
+        configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration, producer: KafkaProducer,
+        client: InstanceAPIClient, logger: Logger = Logger(label: "iidbatch.pipeline")
+    ) throws(KafkaError) {
         self.configuration = configuration
         self.consumer = try KafkaConsumer(configuration: consumerConfiguration, groupID: configuration.group, topics: [configuration.requestTopic])
-        self.producer = try KafkaProducer(configuration: producerConfiguration)
+        self.producer = producer
         self.executor = CallExecutor(client: client, topicBackend: configuration.topicBackend)
-        self.decoder = RequestDecoder(maxRecordBytes: configuration.maxRecordBytes)
-        self.planner = CallPlanner(itemsPerCall: configuration.itemsPerCall)
-        self.breaker = CircuitBreaker(
-            threshold: configuration.breakerThreshold, initialCooldown: configuration.breakerCooldown,
-            maxCooldown: configuration.breakerMaxCooldown)
+        self.decoder = RequestDecoder(configuration: configuration)
+        self.book = RequestBook(maxInFlightItems: configuration.maxInFlightItems)
+        self.dispatch = DispatchMachine(configuration: configuration)
         var logger = logger
         logger[metadataKey: "pipeline"] = "\(configuration.name)"
         self.logger = logger
         (work, spawner) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     }
 
-    /// Runs until `shutdown()` has finished. Call once.
+    /// Runs until `shutdown()` has finished, or the worker stopped itself (see `failure`). Call once.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.readEvents() }
-            group.addTask { await self.lingerLoop() }
             for await task in work { group.addTask { await task() } }
             group.cancelAll()
         }
     }
 
     /// What the worker has done so far.
-    public func currentStatistics() -> WorkerStatistics { statistics }
+    public func currentStatistics() -> WorkerStatistics {
+        var statistics = statistics
+        statistics.peakItemsInFlight = book.peakItemsInFlight
+        return statistics
+    }
 
     /// Requests received and not yet published.
-    public var requestsInFlight: Int { tracker.inFlight }
+    public var requestsInFlight: Int { book.requestsInFlight }
 
     /// Stops gracefully: stops fetching, lets in-flight work finish for up to `drainTimeout`,
     /// stores and commits what is done, leaves the group and ends `run()`. Safe to call twice.
     /// An unreachable cluster delays the stop by at most about 25 s beyond the drain (see
     /// `KafkaConsumer.close()` and `KafkaProducer.close(timeout:)`).
     public func shutdown() async {
+        await stop(drain: true)
+    }
+
+    private func stop(drain: Bool) async {
         guard phase == .running else { return }
         phase = .stopping
         setPause(.stopping, true)
-        let deadline = clock.now + configuration.drainTimeout
-        while tracker.inFlight > 0 || publishing > 0, clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
+        if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) {
+            logger.warning("stopping with \(book.requestsInFlight) requests unfinished after \(configuration.drainTimeout); they will be delivered again")
         }
-        if tracker.inFlight > 0 {
-            logger.warning("stopping with \(tracker.inFlight) requests unfinished after \(configuration.drainTimeout); they will be delivered again")
-        }
-        storeOffsets()
+        dispatch.stop()
+        storeOffsets(book.storable())
         phase = .stopped
+        timer?.cancel()
+        for (id, waiter) in drainWaiters {
+            drainWaiters[id] = nil
+            waiter.continuation.resume(returning: false)
+        }
         do { try await consumer.close() } catch { logger.warning("leaving the group failed: \(error)") }
         await producer.close(timeout: .seconds(5))
         spawner.finish()
+    }
+
+    /// The worker cannot go on: logs why, records it and stops without waiting for a drain.
+    func fail(_ error: PipelineWorkerError) async {
+        guard failure == nil else { return }
+        failure = error
+        logger.critical("\(error); stopping the worker")
+        await stop(drain: false)
     }
 
     /// Hands `task` to `run()`'s task group.
@@ -141,95 +176,164 @@ public actor PipelineWorker {
                 }
             }
         } catch {
-            logger.error("consuming \(configuration.requestTopic) failed, stopping: \(error)")
-            await shutdown()
+            await fail(.consumer(topic: configuration.requestTopic, error))
         }
     }
 
-    private func lingerLoop() async {
-        let interval = max(configuration.linger, .milliseconds(5))
-        while phase != .stopped {
-            try? await Task.sleep(for: interval)
-            if Task.isCancelled { return }
-            enqueue(planner.take(flush: true))
-            pump()
-        }
-    }
-
-    func accept(_ record: KafkaRecord) {
+    private func accept(_ record: KafkaRecord) {
         // After a stop began, records are not tracked: their offsets are never stored, so they
         // are delivered again to whoever takes the partition.
-        guard phase == .running, tracker.received(record.topicPartition, offset: record.offset) else { return }
-        statistics.records += 1
-        let receivedAt = Date()
-        guard let value = record.value else {
-            return reject(record, RequestRejection(field: nil, reason: "the record has no value"), receivedAt: receivedAt)
+        guard phase == .running else { return }
+        let decoded = record.value.map { decoder.decode($0) } ?? .failure(RequestRejection(field: nil, reason: "the record has no value"))
+        switch book.receive(record, decoded, at: Date()) {
+        case .ignored:
+            return
+        case .rejected(let publication):
+            statistics.records += 1
+            logger.info("rejected \(record.topicPartition) offset \(record.offset): \(publication.outcome.reason ?? "")")
+            publish([publication])
+        case .admitted(let handle, let request):
+            statistics.records += 1
+            perform(dispatch.add(request, handle: handle, now: clock.now))
         }
-        let request: PipelineRequest
-        switch decoder.decode(value) {
-        case .failure(let rejection): return reject(record, rejection, receivedAt: receivedAt)
-        case .success(let decoded): request = decoded
-        }
-        if let other = requestByID[request.id], let state = requests[other],
-            state.partition != record.topicPartition || state.offset != record.offset
-        {
-            let rejection = RequestRejection(
-                field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
-                requestID: request.id, op: request.op.rawValue, replayOf: request.replayOf)
-            return reject(record, rejection, receivedAt: receivedAt)
-        }
-        let handle = nextHandle
-        nextHandle += 1
-        requests[handle] = RequestState(request: request, record: record, receivedAt: receivedAt)
-        requestByID[request.id] = handle
-        itemsInFlight += request.items.count
-        statistics.peakItemsInFlight = max(statistics.peakItemsInFlight, itemsInFlight)
-        planner.add(request, handle: handle)
-        enqueue(planner.take(flush: false))
         updateBackpressure()
-        pump()
     }
 
     private func assign(_ partitions: [KafkaTopicPartition]) {
-        assigned.formUnion(partitions)
-        logger.info("assigned \(partitions.map(\.description).joined(separator: ", "))")
-        if consumerPaused {
-            do { try consumer.pause(partitions) } catch { logger.warning("pausing newly assigned partitions failed: \(error)") }
+        let generation = book.assign(partitions)
+        logger.info("assigned \(partitions.map(\.description).joined(separator: ", ")) (\(generation))")
+        // librdkafka remembers a partition's pause across a revoke; match ours exactly.
+        do {
+            if consumerPaused { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
+        } catch {
+            logger.warning("\(consumerPaused ? "pausing" : "resuming") newly assigned partitions failed: \(error)")
         }
     }
 
-    /// Finishes in-flight work of revoked partitions within the drain timeout, stores what is
-    /// done, and forgets them. The consumer commits and hands them over after this returns.
+    /// Drops the waiting work of revoked partitions at once; lets calls already running finish
+    /// within the drain timeout (not for lost partitions), stores what is done, and abandons the
+    /// rest, which the new owner receives again. Nothing of theirs starts after this returns.
     private func revoke(_ partitions: [KafkaTopicPartition], lost: Bool) async {
-        logger.info("\(lost ? "lost" : "revoked") \(partitions.map(\.description).joined(separator: ", "))")
+        let revoked = Set(partitions)
+        let handles = book.handles(in: revoked)
+        logger.info("\(lost ? "lost" : "revoked") \(partitions.map(\.description).joined(separator: ", ")) with \(handles.count) requests in flight")
+        perform(dispatch.drop(handles, now: clock.now))
         if !lost {
-            let deadline = clock.now + configuration.drainTimeout
-            while partitions.contains(where: { tracker.inFlight($0) > 0 }), clock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(20))
+            _ = await waitForDrain(.partitions(revoked, handles), deadline: clock.now + configuration.drainTimeout)
+            storeOffsets(book.storable())
+        }
+        let abandoned = book.revoke(revoked)
+        if !abandoned.isEmpty { logger.info("abandoned \(abandoned.count) requests of the revoked partitions; their new owner repeats them") }
+        updateBackpressure()
+    }
+
+    // MARK: - Performing the machines' actions
+
+    private func perform(_ actions: [DispatchAction]) {
+        for action in actions {
+            switch action {
+            case .start(let job):
+                statistics.calls += 1
+                if job.attempts > 0 { statistics.retries += job.items.count }
+                book.noteCall(for: job.origins.lazy.map(\.request))
+                let executor = self.executor
+                spawn {
+                    let answer = await executor.perform(job.op, target: job.target, items: job.items)
+                    await self.callFinished(job.id, answer)
+                }
+            case .settle(let settlements):
+                publish(book.settle(settlements, at: Date()))
+            case .pauseForOutage(let paused):
+                setPause(.breaker, paused)
+            case .breakerOpened(let error):
+                statistics.breakerOpenings += 1
+                logger.warning("circuit breaker open, pausing consumption: \(error)")
+            case .setTimer(let instant):
+                timer?.cancel()
+                timer = Task {
+                    do { try await Task.sleep(until: instant, clock: .continuous) } catch { return }
+                    await self.timerFired()
+                }
             }
-            storeOffsets()
         }
-        assigned.subtract(partitions)
-        tracker.forget(partitions)
+        updateBackpressure()
+        resumeDrainWaiters()
     }
 
-    // MARK: - Pausing
+    private func callFinished(_ jobID: Int, _ answer: CallAnswer) {
+        if case .failed = answer { statistics.failedCalls += 1 }
+        perform(dispatch.finished(jobID: jobID, answer, now: clock.now))
+    }
 
-    func updateBackpressure() {
-        let limit = configuration.maxInFlightItems
-        if itemsInFlight >= limit {
-            setPause(.backpressure, true)
-        } else if itemsInFlight <= limit / 2 {
-            setPause(.backpressure, false)
+    private func timerFired() {
+        guard phase != .stopped else { return }
+        perform(dispatch.timerFired(now: clock.now))
+    }
+
+    // MARK: - Publishing
+
+    private func publish(_ publications: [Publication]) {
+        for publication in publications {
+            if publication.outcome.status != .rejected {
+                for (code, count) in publication.outcome.counts {
+                    statistics.itemCodes[publication.outcome.op ?? "?", default: [:]][code, default: 0] += count
+                }
+            }
+            let value: [UInt8]
+            do { value = try publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes) } catch {
+                // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.
+                spawn { await self.fail(.unpublishable(requestID: publication.outcome.requestID, reason: "\(error)")) }
+                continue
+            }
+            let producer = self.producer
+            let topics = (outcome: configuration.outcomeTopic, deadLetter: configuration.deadLetterTopic)
+            spawn {
+                // The dead letter first: whoever sees an outcome can replay its dead letter at once.
+                var result = PublishResult.delivered
+                if let deadLetter = publication.deadLetter {
+                    result = await self.deliver(producer, topic: topics.deadLetter, key: deadLetter.key, value: deadLetter.value, headers: deadLetter.headers)
+                }
+                if result == .delivered {
+                    result = await self.deliver(producer, topic: topics.outcome, key: Array(publication.outcome.requestID.utf8), value: value, headers: [])
+                }
+                await self.published(publication, result)
+            }
         }
     }
 
-    func setPause(_ reason: PauseReason, _ on: Bool) {
+    private func published(_ publication: Publication, _ result: PublishResult) async {
+        switch result {
+        case .delivered:
+            let outcome = publication.outcome
+            statistics.outcomes[outcome.op ?? "?", default: [:]][outcome.status, default: 0] += 1
+            statistics.latency.record(.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000)))
+            if let deadLetter = publication.deadLetter {
+                statistics.deadLetters += 1
+                statistics.deadLetterItems += deadLetter.items
+            }
+            storeOffsets(book.published(publication.ticket))
+        case .abandoned:
+            book.publishFailed(publication.ticket)
+        case .refused(let topic, let error):
+            book.publishFailed(publication.ticket)
+            await fail(.publish(topic: topic, requestID: publication.outcome.requestID, error))
+        }
+        updateBackpressure()
+        resumeDrainWaiters()
+    }
+
+    // MARK: - Pausing, offsets, drains
+
+    private func updateBackpressure() {
+        if let paused = book.updateBackpressure() { setPause(.backpressure, paused) }
+    }
+
+    private func setPause(_ reason: PauseReason, _ on: Bool) {
         if on { pauseReasons.insert(reason) } else { pauseReasons.remove(reason) }
         let wanted = !pauseReasons.isEmpty
         guard wanted != consumerPaused else { return }
         consumerPaused = wanted
-        let partitions = Array(assigned)
+        let partitions = Array(book.assignedPartitions)
         guard !partitions.isEmpty else { return }
         do {
             if wanted { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
@@ -239,9 +343,42 @@ public actor PipelineWorker {
         }
     }
 
-    func storeOffsets() {
-        let storable = tracker.takeStorable().filter { assigned.contains($0.key) }
-        guard !storable.isEmpty else { return }
-        do { try consumer.storeOffsets(storable) } catch { logger.debug("storing offsets failed: \(error)") }
+    private func storeOffsets(_ offsets: [KafkaTopicPartition: Int64]) {
+        guard !offsets.isEmpty else { return }
+        do { try consumer.storeOffsets(offsets) } catch { logger.debug("storing offsets failed: \(error)") }
+    }
+
+    private func isDrained(_ condition: DrainCondition) -> Bool {
+        switch condition {
+        case .all: book.isIdle
+        case .partitions(let partitions, let handles): dispatch.runningCalls(carrying: handles) == 0 && book.publishing(in: partitions) == 0
+        }
+    }
+
+    /// Waits until `condition` holds (true) or `deadline` passes (false), woken by the events
+    /// that change it, not by polling.
+    private func waitForDrain(_ condition: DrainCondition, deadline: ContinuousClock.Instant) async -> Bool {
+        if isDrained(condition) { return true }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        let expiry = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            await self.expireDrainWaiter(id)
+        }
+        defer { expiry.cancel() }
+        return await withCheckedContinuation { continuation in
+            drainWaiters[id] = (condition, continuation)
+        }
+    }
+
+    private func resumeDrainWaiters() {
+        for (id, waiter) in drainWaiters where isDrained(waiter.condition) {
+            drainWaiters[id] = nil
+            waiter.continuation.resume(returning: true)
+        }
+    }
+
+    private func expireDrainWaiter(_ id: Int) {
+        drainWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
     }
 }

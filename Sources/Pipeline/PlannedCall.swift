@@ -4,12 +4,12 @@ public struct PlannedCall: Sendable, Hashable {
     /// Where one item of the call came from.
     public struct Origin: Sendable, Hashable {
         /// The request's handle, as given to the planner.
-        public var request: Int
+        public var request: RequestHandle
         /// The item's index in that request.
         public var index: Int
 
         /// An origin.
-        public init(request: Int, index: Int) {
+        public init(request: RequestHandle, index: Int) {
             self.request = request
             self.index = index
         }

@@ -8,11 +8,19 @@ public struct RequestDecoder: Sendable {
     public var maxRecordBytes: Int
     /// Requests with more items than this are rejected.
     public var maxItems: Int
+    /// Requests whose outcome could be larger than this (`OutcomeSizeBound`) are rejected.
+    public var maxOutcomeBytes: Int
 
     /// A decoder with limits.
-    public init(maxRecordBytes: Int = 1 << 20, maxItems: Int = 100_000) {
+    public init(maxRecordBytes: Int = 1 << 20, maxItems: Int = 100_000, maxOutcomeBytes: Int = 1_000_000) {
         self.maxRecordBytes = maxRecordBytes
         self.maxItems = maxItems
+        self.maxOutcomeBytes = maxOutcomeBytes
+    }
+
+    /// A decoder with `configuration`'s limits.
+    public init(configuration: PipelineConfiguration) {
+        self.init(maxRecordBytes: configuration.maxRecordBytes, maxOutcomeBytes: configuration.maxOutcomeBytes)
     }
 
     /// Decodes one record's value.
@@ -68,7 +76,15 @@ public struct RequestDecoder: Sendable {
         }
         let replayOf = try fields.optionalString("replayOf")
         let priorAttempts = try fields.optionalCount("priorAttempts") ?? 0
-        return PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts)
+        let request = PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts)
+        let bound = OutcomeSizeBound.bytes(of: request)
+        guard bound <= maxOutcomeBytes else {
+            let fitting = max(1, items.count * maxOutcomeBytes / bound)
+            throw RequestRejection(
+                field: op.itemsField,
+                reason: "\(items.count) items could make an outcome of up to \(bound) bytes, over the limit of \(maxOutcomeBytes) (max-outcome-bytes); send at most about \(fitting) per request")
+        }
+        return request
     }
 
     /// Typed access to a request's fields, each failure naming its field.

@@ -182,17 +182,25 @@ struct ConsumerGroupTests {
         await producer.close()
     }
 
-    @Test("stored offsets are committed and read back; unstored ones are not")
-    func storedOffsetsCommit() async throws {
-        let kafka = try EmbeddedKafka()
+    /// A new topic holding `count` records, and a member of a new group (auto-commit off) that
+    /// has read them all.
+    private static func memberThatRead(
+        _ count: Int, from kafka: EmbeddedKafka
+    ) async throws -> (topic: String, group: String, consumer: KafkaConsumer, read: (records: [KafkaRecord], events: [KafkaConsumerEvent])) {
         let topic = uniqueName("commit")
         try kafka.createTopic(topic)
         let producer = try KafkaProducer(configuration: kafka.configuration())
-        for i in 0..<10 { _ = try await producer.send(topic: topic, key: nil, value: [UInt8(i)]) }
+        for i in 0..<count { _ = try await producer.send(topic: topic, key: nil, value: [UInt8(i)]) }
         await producer.close()
         let group = uniqueName("g")
         let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(["enable.auto.commit": "false"]), groupID: group, topics: [topic])
-        let read = try await readRecords(consumer, count: 10, within: .seconds(60))
+        return (topic, group, consumer, try await readRecords(consumer, count: count, within: .seconds(60)))
+    }
+
+    @Test("stored offsets are committed and read back; unstored ones are not")
+    func storedOffsetsCommit() async throws {
+        let kafka = try EmbeddedKafka()
+        let (topic, group, consumer, read) = try await Self.memberThatRead(10, from: kafka)
         try consumer.storeOffset(for: read.records[6])
         try await consumer.commit()
         let tp = KafkaTopicPartition(topic: topic, partition: 0)
@@ -208,13 +216,7 @@ struct ConsumerGroupTests {
     @Test("commit and close give up on a coordinator that went away instead of waiting for it forever")
     func closeAfterClusterWentAway() async throws {
         let kafka = try EmbeddedKafka()
-        let topic = uniqueName("gone")
-        try kafka.createTopic(topic)
-        let producer = try KafkaProducer(configuration: kafka.configuration())
-        for i in 0..<3 { _ = try await producer.send(topic: topic, key: nil, value: [UInt8(i)]) }
-        await producer.close()
-        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(["enable.auto.commit": "false"]), groupID: uniqueName("g"), topics: [topic])
-        let read = try await readRecords(consumer, count: 3, within: .seconds(60))
+        let (_, _, consumer, read) = try await Self.memberThatRead(3, from: kafka)
         try consumer.storeOffset(for: read.records[2])
         try kafka.setBrokerDown(1)
 

@@ -28,7 +28,7 @@ struct CallPlannerTests {
     @Test("requests with the same op and target share calls; a partial call waits for the linger flush")
     func packing() {
         var planner = CallPlanner()
-        for r in 0..<3 { planner.add(PipelineRequest(id: "r\(r)", op: .topicsSubscribe, target: .topic("m"), items: tokens(400, "r\(r)-")), handle: r) }
+        for r in 0..<3 { planner.add(PipelineRequest(id: "r\(r)", op: .topicsSubscribe, target: .topic("m"), items: tokens(400, "r\(r)-")), handle: RequestHandle(r)) }
         let full = planner.take(flush: false)
         #expect(full.map(\.items.count) == [1_000], "one full call now")
         #expect(full[0].origins.filter { $0.request == 2 }.count == 200)

@@ -63,4 +63,31 @@ struct OffsetTrackerTests {
         let afresh = tracker.received(p0, offset: 3)
         #expect(afresh, "after a revoke the partition starts afresh")
     }
+
+    @Test("a completion from an earlier assignment never moves the store point of a later one (issue 17, point 7)")
+    func staleCompletion() {
+        var tracker = OffsetTracker()
+        let first = tracker.assign([p0])
+        tracker.received(p0, offset: 0)
+        tracker.received(p0, offset: 1)
+        // Revoked with both records in flight, then assigned again: both are delivered anew.
+        tracker.forget([p0])
+        let second = tracker.assign([p0])
+        #expect(second > first)
+        tracker.received(p0, offset: 0)
+        tracker.received(p0, offset: 1)
+        // The abandoned work of the first assignment finishes late.
+        let staleLate = tracker.completed(p0, offset: 1, generation: first)
+        #expect(!staleLate, "a stale completion is refused")
+        let staleFirst = tracker.completed(p0, offset: 0, generation: first)
+        #expect(!staleFirst)
+        #expect(tracker.inFlight(p0) == 2, "nothing of the new assignment is counted done")
+        #expect(tracker.takeStorable() == [p0: 0], "the store point stays at the first record still in flight")
+        let current = tracker.completed(p0, offset: 0, generation: second)
+        #expect(current)
+        #expect(tracker.takeStorable() == [p0: 1], "offset 1 is still being processed in this assignment")
+        let neverReceived = tracker.completed(p0, offset: 7)
+        #expect(!neverReceived, "an offset never received is not counted")
+        #expect(tracker.inFlight == 1, "in flight never undercounts")
+    }
 }

@@ -45,17 +45,47 @@ struct RetryAndBreakerTests {
         #expect(breaker.permission(now: t0) == .wait(until: t0 + .seconds(1)))
         #expect(breaker.permission(now: t0 + .seconds(1)) == .probe)
         #expect(breaker.permission(now: t0 + .seconds(1)) != .probe, "only one probe at a time")
-        breaker.recordFailure(unavailable, now: t0 + .seconds(1))
+        breaker.recordFailure(unavailable, now: t0 + .seconds(1), probe: true)
         #expect(breaker.permission(now: t0 + .seconds(2)) == .wait(until: t0 + .seconds(3)), "cooldown doubled")
         #expect(breaker.permission(now: t0 + .seconds(3)) == .probe)
-        breaker.recordFailure(unavailable, now: t0 + .seconds(3))
+        breaker.recordFailure(unavailable, now: t0 + .seconds(3), probe: true)
         #expect(breaker.state == .open(until: t0 + .seconds(6), cooldown: .seconds(3)), "capped at the max")
         #expect(breaker.permission(now: t0 + .seconds(6)) == .probe)
-        breaker.recordSuccess()
+        breaker.recordSuccess(probe: true)
         #expect(breaker.permission(now: t0 + .seconds(6)) == .call)
 
         var fresh = CircuitBreaker(threshold: 5)
         fresh.recordFailure(.unauthenticated(api: "x", message: "401"), now: t0)
         #expect(fresh.permission(now: t0) != .call, "credentials refused open it at once")
+    }
+
+    @Test("failures of a call's own content never open the breaker (issue 17, point 2)")
+    func itemSpecificFailuresDoNotCount() {
+        let t0 = ContinuousClock.now
+        var breaker = CircuitBreaker(threshold: 5)
+        for _ in 0..<40 {
+            breaker.recordFailure(.invalidArgument(field: "token", value: "a/b", reason: "has a '/'"), now: t0)
+            breaker.recordFailure(.badRequest(api: "batchAdd", message: "bad token"), now: t0)
+            breaker.recordFailure(.throttled(api: "batchAdd", retryAfter: nil), now: t0)
+        }
+        #expect(breaker.permission(now: t0) == .call)
+        #expect(breaker.isClosed)
+    }
+
+    @Test("while open, only the probe's answer decides; a late answer of an older call changes nothing")
+    func onlyTheProbeDecides() {
+        let t0 = ContinuousClock.now
+        var breaker = CircuitBreaker(threshold: 1, initialCooldown: .seconds(1), maxCooldown: .seconds(8))
+        let unavailable = InstanceAPIError.transport(api: "x", message: "refused")
+        breaker.recordFailure(unavailable, now: t0)
+        breaker.recordSuccess()
+        #expect(!breaker.isClosed, "a call sent before the opening does not close it")
+        #expect(breaker.permission(now: t0 + .seconds(1)) == .probe)
+        #expect(breaker.permission(now: t0 + .seconds(1)) == .awaitProbe, "no timer needed while the probe is out")
+        breaker.recordSuccess()
+        breaker.recordFailure(unavailable, now: t0 + .seconds(1))
+        #expect(breaker.state == .probing(cooldown: .seconds(1)), "answers of other calls do not end the probe")
+        breaker.recordSuccess(probe: true)
+        #expect(breaker.isClosed)
     }
 }

@@ -152,10 +152,7 @@ extension RDKafkaClient {
         closeAttempted.withLock { $0 = true }
         guard let queue = rd_kafka_queue_new(handle) else { return RDKafkaErrors.error(RD_KAFKA_RESP_ERR__FAIL, "close: no queue") }
         defer { rd_kafka_queue_destroy(queue) }
-        if let error = rd_kafka_consumer_close_queue(handle, queue) {
-            defer { rd_kafka_error_destroy(error) }
-            return RDKafkaErrors.error(rd_kafka_error_code(error), String(cString: rd_kafka_error_string(error)))
-        }
+        if let error = RDKafkaErrors.consume(rd_kafka_consumer_close_queue(handle, queue)) { return error }
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
         while rd_kafka_consumer_closed(handle) == 0 {
             guard ContinuousClock.now < deadline else {

@@ -10,8 +10,12 @@ struct KafkaOptions: ParsableArguments {
     @Option(name: .customShort("X"), help: ArgumentHelp("A Kafka client property, passed through (SASL, TLS, tuning). Repeatable.", valueName: "key=value"))
     var properties: [String] = []
 
-    /// The client configuration these options describe.
+    /// The client configuration these options describe, `-X` properties applied in order.
     func configuration() throws -> KafkaConfiguration {
-        try WorkerSetup.kafkaConfiguration(brokers: brokers, properties: properties)
+        var configuration = KafkaConfiguration(bootstrapServers: brokers)
+        for property in properties {
+            do { try configuration.apply(assignment: property) } catch { throw ValidationError("-X \(property): \(error)") }
+        }
+        return configuration
     }
 }

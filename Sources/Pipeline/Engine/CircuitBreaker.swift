@@ -3,14 +3,18 @@ import InstanceAPI
 /// Decides whether the backend may be called, so that failures of the whole system pause work
 /// instead of turning every item into a failure.
 ///
-/// Systemic failures (credentials refused, project mismatch) open it at once; other call failures
-/// (unavailable, refused connections, timeouts) open it after `threshold` in a row. While open,
-/// nothing is called; after the cooldown one probe call goes through: success closes it, failure
-/// opens it again for twice as long, up to `maxCooldown`.
+/// Only outages count (`InstanceAPIError.isOutage`): systemic failures (credentials refused,
+/// project mismatch) open it at once, other outage failures (5xx, refused connections, timeouts)
+/// after `threshold` in a row. A call refused for its own content never counts. While open,
+/// nothing is called; from `until` on, one probe call may go out: the probe's success closes it,
+/// its failure opens it again for twice as long, up to `maxCooldown`. Answers of calls started
+/// before the breaker opened decide nothing while it is open. When the cooldown has passed the
+/// breaker waits for a probe however long that takes: callers resume consumption then, so work
+/// arrives to probe with (an open breaker always has a way back).
 public struct CircuitBreaker: Sendable {
     /// Where the breaker is.
     public enum State: Sendable, Equatable {
-        /// Calls flow; counts call failures in a row.
+        /// Calls flow; counts outage failures in a row.
         case closed(consecutiveFailures: Int)
         /// No calls until `until`; `cooldown` is how long this opening lasts.
         case open(until: ContinuousClock.Instant, cooldown: Duration)
@@ -26,11 +30,13 @@ public struct CircuitBreaker: Sendable {
         case probe
         /// Do not call before this instant (pause consumption meanwhile).
         case wait(until: ContinuousClock.Instant)
+        /// The probe is out: nothing else may go until its answer.
+        case awaitProbe
     }
 
     /// Where it is now.
     public private(set) var state: State = .closed(consecutiveFailures: 0)
-    /// Call failures in a row that open it.
+    /// Outage failures in a row that open it.
     public let threshold: Int
     /// The first opening's length.
     public let initialCooldown: Duration
@@ -48,7 +54,7 @@ public struct CircuitBreaker: Sendable {
     public mutating func permission(now: ContinuousClock.Instant) -> Permission {
         switch state {
         case .closed: return .call
-        case .probing: return .wait(until: now + .milliseconds(50))
+        case .probing: return .awaitProbe
         case .open(let until, let cooldown):
             guard now >= until else { return .wait(until: until) }
             state = .probing(cooldown: cooldown)
@@ -62,21 +68,37 @@ public struct CircuitBreaker: Sendable {
         return false
     }
 
+    /// The instant the current opening ends, while open.
+    public var openUntil: ContinuousClock.Instant? {
+        if case .open(let until, _) = state { return until }
+        return nil
+    }
+
     /// The probe handed out was not sent (nothing could use it): the next permission hands it out
     /// again instead of waiting for a result that will never come.
     public mutating func returnProbe(now: ContinuousClock.Instant) {
         if case .probing(let cooldown) = state { state = .open(until: now, cooldown: cooldown) }
     }
 
-    /// A call got an answer (whatever its items said).
-    public mutating func recordSuccess() {
-        state = .closed(consecutiveFailures: 0)
+    /// A call got an answer (whatever its items said). `probe` says whether it was the probe.
+    public mutating func recordSuccess(probe: Bool = false) {
+        switch state {
+        case .closed: state = .closed(consecutiveFailures: 0)
+        case .probing: if probe { state = .closed(consecutiveFailures: 0) }
+        case .open: break  // an answer to a call sent before the opening proves nothing now
+        }
     }
 
-    /// A whole call failed with `error`.
-    public mutating func recordFailure(_ error: InstanceAPIError, now: ContinuousClock.Instant) {
+    /// A whole call failed with `error`. `probe` says whether it was the probe.
+    public mutating func recordFailure(_ error: InstanceAPIError, now: ContinuousClock.Instant, probe: Bool = false) {
+        guard error.isOutage else {
+            // The call's own fault; the backend answered. Only the probe's answer ends a probe.
+            if probe, case .probing = state { state = .closed(consecutiveFailures: 0) }
+            return
+        }
         switch state {
         case .probing(let cooldown):
+            guard probe else { return }
             let next = min(cooldown * 2, maxCooldown)
             state = .open(until: now + next, cooldown: next)
         case .open:

@@ -5,19 +5,41 @@ import Kafka
 /// Requests complete out of order; an offset is storable only when every record at or below it is
 /// done (its outcome and dead letters acknowledged). `takeStorable` hands out each partition's
 /// new store point once, so the caller stores exactly what advanced.
+///
+/// Each time a partition is (re)assigned its ledger starts afresh under a new
+/// `AssignmentGeneration`. A completion names the generation its record was received in, and a
+/// completion of an earlier generation never touches the current ledger: work abandoned at a
+/// revoke cannot move the store point of a later assignment of the same partition.
 public struct OffsetTracker: Sendable {
     private struct Ledger {
+        let generation: AssignmentGeneration
         /// Received, not yet passed by the store point, in offset order.
         var pending: [Int64] = []
         var head = 0
+        /// Offsets in `pending[head...]` that are done.
         var done: Set<Int64> = []
         /// The next offset to read once everything pending is done.
         var next: Int64?
         /// The last store point handed out.
         var handedOut: Int64?
 
+        init(generation: AssignmentGeneration) { self.generation = generation }
+
         var storePoint: Int64? {
             head < pending.count ? pending[head] : next
+        }
+
+        var inFlight: Int { pending.count - head - done.count }
+
+        /// True when `offset` was received and is still waiting for its store point.
+        func isPending(_ offset: Int64) -> Bool {
+            var low = head
+            var high = pending.count
+            while low < high {
+                let middle = (low + high) / 2
+                if pending[middle] < offset { low = middle + 1 } else { high = middle }
+            }
+            return low < pending.count && pending[low] == offset
         }
 
         mutating func advance() {
@@ -30,15 +52,30 @@ public struct OffsetTracker: Sendable {
     }
 
     private var ledgers: [KafkaTopicPartition: Ledger] = [:]
+    private var lastGeneration = AssignmentGeneration.first
 
     /// An empty tracker.
     public init() {}
 
+    /// Starts a fresh ledger for each of `partitions` (a new assignment) and returns its generation.
+    @discardableResult
+    public mutating func assign(_ partitions: [KafkaTopicPartition]) -> AssignmentGeneration {
+        lastGeneration = lastGeneration.next
+        for partition in partitions { ledgers[partition] = Ledger(generation: lastGeneration) }
+        return lastGeneration
+    }
+
+    /// The generation `partition`'s ledger belongs to (nil when it is not tracked).
+    public func generation(of partition: KafkaTopicPartition) -> AssignmentGeneration? {
+        ledgers[partition]?.generation
+    }
+
     /// Notes a record handed to the worker. A record already seen, or below what was handed out,
-    /// is a redelivery: returns false and tracks nothing.
+    /// is a redelivery: returns false and tracks nothing. A partition not assigned through
+    /// `assign` gets a ledger of the latest generation.
     @discardableResult
     public mutating func received(_ partition: KafkaTopicPartition, offset: Int64) -> Bool {
-        var ledger = ledgers[partition] ?? Ledger()
+        var ledger = ledgers[partition] ?? Ledger(generation: lastGeneration)
         if let next = ledger.next, offset < next { return false }
         ledger.pending.append(offset)
         ledger.next = offset + 1
@@ -46,12 +83,17 @@ public struct OffsetTracker: Sendable {
         return true
     }
 
-    /// Notes that a record is done.
-    public mutating func completed(_ partition: KafkaTopicPartition, offset: Int64) {
-        guard var ledger = ledgers[partition] else { return }
+    /// Notes that a record of `generation` (by default the partition's current one) is done.
+    /// Returns false, changing nothing, for a record of an earlier generation or one not pending.
+    @discardableResult
+    public mutating func completed(_ partition: KafkaTopicPartition, offset: Int64, generation: AssignmentGeneration? = nil) -> Bool {
+        guard var ledger = ledgers[partition], generation.map({ $0 == ledger.generation }) ?? true,
+            ledger.isPending(offset), !ledger.done.contains(offset)
+        else { return false }
         ledger.done.insert(offset)
         ledger.advance()
         ledgers[partition] = ledger
+        return true
     }
 
     /// For each partition whose store point advanced since the last call: the next offset to read
@@ -68,13 +110,12 @@ public struct OffsetTracker: Sendable {
 
     /// Records received and not yet done, over all partitions.
     public var inFlight: Int {
-        ledgers.values.reduce(0) { $0 + ($1.pending.count - $1.head - $1.done.count) }
+        ledgers.values.reduce(0) { $0 + $1.inFlight }
     }
 
     /// Records received and not yet done in `partition`.
     public func inFlight(_ partition: KafkaTopicPartition) -> Int {
-        guard let ledger = ledgers[partition] else { return 0 }
-        return ledger.pending.count - ledger.head - ledger.done.count
+        ledgers[partition]?.inFlight ?? 0
     }
 
     /// Forgets partitions that moved to another worker.

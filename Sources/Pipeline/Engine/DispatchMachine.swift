@@ -1,0 +1,287 @@
+import HeapModule
+import InstanceAPI
+
+/// Every decision about running backend calls, as a pure state machine: planning items into
+/// calls, per-key order, concurrency, per-API rate limits and `Retry-After`, the circuit breaker,
+/// retries and their budget, and dropping the work of revoked partitions.
+///
+/// Each event method takes the current instant and returns the actions its shell must perform
+/// (`DispatchAction`); the machine never sleeps, spawns or performs I/O, so it is tested alone with
+/// an injected clock. Waiting is expressed as one timer: the machine asks for the earliest instant
+/// at which anything it waits for (a linger, a backoff, a rate-limit slot, the breaker's cooldown)
+/// becomes due, and the shell calls `timerFired` then.
+///
+/// Guarantees:
+/// - At most `concurrency` calls run at once; per API, calls start no faster than
+///   `callsPerSecond`, and never before a `Retry-After` the API sent has passed.
+/// - Only outages count toward the breaker; while it is open nothing starts, and the time it stays
+///   open is not charged to any item's `max-elapsed` budget. When its cooldown ends consumption is
+///   resumed even with nothing queued, so the next work becomes the probe.
+/// - Items of dropped (revoked) requests never start again: queued and lingering ones are
+///   forgotten at once, and those in a running call are settled if final, never retried.
+struct DispatchMachine: Sendable {
+    private let configuration: PipelineConfiguration
+    private var planner: CallPlanner
+    private var queue = CallQueue()
+    private var breaker: CircuitBreaker
+    private var buckets: [BackendAPI: TokenBucket] = [:]
+    private var retryAfterUntil: [BackendAPI: ContinuousClock.Instant] = [:]
+    private var backoffs = Heap<ScheduledRetry>()
+    private var running: [Int: RunningCall] = [:]
+    private var nextJobID = 0
+    private var lingerDue: ContinuousClock.Instant?
+    private var timer: ContinuousClock.Instant?
+    private var outageStarted: ContinuousClock.Instant?
+    private var outageBefore: Duration = .zero
+    private var pausedForOutage = false
+    private var stopped = false
+    private var random: SplitMix64
+
+    /// A machine for `configuration`'s batching, pacing, retry and breaker settings.
+    init(configuration: PipelineConfiguration, random: SplitMix64 = SplitMix64()) {
+        self.configuration = configuration
+        self.planner = CallPlanner(itemsPerCall: configuration.itemsPerCall)
+        self.breaker = CircuitBreaker(
+            threshold: configuration.breakerThreshold, initialCooldown: configuration.breakerCooldown,
+            maxCooldown: configuration.breakerMaxCooldown)
+        self.random = random
+    }
+
+    // MARK: - Queries
+
+    /// Calls whose answer has not come back.
+    var runningCalls: Int { running.count }
+
+    /// Calls waiting to start (queued or backing off) and items waiting to be planned.
+    var hasWaitingWork: Bool { queue.count > 0 || !backoffs.isEmpty || !planner.isEmpty }
+
+    /// True while the circuit breaker lets calls flow.
+    var breakerClosed: Bool { breaker.isClosed }
+
+    /// Running calls that carry an item of a request in `handles`.
+    func runningCalls(carrying handles: Set<RequestHandle>) -> Int {
+        running.values.count { call in call.job.origins.contains { handles.contains($0.request) } }
+    }
+
+    // MARK: - Events
+
+    /// A request arrived: its items join the planner; full calls are queued at once, partial ones
+    /// after `linger`.
+    mutating func add(_ request: PipelineRequest, handle: RequestHandle, now: ContinuousClock.Instant) -> [DispatchAction] {
+        planner.add(request, handle: handle)
+        enqueue(planner.take(flush: false))
+        if !planner.isEmpty, lingerDue == nil { lingerDue = now + configuration.linger }
+        return pump(now: now)
+    }
+
+    /// The attempt `jobID` came back with `answer`.
+    mutating func finished(jobID: Int, _ answer: CallAnswer, now: ContinuousClock.Instant) -> [DispatchAction] {
+        guard let call = running.removeValue(forKey: jobID) else { return pump(now: now) }
+        var actions: [DispatchAction] = []
+        var job = call.job
+        switch answer {
+        case .items(let answers):
+            breaker.recordSuccess(probe: call.probe)
+            job.attempts += 1
+            let mayRetry = configuration.retry.allowsRetry(attemptsMade: job.attempts, elapsed: chargedElapsed(job, now: now))
+            var retry = job
+            retry.items = []
+            retry.origins = []
+            var settled: [ItemSettlement] = []
+            for index in job.items.indices {
+                let answer = index < answers.count ? answers[index] : ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
+                if answer.result.code.isRetryable {
+                    guard mayRetry, !call.revoked.contains(index) else {
+                        if !call.revoked.contains(index) { settled.append(settlement(job, index, answer)) }
+                        continue
+                    }
+                    retry.items.append(job.items[index])
+                    retry.origins.append(job.origins[index])
+                } else {
+                    settled.append(settlement(job, index, answer))
+                }
+            }
+            if !settled.isEmpty { actions.append(.settle(settled)) }
+            if retry.items.isEmpty { queue.release(job) } else { scheduleBackoff(retry, retryAfter: nil, now: now) }
+        case .failed(let error):
+            let wasClosed = breaker.isClosed
+            breaker.recordFailure(error, now: now, probe: call.probe)
+            if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
+            if let retryAfter = error.retryAfter {
+                let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
+                retryAfterUntil[api] = max(retryAfterUntil[api] ?? now, now + retryAfter)
+            }
+            job.lastError = error.description
+            job.drop(revokedHandles(call))
+            if job.items.isEmpty {
+                queue.release(job)
+            } else if error.isSystemic || (error.isRetryable && !breaker.isClosed) {
+                // A failure of the whole system: not the items' fault, so not charged to them.
+                queue.enqueueRetry(job)
+            } else {
+                job.attempts += 1
+                if error.isRetryable, configuration.retry.allowsRetry(attemptsMade: job.attempts, elapsed: chargedElapsed(job, now: now)) {
+                    scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
+                } else {
+                    let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
+                    actions.append(.settle(job.items.indices.map { settlement(job, $0, answer) }))
+                    queue.release(job)
+                }
+            }
+        }
+        noteOutage(now: now)
+        return actions + pump(now: now)
+    }
+
+    /// The timer asked for with `.setTimer` is due.
+    mutating func timerFired(now: ContinuousClock.Instant) -> [DispatchAction] {
+        if let timer, timer <= now { self.timer = nil }
+        return pump(now: now)
+    }
+
+    /// The requests in `handles` were revoked: their waiting items are forgotten, and items of
+    /// theirs in running calls are never retried.
+    mutating func drop(_ handles: Set<RequestHandle>, now: ContinuousClock.Instant) -> [DispatchAction] {
+        guard !handles.isEmpty else { return [] }
+        planner.drop(handles)
+        queue.drop(handles)
+        let kept = backoffs.unordered.compactMap { scheduled -> ScheduledRetry? in
+            var scheduled = scheduled
+            scheduled.job.drop(handles)
+            if scheduled.job.items.isEmpty { queue.release(scheduled.job) }
+            return scheduled.job.items.isEmpty ? nil : scheduled
+        }
+        backoffs = Heap(kept)
+        for (id, call) in running {
+            let revoked = call.job.origins.indices.filter { handles.contains(call.job.origins[$0].request) }
+            running[id]!.revoked.formUnion(revoked)
+        }
+        return pump(now: now)
+    }
+
+    /// No call starts from now on (the worker is stopping); answers still settle.
+    mutating func stop() {
+        stopped = true
+    }
+
+    // MARK: - Starting calls
+
+    private mutating func enqueue(_ calls: [PlannedCall]) {
+        for call in calls {
+            queue.enqueue(CallJob(id: nextJobID, call: call))
+            nextJobID += 1
+        }
+    }
+
+    /// Starts what may start now and asks for a timer for the earliest thing still waiting.
+    private mutating func pump(now: ContinuousClock.Instant) -> [DispatchAction] {
+        var actions: [DispatchAction] = []
+        if let due = lingerDue, due <= now {
+            lingerDue = nil
+            enqueue(planner.take(flush: true))
+        }
+        while let first = backoffs.min, first.due <= now {
+            queue.enqueueRetry(backoffs.removeMin().job)
+        }
+        var wakeAt: ContinuousClock.Instant? = lingerDue
+        if let first = backoffs.min { wakeAt = earlier(wakeAt, first.due) }
+        while !stopped, running.count < configuration.concurrency, queue.count > 0 {
+            let permission = breaker.permission(now: now)
+            if case .wait(let until) = permission {
+                wakeAt = earlier(wakeAt, until)
+                break
+            }
+            if permission == .awaitProbe { break }
+            let probe = permission == .probe
+            var earliest: ContinuousClock.Instant?
+            // The probe is not held back by the rate limit: it decides whether anything runs.
+            var queue = self.queue
+            let next = queue.next(allowed: { job in probe || admitRate(job, now: now, earliest: &earliest) })
+            self.queue = queue
+            guard let job = next else {
+                if probe { breaker.returnProbe(now: now) }
+                if let earliest { wakeAt = earlier(wakeAt, earliest) }
+                break
+            }
+            actions.append(.start(start(job, probe: probe, now: now)))
+            if probe { break }
+        }
+        if let until = breaker.openUntil, until > now { wakeAt = earlier(wakeAt, until) }
+        noteOutage(now: now)
+        // Paused while the breaker is open and cooling down, or probing; resumed once the cooldown
+        // has passed, so that work arrives to probe with even when nothing is queued.
+        let outage = !breaker.isClosed && (breaker.openUntil.map { $0 > now } ?? true)
+        if outage != pausedForOutage {
+            pausedForOutage = outage
+            actions.append(.pauseForOutage(outage))
+        }
+        if let wakeAt, timer.map({ wakeAt < $0 || $0 <= now }) ?? true {
+            timer = wakeAt
+            actions.append(.setTimer(wakeAt))
+        }
+        return actions
+    }
+
+    private mutating func start(_ job: CallJob, probe: Bool, now: ContinuousClock.Instant) -> CallJob {
+        var job = job
+        if job.firstAttempt == nil {
+            job.firstAttempt = now
+            job.outageAtFirstAttempt = outageTime(now: now)
+        }
+        running[job.id] = RunningCall(job: job, probe: probe)
+        return job
+    }
+
+    private mutating func admitRate(_ job: CallJob, now: ContinuousClock.Instant, earliest: inout ContinuousClock.Instant?) -> Bool {
+        let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
+        if let until = retryAfterUntil[api] {
+            if until > now {
+                earliest = earlier(earliest, until)
+                return false
+            }
+            retryAfterUntil[api] = nil
+        }
+        guard let rate = configuration.callsPerSecond else { return true }
+        guard let wait = buckets[api, default: TokenBucket(rate: rate, now: now)].take(now: now) else { return true }
+        earliest = earlier(earliest, now + wait)
+        return false
+    }
+
+    // MARK: - Retries and the outage clock
+
+    private mutating func scheduleBackoff(_ job: CallJob, retryAfter: Duration?, now: ContinuousClock.Instant) {
+        let delay = configuration.retry.delay(afterAttempts: job.attempts, retryAfter: retryAfter, using: &random)
+        backoffs.insert(ScheduledRetry(due: now + delay, job: job))
+    }
+
+    /// Time since the job's first attempt, less the time the breaker was open meanwhile.
+    private func chargedElapsed(_ job: CallJob, now: ContinuousClock.Instant) -> Duration {
+        guard let first = job.firstAttempt else { return .zero }
+        return (now - first) - (outageTime(now: now) - job.outageAtFirstAttempt)
+    }
+
+    /// How long the breaker has been open, in all, up to `now`.
+    private func outageTime(now: ContinuousClock.Instant) -> Duration {
+        outageBefore + (outageStarted.map { now - $0 } ?? .zero)
+    }
+
+    private mutating func noteOutage(now: ContinuousClock.Instant) {
+        if !breaker.isClosed, outageStarted == nil { outageStarted = now }
+        if breaker.isClosed, let started = outageStarted {
+            outageBefore += now - started
+            outageStarted = nil
+        }
+    }
+
+    private func revokedHandles(_ call: RunningCall) -> Set<RequestHandle> {
+        Set(call.revoked.map { call.job.origins[$0].request })
+    }
+
+    private func settlement(_ job: CallJob, _ index: Int, _ answer: ItemAnswer) -> ItemSettlement {
+        ItemSettlement(origin: job.origins[index], answer: answer, attempts: job.attempts, lastError: job.lastError)
+    }
+
+    private func earlier(_ a: ContinuousClock.Instant?, _ b: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        a.map { min($0, b) } ?? b
+    }
+}

@@ -1,0 +1,16 @@
+import InstanceAPI
+
+/// One item's answer from the backend: its result, and the value the backend returned for it
+/// (the registration token of an APNs import, a device group's notification key), if any.
+public struct ItemAnswer: Sendable, Hashable {
+    /// The item's result.
+    public var result: ItemResult
+    /// The value returned for the item, if the API returns one.
+    public var value: String?
+
+    /// An answer.
+    public init(_ result: ItemResult, value: String? = nil) {
+        self.result = result
+        self.value = value
+    }
+}

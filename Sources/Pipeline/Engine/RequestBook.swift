@@ -1,0 +1,219 @@
+import Foundation
+import Kafka
+
+/// The worker's books, as a pure state machine: the requests it holds, the items they count
+/// against the in-flight bound, their offsets, which assignment each belongs to, and when
+/// consumption must pause for backpressure.
+///
+/// Guarantees:
+/// - An offset is handed out for storing only when every record at or below it in the same
+///   assignment has had its outcome (and dead letter) acknowledged.
+/// - A request's items count against `maxInFlightItems` from its arrival until its outcome is
+///   acknowledged, or until it is abandoned at a revoke.
+/// - An acknowledgement from an earlier assignment of a partition releases its items but never
+///   moves the later assignment's store point.
+/// - Backpressure pauses at `maxInFlightItems` and resumes at half of it (hysteresis).
+struct RequestBook: Sendable {
+    /// What became of a record handed to the book.
+    enum Admission: Sendable {
+        /// A redelivery of a record already held, or a record arriving while stopping: ignored.
+        case ignored
+        /// A new request to plan.
+        case admitted(RequestHandle, PipelineRequest)
+        /// Not a valid request: publish its rejection.
+        case rejected(Publication)
+    }
+
+    private let maxInFlightItems: Int
+    private var tracker = OffsetTracker()
+    private var requests: [RequestHandle: RequestState] = [:]
+    private var handleByID: [String: RequestHandle] = [:]
+    private var nextHandle: RequestHandle = 0
+    private var publishing: [KafkaTopicPartition: Int] = [:]
+    private var assigned: Set<KafkaTopicPartition> = []
+    private(set) var backpressure = false
+    /// Items of requests held or being published.
+    private(set) var itemsInFlight = 0
+    /// The most items held at once.
+    private(set) var peakItemsInFlight = 0
+
+    /// Books holding at most about `maxInFlightItems` items.
+    init(maxInFlightItems: Int) {
+        self.maxInFlightItems = maxInFlightItems
+    }
+
+    // MARK: - Queries
+
+    /// Requests received and not yet acknowledged (publishing included).
+    var requestsInFlight: Int { tracker.inFlight }
+
+    /// True when nothing is held and nothing is being published.
+    var isIdle: Bool { requests.isEmpty && publishing.values.allSatisfy { $0 == 0 } }
+
+    /// Partitions currently assigned.
+    var assignedPartitions: Set<KafkaTopicPartition> { assigned }
+
+    /// The requests held for `partitions` (not yet publishing).
+    func handles(in partitions: Set<KafkaTopicPartition>) -> Set<RequestHandle> {
+        Set(requests.filter { partitions.contains($0.value.partition) }.keys)
+    }
+
+    /// Publications under way for `partitions`.
+    func publishing(in partitions: Set<KafkaTopicPartition>) -> Int {
+        partitions.reduce(0) { $0 + (publishing[$1] ?? 0) }
+    }
+
+    // MARK: - Events
+
+    /// `partitions` were assigned: each starts a fresh ledger of a new generation.
+    mutating func assign(_ partitions: [KafkaTopicPartition]) -> AssignmentGeneration {
+        assigned.formUnion(partitions)
+        return tracker.assign(partitions)
+    }
+
+    /// A record arrived, decoded as `decoded`.
+    mutating func receive(_ record: KafkaRecord, _ decoded: Result<PipelineRequest, RequestRejection>, at now: Date) -> Admission {
+        guard tracker.received(record.topicPartition, offset: record.offset),
+            let generation = tracker.generation(of: record.topicPartition)
+        else { return .ignored }
+        let request: PipelineRequest
+        switch decoded {
+        case .failure(let rejection):
+            return .rejected(rejected(record, rejection, generation: generation, at: now))
+        case .success(let decoded):
+            request = decoded
+        }
+        if let other = handleByID[request.id], let state = requests[other] {
+            let rejection = RequestRejection(
+                field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
+                requestID: request.id, op: request.op.rawValue, replayOf: request.replayOf)
+            return .rejected(rejected(record, rejection, generation: generation, at: now))
+        }
+        let handle = nextHandle
+        nextHandle = handle.next
+        requests[handle] = RequestState(request: request, record: record, generation: generation, receivedAt: now)
+        handleByID[request.id] = handle
+        hold(request.items.count)
+        return .admitted(handle, request)
+    }
+
+    /// A call carrying items of `handles` started.
+    mutating func noteCall(for handles: some Sequence<RequestHandle>) {
+        for handle in Set(handles) { requests[handle]?.backendCalls += 1 }
+    }
+
+    /// Items became final; returns the publications of the requests they completed. Items of
+    /// requests the book no longer holds (abandoned at a revoke) are ignored.
+    mutating func settle(_ settlements: [ItemSettlement], at now: Date) -> [Publication] {
+        var completed: [RequestHandle] = []
+        for settlement in settlements {
+            let handle = settlement.origin.request
+            guard requests[handle] != nil else { continue }
+            requests[handle]!.finish(settlement.origin.index, settlement.answer, attempts: settlement.attempts, lastError: settlement.lastError, at: now)
+            if requests[handle]!.remaining == 0 { completed.append(handle) }
+        }
+        return completed.compactMap { handle in
+            guard let state = requests.removeValue(forKey: handle) else { return nil }
+            if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
+            return publication(of: state, at: now)
+        }
+    }
+
+    /// A publication was acknowledged: its items are released and its offset is done. Returns the
+    /// offsets that may now be stored, for assigned partitions only.
+    mutating func published(_ ticket: PublishTicket) -> [KafkaTopicPartition: Int64] {
+        endPublishing(ticket)
+        tracker.completed(ticket.partition, offset: ticket.offset, generation: ticket.generation)
+        return storable()
+    }
+
+    /// A publication will never be acknowledged (the worker stopped): its items are released and
+    /// its record stays unstored, to be delivered again.
+    mutating func publishFailed(_ ticket: PublishTicket) {
+        endPublishing(ticket)
+    }
+
+    /// Offsets whose store point advanced, for assigned partitions.
+    mutating func storable() -> [KafkaTopicPartition: Int64] {
+        tracker.takeStorable().filter { assigned.contains($0.key) }
+    }
+
+    /// `partitions` moved away: the requests still held for them are abandoned (they will be
+    /// delivered to the new owner) and their ledgers are forgotten. Returns the handles abandoned.
+    @discardableResult
+    mutating func revoke(_ partitions: Set<KafkaTopicPartition>) -> Set<RequestHandle> {
+        let abandoned = handles(in: partitions)
+        for handle in abandoned {
+            guard let state = requests.removeValue(forKey: handle) else { continue }
+            if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
+            release(state.request.items.count)
+        }
+        assigned.subtract(partitions)
+        tracker.forget(Array(partitions))
+        return abandoned
+    }
+
+    /// Whether consumption must pause for backpressure now: pauses at the limit, resumes at half.
+    /// Returns the new state when it changed.
+    mutating func updateBackpressure() -> Bool? {
+        let wanted = itemsInFlight >= maxInFlightItems ? true : itemsInFlight <= maxInFlightItems / 2 ? false : backpressure
+        guard wanted != backpressure else { return nil }
+        backpressure = wanted
+        return wanted
+    }
+
+    // MARK: - Helpers
+
+    private mutating func hold(_ items: Int) {
+        itemsInFlight += items
+        peakItemsInFlight = max(peakItemsInFlight, itemsInFlight)
+    }
+
+    private mutating func release(_ items: Int) {
+        itemsInFlight -= items
+    }
+
+    private mutating func endPublishing(_ ticket: PublishTicket) {
+        publishing[ticket.partition, default: 1] -= 1
+        if publishing[ticket.partition] == 0 { publishing[ticket.partition] = nil }
+        release(ticket.items)
+    }
+
+    private mutating func publication(of state: RequestState, at now: Date) -> Publication {
+        let outcome = state.outcome(completedAt: now)
+        let deadLetter = state.deadLetter().map { letter in
+            Publication.DeadLetterRecord(
+                key: state.key, value: Array(letter.request.jsonBody()),
+                headers: DeadLetterHeader.headers(
+                    partition: state.partition, offset: state.offset, requestID: state.request.id, error: letter.lastError,
+                    attempts: letter.attempts, codes: letter.codes, undecodable: false),
+                items: letter.request.items.count)
+        }
+        publishing[state.partition, default: 0] += 1
+        return Publication(
+            outcome: outcome, deadLetter: deadLetter,
+            ticket: PublishTicket(partition: state.partition, offset: state.offset, generation: state.generation, items: state.request.items.count))
+    }
+
+    /// A record that is not a valid request: a `rejected` outcome, and its bytes dead-lettered.
+    private mutating func rejected(
+        _ record: KafkaRecord, _ rejection: RequestRejection, generation: AssignmentGeneration, at now: Date
+    ) -> Publication {
+        let outcome = Outcome(
+            requestID: rejection.requestID ?? Self.positionID(record), op: rejection.op, target: [:], status: .rejected, counts: [:],
+            failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, backendCalls: 0, receivedAt: now,
+            completedAt: now)
+        let headers = DeadLetterHeader.headers(
+            partition: record.topicPartition, offset: record.offset, requestID: rejection.requestID, error: rejection.description,
+            attempts: 0, undecodable: true)
+        publishing[record.topicPartition, default: 0] += 1
+        return Publication(
+            outcome: outcome, deadLetter: Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1),
+            ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 0))
+    }
+
+    /// The id of a record without a readable one: `topic/partition/offset`.
+    static func positionID(_ record: KafkaRecord) -> String {
+        "\(record.topic)/\(record.partition)/\(record.offset)"
+    }
+}

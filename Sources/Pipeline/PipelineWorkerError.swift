@@ -1,0 +1,20 @@
+import Kafka
+
+/// Why a worker stopped itself. `iidbatch run` exits non-zero when a worker ends with one.
+public enum PipelineWorkerError: Error, Sendable, CustomStringConvertible {
+    /// The consumer failed for good (a fatal librdkafka error).
+    case consumer(topic: String, KafkaError)
+    /// A request's outcome or dead letter was refused for good: its offset can never be stored.
+    case publish(topic: String, requestID: String, KafkaError)
+    /// An outcome could not be written at all.
+    case unpublishable(requestID: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .consumer(topic, error): "consuming \(topic) failed: \(error)"
+        case let .publish(topic, requestID, error):
+            "publishing the outcome of request '\(requestID)' to \(topic) was refused: \(error) (fix the topic or its max.message.bytes, then restart: the request is consumed again)"
+        case let .unpublishable(requestID, reason): "the outcome of request '\(requestID)' cannot be encoded: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// The most bytes a request's outcome can take on the wire, computed from the request alone, so
+/// that a request whose outcome could not be published is refused when it arrives instead of
+/// sticking its partition later.
+///
+/// The bound covers the worst case: every item failing (each listed in `failedItems`, with a code
+/// of up to `maxCodeBytes` and no message, see `Outcome.wireBytes(limit:)`), a distinct count key
+/// per item, an erasure receipt line per installation, and an import per APNs token with a
+/// registration token of up to `maxRegistrationTokenBytes`. Strings are counted as JSON-escaped.
+public enum OutcomeSizeBound {
+    /// The longest result code an outcome carries (`UNKNOWN(...)` texts are cut to fit).
+    public static let maxCodeBytes = 80
+    /// The longest registration token an import is expected to return.
+    public static let maxRegistrationTokenBytes = 400
+    /// A failed item's fixed part: `{"attempts":…,"code":"…","index":…,"item":"","retryable":false},`.
+    static let failedItemBytes = 12 + 10 + 9 + 2 * maxCodeBytes + 10 + 10 + 9 + 20 + 1
+    /// A count's worst case: `"<code>":<n>,`.
+    static let countBytes = 2 * maxCodeBytes + 14
+    /// A receipt line's fixed part: `{"at":"<date>","code":"…","item":""},`.
+    static let receiptBytes = 7 + 30 + 10 + 2 * maxCodeBytes + 10 + 3
+    /// An import's fixed part and its registration token: `"<apns>":"<token>",`.
+    static let importBytes = 6 + 2 * maxRegistrationTokenBytes
+    /// Everything else: field names, status, dates, counts of backend calls, the target.
+    static let fixedBytes = 2_048
+
+    /// The bound for `request`.
+    public static func bytes(of request: PipelineRequest) -> Int {
+        var total = fixedBytes + 2 * (escapedCount(request.id) + escapedCount(request.replayOf ?? ""))
+        for value in request.target.outcomeFields.values { total += escapedCount(value) + 32 }
+        let perItem = failedItemBytes + countBytes
+            + (request.op == .installationsDelete ? receiptBytes : 0) + (request.op == .apnsImport ? importBytes : 0)
+        let copies = 1 + (request.op == .installationsDelete || request.op == .apnsImport ? 1 : 0)
+        for item in request.items { total += perItem + copies * escapedCount(item) }
+        return total
+    }
+
+    /// Bytes `text` takes inside a JSON string as Foundation's encoder writes it.
+    static func escapedCount(_ text: String) -> Int {
+        var count = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): count += 2
+            case 0..<0x20: count += 6
+            default: count += 1
+            }
+        }
+        return count
+    }
+}
