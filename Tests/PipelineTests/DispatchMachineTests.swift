@@ -1,0 +1,199 @@
+import InstanceAPI
+@testable import Pipeline
+import Testing
+
+/// The dispatch machine alone, driven by events at instants the test chooses.
+@Suite("Dispatch machine: retries, breaker, pacing and revokes, with an injected clock")
+struct DispatchMachineTests {
+    let t0 = ContinuousClock.now
+
+    private func pipeline(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) -> PipelineConfiguration {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
+            breakerThreshold: 3, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        adjust(&configuration)
+        return configuration
+    }
+
+    private func subscribe(_ id: String, _ count: Int, topic: String = "news") -> PipelineRequest {
+        PipelineRequest(id: id, op: .topicsSubscribe, target: .topic(topic), items: (0..<count).map { "\(id)-\($0)" })
+    }
+
+    private func deletion(_ id: String) -> PipelineRequest {
+        PipelineRequest(id: id, op: .installationsDelete, target: .subject(nil), items: [id])
+    }
+
+    private func started(_ actions: [DispatchAction]) -> [CallJob] {
+        actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
+    }
+
+    private func settled(_ actions: [DispatchAction]) -> [ItemSettlement] {
+        actions.flatMap { action -> [ItemSettlement] in if case .settle(let items) = action { items } else { [] } }
+    }
+
+    private func timers(_ actions: [DispatchAction]) -> [ContinuousClock.Instant] {
+        actions.compactMap { if case .setTimer(let instant) = $0 { instant } else { nil } }
+    }
+
+    private func pauses(_ actions: [DispatchAction]) -> [Bool] {
+        actions.compactMap { if case .pauseForOutage(let paused) = $0 { paused } else { nil } }
+    }
+
+    private func answers(_ codes: [ResultCode]) -> CallAnswer {
+        .items(codes.map { ItemAnswer(ItemResult($0)) })
+    }
+
+    @Test("a full call starts at once; a partial one after the linger, by the one timer")
+    func lingerByTimer() {
+        var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: 1))
+        let full = machine.add(subscribe("a", 1_000), handle: 0, now: t0)
+        #expect(started(full).map(\.items.count) == [1_000])
+        let partial = machine.add(subscribe("b", 10), handle: 1, now: t0)
+        #expect(started(partial).isEmpty)
+        #expect(timers(partial) == [t0 + .milliseconds(10)])
+        #expect(started(machine.timerFired(now: t0 + .milliseconds(10))).map(\.items.count) == [10])
+    }
+
+    @Test("retry split: final items settle now, retryable ones start again after a backoff")
+    func retrySplit() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 2))
+        let job = try #require(started(machine.add(subscribe("a", 4), handle: 0, now: t0)).first)
+        let actions = machine.finished(jobID: job.id, answers([.ok, .unavailable, .notFound, .internal]), now: t0 + .milliseconds(5))
+        #expect(settled(actions).map(\.origin.index).sorted() == [0, 2])
+        #expect(started(actions).isEmpty, "the retry waits for its backoff")
+        let due = try #require(timers(actions).last)
+        #expect(due <= t0 + .milliseconds(105))
+        let retry = try #require(started(machine.timerFired(now: due)).first)
+        #expect(retry.items == ["a-1", "a-3"])
+        #expect(retry.attempts == 1)
+        let last = machine.finished(jobID: retry.id, answers([.ok, .ok]), now: due + .milliseconds(5))
+        #expect(settled(last).map(\.answer.result.code) == [.ok, .ok])
+        #expect(settled(last).allSatisfy { $0.attempts == 2 })
+    }
+
+    @Test("systemic failures open the breaker and are not charged to the items")
+    func systemicNotCharged() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 3))
+        let job = try #require(started(machine.add(subscribe("a", 2), handle: 0, now: t0)).first)
+        let refused = machine.finished(jobID: job.id, .failed(.unauthenticated(api: "batchAdd", message: "401")), now: t0)
+        #expect(pauses(refused) == [true])
+        #expect(started(refused).isEmpty && settled(refused).isEmpty)
+        #expect(timers(refused) == [t0 + .seconds(1)], "one timer for the cooldown")
+        let probe = try #require(started(machine.timerFired(now: t0 + .seconds(1))).first)
+        #expect(probe.attempts == 0, "the refused attempt was not charged")
+        let closed = machine.finished(jobID: probe.id, answers([.ok, .ok]), now: t0 + .seconds(1))
+        #expect(pauses(closed) == [false])
+        #expect(settled(closed).allSatisfy { $0.attempts == 1 })
+    }
+
+    @Test("a request full of ids the client refuses never opens the breaker (issue 17, point 2)")
+    func itemFailuresDoNotOpen() {
+        var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: 4))
+        var actions: [DispatchAction] = []
+        for index in 0..<20 { actions += machine.add(deletion("d\(index)"), handle: RequestHandle(index), now: t0) }
+        var running = started(actions)
+        var all: [DispatchAction] = actions
+        while let job = running.popLast() {
+            let next = machine.finished(jobID: job.id, .failed(.invalidArgument(field: "id", value: job.items[0], reason: "has a '/'")), now: t0)
+            all += next
+            running += started(next)
+        }
+        #expect(pauses(all).isEmpty, "never paused")
+        #expect(machine.breakerClosed)
+        #expect(settled(all).count == 20)
+        #expect(settled(all).allSatisfy { $0.answer.result.code == .invalidRequest && $0.attempts == 1 })
+    }
+
+    @Test("an open breaker whose last probe failed with nothing queued resumes consumption at its cooldown (issue 17, point 2)")
+    func breakerWayBack() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.retry.maxAttempts = 1 }, random: SplitMix64(seed: 5))
+        let outage = InstanceAPIError.serverError(api: "delete", status: 503, message: "down", retryAfter: nil)
+        var actions: [DispatchAction] = []
+        for index in 0..<3 { actions += machine.add(deletion("d\(index)"), handle: RequestHandle(index), now: t0) }
+        var jobs = started(actions)
+        #expect(jobs.count == 3)
+        var opened: [DispatchAction] = []
+        for job in jobs { opened += machine.finished(jobID: job.id, .failed(outage), now: t0) }
+        #expect(pauses(opened) == [true])
+        // The cooldown passes: the probe goes out and fails; the others are held, not charged.
+        jobs = started(machine.timerFired(now: t0 + .seconds(1)))
+        #expect(jobs.count == 1)
+        let failedProbe = machine.finished(jobID: jobs[0].id, .failed(outage), now: t0 + .seconds(1))
+        #expect(timers(failedProbe) == [t0 + .seconds(3)], "the cooldown doubled")
+        // Take the rest of the work away (a revoke), so nothing is queued to probe with.
+        _ = machine.drop([0, 1, 2], now: t0 + .seconds(2))
+        #expect(!machine.hasWaitingWork)
+        let due = machine.timerFired(now: t0 + .seconds(3))
+        #expect(pauses(due) == [false], "consumption resumes so that new work can probe")
+        let fresh = machine.add(deletion("d9"), handle: 9, now: t0 + .seconds(4))
+        let probe = try #require(started(fresh).first, "the next work is the probe")
+        let recovered = machine.finished(jobID: probe.id, answers([.ok]), now: t0 + .seconds(4))
+        #expect(machine.breakerClosed)
+        #expect(settled(recovered).map(\.answer.result.code) == [.ok])
+    }
+
+    @Test("time with the breaker open is not charged to max-elapsed (issue 17, point 5)")
+    func outageNotCharged() throws {
+        var machine = DispatchMachine(
+            configuration: pipeline { $0.linger = .zero; $0.retry.maxElapsed = .seconds(10); $0.breakerMaxCooldown = .seconds(60) },
+            random: SplitMix64(seed: 6))
+        let outage = InstanceAPIError.transport(api: "batchAdd", message: "refused")
+        var job = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
+        var now = t0
+        // Three failures open the breaker; then probes fail for a minute, far beyond max-elapsed.
+        for _ in 0..<3 {
+            let actions = machine.finished(jobID: job.id, .failed(outage), now: now)
+            #expect(settled(actions).isEmpty)
+            if let next = started(actions).first { job = next; continue }
+            now = try #require(timers(actions).last)
+            job = try #require(started(machine.timerFired(now: now)).first)
+        }
+        while now < t0 + .seconds(60) {
+            let actions = machine.finished(jobID: job.id, .failed(outage), now: now)
+            #expect(settled(actions).isEmpty, "nothing is given up while the breaker is open")
+            now = try #require(timers(actions).last)
+            job = try #require(started(machine.timerFired(now: now)).first)
+        }
+        // The probe succeeds, then the next attempt meets one transient error: it is retried.
+        let recovered = machine.finished(jobID: job.id, .failed(.serverError(api: "batchAdd", status: 500, message: "oops", retryAfter: nil)), now: now)
+        #expect(settled(recovered).isEmpty, "a transient error after a long outage is retried, not dead-lettered")
+    }
+
+    @Test("a revoke drops waiting work at once; running items of revoked requests are never retried (issue 17, point 4)")
+    func dropOnRevoke() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.concurrency = 1 }, random: SplitMix64(seed: 7))
+        let first = try #require(started(machine.add(subscribe("a", 2), handle: 0, now: t0)).first)
+        #expect(started(machine.add(subscribe("b", 2, topic: "other"), handle: 1, now: t0)).isEmpty, "concurrency 1: b waits")
+        let afterDrop = machine.drop([0, 1], now: t0)
+        #expect(started(afterDrop).isEmpty)
+        let answered = machine.finished(jobID: first.id, answers([.ok, .unavailable]), now: t0 + .milliseconds(1))
+        #expect(settled(answered).map(\.origin.index) == [0], "the final item settles; the retryable one is dropped")
+        #expect(started(answered).isEmpty, "b never starts")
+        #expect(timers(answered).isEmpty, "no retry is scheduled")
+        #expect(!machine.hasWaitingWork)
+        #expect(machine.runningCalls == 0)
+    }
+
+    @Test("Retry-After paces the whole API, not only the call that got it")
+    func retryAfterPacesTheAPI() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.concurrency = 1 }, random: SplitMix64(seed: 8))
+        let first = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
+        _ = machine.add(subscribe("b", 1, topic: "other"), handle: 1, now: t0)
+        let throttled = machine.finished(jobID: first.id, .failed(.throttled(api: "batchAdd", retryAfter: .seconds(2))), now: t0)
+        #expect(started(throttled).isEmpty, "b, on the same API, waits for the Retry-After")
+        #expect(started(machine.timerFired(now: t0 + .seconds(1))).isEmpty)
+        #expect(!started(machine.timerFired(now: t0 + .seconds(2))).isEmpty)
+    }
+
+    @Test("an answer from a call started before the breaker opened does not close it")
+    func lateSuccessDoesNotClose() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.breakerThreshold = 1 }, random: SplitMix64(seed: 9))
+        let a = try #require(started(machine.add(deletion("a"), handle: 0, now: t0)).first)
+        let b = try #require(started(machine.add(deletion("b"), handle: 1, now: t0)).first)
+        let opened = machine.finished(jobID: a.id, .failed(.transport(api: "delete", message: "reset")), now: t0)
+        #expect(pauses(opened) == [true])
+        _ = machine.finished(jobID: b.id, answers([.ok]), now: t0 + .milliseconds(10))
+        #expect(!machine.breakerClosed, "b's answer was sent before the opening and proves nothing")
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import InstanceAPI
+import Kafka
+@testable import Pipeline
+import Testing
+
+/// The request book alone: admission, settlement, acknowledgements, revokes and backpressure.
+@Suite("Request book: offsets per assignment, items held until acknowledged, backpressure")
+struct RequestBookTests {
+    let p0 = KafkaTopicPartition(topic: "requests", partition: 0)
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func record(_ offset: Int64, _ request: PipelineRequest) -> KafkaRecord {
+        KafkaRecord(topic: p0.topic, partition: p0.partition, offset: offset, key: nil, value: Array(request.jsonBody()))
+    }
+
+    private func request(_ id: String, items: Int) -> PipelineRequest {
+        PipelineRequest(id: id, op: .topicsSubscribe, target: .topic("news"), items: (0..<items).map { "\(id)-\($0)" })
+    }
+
+    private func admit(_ book: inout RequestBook, _ offset: Int64, _ request: PipelineRequest) throws -> RequestHandle {
+        guard case .admitted(let handle, _) = book.receive(record(offset, request), .success(request), at: now) else {
+            throw FixtureFailure("not admitted")
+        }
+        return handle
+    }
+
+    private func settleAll(_ book: inout RequestBook, _ handle: RequestHandle, items: Int) -> [Publication] {
+        book.settle((0..<items).map { ItemSettlement(origin: .init(request: handle, index: $0), answer: ItemAnswer(ItemResult(.ok)), attempts: 1) }, at: now)
+    }
+
+    @Test("items count against the bound until the outcome is acknowledged, not when the last item settles")
+    func itemsHeldUntilAcknowledged() throws {
+        var book = RequestBook(maxInFlightItems: 10)
+        _ = book.assign([p0])
+        let handle = try admit(&book, 0, request("a", items: 10))
+        #expect(book.updateBackpressure() == true, "at the limit: pause")
+        let publications = settleAll(&book, handle, items: 10)
+        #expect(publications.count == 1)
+        #expect(book.itemsInFlight == 10, "the outcome is not acknowledged yet")
+        #expect(book.updateBackpressure() == nil, "still paused")
+        #expect(!book.isIdle)
+        let storable = book.published(publications[0].ticket)
+        #expect(storable == [p0: 1])
+        #expect(book.itemsInFlight == 0)
+        #expect(book.updateBackpressure() == false)
+        #expect(book.isIdle)
+    }
+
+    @Test("backpressure pauses at the limit and resumes only at half of it")
+    func hysteresis() throws {
+        var book = RequestBook(maxInFlightItems: 100)
+        _ = book.assign([p0])
+        var tickets: [PublishTicket] = []
+        for offset in 0..<4 {
+            let handle = try admit(&book, Int64(offset), request("r\(offset)", items: 25))
+            tickets += settleAll(&book, handle, items: 25).map(\.ticket)
+        }
+        #expect(book.updateBackpressure() == true)
+        _ = book.published(tickets[0])
+        #expect(book.updateBackpressure() == nil, "75 held: above half, stays paused")
+        _ = book.published(tickets[1])
+        #expect(book.updateBackpressure() == false, "50 held: resumes")
+    }
+
+    @Test("an acknowledgement from an earlier assignment never moves a later assignment's store point")
+    func staleAcknowledgement() throws {
+        var book = RequestBook(maxInFlightItems: 1_000)
+        _ = book.assign([p0])
+        let first = try admit(&book, 0, request("a", items: 1))
+        let second = try admit(&book, 1, request("b", items: 1))
+        // b completes and starts publishing; a is still running when the partition is revoked.
+        let publishing = settleAll(&book, second, items: 1)
+        let abandoned = book.revoke([p0])
+        #expect(abandoned == [first])
+        // The partition comes back; both records are delivered again.
+        _ = book.assign([p0])
+        let again = try admit(&book, 0, request("a", items: 1))
+        _ = try admit(&book, 1, request("b", items: 1))
+        // The old publication of b is acknowledged late.
+        let afterStale = book.published(publishing[0].ticket)
+        #expect((afterStale[p0] ?? 0) == 0, "the stale acknowledgement moves nothing past offset 0")
+        #expect(book.requestsInFlight == 2, "both records of the new assignment are still in flight")
+        // The old answer for a arrives too: its handle is gone, so it changes nothing.
+        #expect(settleAll(&book, first, items: 1).isEmpty)
+        let done = settleAll(&book, again, items: 1)
+        #expect(book.published(done[0].ticket) == [p0: 1], "only up to the record really done")
+    }
+
+    @Test("a duplicate id in flight is rejected naming the first; a redelivery is ignored")
+    func duplicates() throws {
+        var book = RequestBook(maxInFlightItems: 1_000)
+        _ = book.assign([p0])
+        _ = try admit(&book, 0, request("a", items: 1))
+        guard case .rejected(let rejection) = book.receive(record(1, request("a", items: 1)), .success(request("a", items: 1)), at: now) else {
+            Issue.record("a duplicate id was admitted")
+            return
+        }
+        #expect(rejection.outcome.reason?.contains("duplicates a request still in flight") == true)
+        #expect(rejection.ticket.items == 0)
+        guard case .ignored = book.receive(record(0, request("a", items: 1)), .success(request("a", items: 1)), at: now) else {
+            Issue.record("a redelivery was admitted")
+            return
+        }
+    }
+}
+
+/// A test precondition that did not hold.
+struct FixtureFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
