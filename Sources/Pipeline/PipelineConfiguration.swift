@@ -73,7 +73,13 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// enough for its largest outcome and for a rejected record dead-lettered byte for byte with
     /// its headers (the broker's topic limits still apply).
     public var producerDefaults: [String: String] {
-        ["message.max.bytes": "\(max(1_000_000, maxRecordBytes + 65_536, maxOutcomeBytes + 65_536))"]
+        Self.producerDefaults(for: [self])
+    }
+
+    /// Producer settings for one producer shared by `pipelines`: large enough for each of them.
+    public static func producerDefaults(for pipelines: [PipelineConfiguration]) -> [String: String] {
+        let largest = pipelines.map { max($0.maxRecordBytes, $0.maxOutcomeBytes) + 65_536 }.max() ?? 0
+        return ["message.max.bytes": "\(max(1_000_000, largest))"]
     }
 
     /// Items one call of `op` carries under this pipeline: the API's limit, the configured

@@ -52,6 +52,8 @@ public actor PipelineWorker {
     public nonisolated let configuration: PipelineConfiguration
     private let consumer: KafkaConsumer
     private let producer: KafkaProducer
+    /// Whether the worker made its producer (and so closes it when it stops).
+    private let ownsProducer: Bool
     private let executor: CallExecutor
     private let decoder: RequestDecoder
     nonisolated let logger: Logger
@@ -80,20 +82,29 @@ public actor PipelineWorker {
         logger: Logger = Logger(label: "iidbatch.pipeline")
     ) throws(KafkaError) {
         let producer = try KafkaProducer(configuration: producerConfiguration.withDefaults(configuration.producerDefaults))
-        try self.init(configuration: configuration, consumer: consumerConfiguration, producer: producer, client: client, logger: logger)
+        try self.init(configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: true, client: client, logger: logger)
     }
 
-    /// A worker for `configuration` publishing through `producer` (which several workers may share;
-    /// its `message.max.bytes` should be at least `configuration.producerDefaults`').
+    /// A worker for `configuration` publishing through `producer`, which several workers may share
+    /// and which the caller closes after the workers stopped (its `message.max.bytes` should be
+    /// at least `configuration.producerDefaults`').
     ///
     /// - Throws: the consumer's configuration error.
     public init(
         configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration, producer: KafkaProducer,
         client: InstanceAPIClient, logger: Logger = Logger(label: "iidbatch.pipeline")
     ) throws(KafkaError) {
+        try self.init(configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: false, client: client, logger: logger)
+    }
+
+    private init(
+        configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration, producer: KafkaProducer,
+        ownsProducer: Bool, client: InstanceAPIClient, logger: Logger
+    ) throws(KafkaError) {
         self.configuration = configuration
         self.consumer = try KafkaConsumer(configuration: consumerConfiguration, groupID: configuration.group, topics: [configuration.requestTopic])
         self.producer = producer
+        self.ownsProducer = ownsProducer
         self.executor = CallExecutor(client: client, topicBackend: configuration.topicBackend)
         self.decoder = RequestDecoder(configuration: configuration)
         self.book = RequestBook(maxInFlightItems: configuration.maxInFlightItems)
@@ -147,7 +158,11 @@ public actor PipelineWorker {
             waiter.continuation.resume(returning: false)
         }
         do { try await consumer.close() } catch { logger.warning("leaving the group failed: \(error)") }
-        await producer.close(timeout: .seconds(5))
+        if ownsProducer {
+            await producer.close(timeout: .seconds(5))
+        } else {
+            try? await producer.flush(timeout: .seconds(5))
+        }
         spawner.finish()
     }
 

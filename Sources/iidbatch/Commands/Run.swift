@@ -4,6 +4,7 @@ import InstanceAPI
 import Kafka
 import Logging
 import Pipeline
+import ServiceLifecycle
 
 /// `iidbatch run`: the workers of every pipeline file, until SIGINT or SIGTERM.
 struct Run: AsyncParsableCommand {
@@ -42,30 +43,32 @@ struct Run: AsyncParsableCommand {
         do { key = try ServiceAccountCredentials.load(from: credentials) } catch { throw ValidationError("--credentials: \(error)") }
         let client = InstanceAPIClient(credentials: key, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
         let workers: [PipelineWorker]
+        let producer: KafkaProducer
         do {
+            // One producer for every pipeline of the process, sized for the largest record any sends.
+            producer = try KafkaProducer(configuration: kafka.withDefaults(PipelineConfiguration.producerDefaults(for: pipelines)))
             workers = try pipelines.map { pipeline throws(KafkaError) in
-                try PipelineWorker(configuration: pipeline, consumer: kafka, producer: kafka, client: client)
+                try PipelineWorker(configuration: pipeline, consumer: kafka, producer: producer, client: client)
             }
         } catch {
             try? await client.shutdown()
-            throw ValidationError("cannot start the workers: \(error)")
+            throw RuntimeError("cannot start the workers: \(error)")
         }
         for pipeline in pipelines {
             Output.line("iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group)")
         }
-        await withTaskGroup(of: Void.self) { group in
-            for worker in workers { group.addTask { await worker.run() } }
-            group.addTask {
-                let signal = await Signals.waitForTermination()
-                Output.line("iidbatch run: \(signal): stopping (finishing in-flight work, then committing)")
-                await withTaskGroup(of: Void.self) { stops in
-                    for worker in workers { stops.addTask { await worker.shutdown() } }
-                }
-            }
-        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: workers.map {
+                .init(service: WorkerService(worker: $0), successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
+            },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "iidbatch.run")))
+        var failure: (any Error)?
+        do { try await group.run() } catch { failure = error }
+        await producer.close(timeout: .seconds(5))
         var total = WorkerStatistics()
         for worker in workers { total.merge(await worker.currentStatistics()) }
         Output.line("iidbatch run: stopped after \(total.records) records, \(total.outcomeCount) outcomes, \(total.deadLetters) dead letters")
         try? await client.shutdown()
+        if let failure { throw RuntimeError("iidbatch run: a worker stopped itself: \(failure)") }
     }
 }

@@ -1,0 +1,116 @@
+import Emulator
+import Foundation
+import InstanceAPI
+import Kafka
+import Pipeline
+import Testing
+
+/// The defects found in the line-by-line review of the worker (issue 17), each reproduced end to
+/// end: real workers (in this process or as the `iidbatch` binary), EmbeddedKafka over TCP and the
+/// emulator over HTTP. Each of these stalled, hung or lost its way before the fix.
+@Suite("Review defects, end to end", .serialized)
+struct ReviewDefectTests {
+    /// Produces `request` to one partition of the request topic.
+    private func produce(_ fixture: PipelineFixture, _ request: PipelineRequest, partition: Int32) async throws {
+        let producer = try KafkaProducer(configuration: fixture.kafka.configuration())
+        _ = try await producer.send(topic: fixture.requestTopic, key: Array(request.id.utf8), value: Array(request.jsonBody()), partition: partition)
+        await producer.close()
+    }
+
+    @Test("a deletion too large for its receipt to be published is rejected naming the field and the limit; the partition goes on (point 1)")
+    func oversizedOutcomeIsRejected() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            // 14,000 installations: a valid record of about 330 kB whose erasure receipt alone
+            // would pass the producer's 1,000,000-byte limit.
+            let huge = PipelineRequest(
+                id: "erase-huge", op: .installationsDelete, target: .subject("subject-1"),
+                items: (0..<14_000).map { String(format: "fid-%018d", $0) })
+            let small = PipelineRequest(id: "erase-small", op: .installationsDelete, target: .subject("subject-1"), items: ["fid-a", "fid-b"])
+            let worker = try fixture.startWorker(fixture.pipeline())
+            try await fixture.submit([huge, small], key: { _ in "subject-1" })
+            let outcomes = try await fixture.waitForOutcomes([huge.id, small.id], timeout: .seconds(120))
+            await worker.stop()
+
+            let rejected = try #require(outcomes[huge.id])
+            #expect(rejected.status == .rejected)
+            #expect(rejected.reason?.hasPrefix("installations: 14000 items") == true, "\(rejected.reason ?? "")")
+            #expect(rejected.reason?.contains("max-outcome-bytes") == true)
+            let after = try #require(outcomes[small.id])
+            #expect(after.status != .rejected && after.counts.values.reduce(0, +) == 2, "the record after it is worked on and answered")
+            let letter = try #require(fixture.deadLetters.first { $0.headers.string(DeadLetterHeader.requestID) == huge.id })
+            #expect(letter.value == Array(huge.jsonBody()), "dead-lettered byte for byte")
+            #expect(fixture.backend.stats[BackendAPI.deleteInstance.rawValue].calls < 100, "no call was made for the rejected request")
+        }
+    }
+
+    @Test("iidbatch run exits non-zero when an outcome is refused for good, instead of retrying forever (points 1 and 6)")
+    func permanentPublishFailureEndsTheProcess() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-refused-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let keyPath = directory.appendingPathComponent("key.json").path
+            try fixture.keyJSON.write(to: URL(fileURLWithPath: keyPath))
+            let pipeline = directory.appendingPathComponent("refused.yaml")
+            try """
+                request-topic: \(fixture.requestTopic)
+                group: refused-workers
+                outcome-topic: \(fixture.outcomeTopic)
+                dead-letter-topic: \(fixture.deadLetterTopic)
+                batching: { max-items: 100, linger: 10ms }
+                """.write(to: pipeline, atomically: true, encoding: .utf8)
+            // 60 tokens the emulator does not know: 60 failed items, an outcome of several kB,
+            // over a producer limited to 2,000 bytes per record.
+            let request = PipelineRequest(id: "refused-1", op: .topicsSubscribe, target: .topic("t"), items: (0..<60).map { "unknown-token-\($0)" })
+            try await fixture.submit([request])
+            let worker = try ChildProcess(try Programs.iidbatch, [
+                "run", pipeline.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
+                "--backend-url", fixture.emulator.baseURL, "-X", "message.max.bytes=2000", "--log-level", "warning",
+            ])
+            let status = try await worker.waitForExit(seconds: 90)
+            #expect(status != 0, "a worker that stopped itself makes the process fail; it said:\n\(worker.text)")
+            #expect(worker.text.contains("refused-1"), "the error names the request")
+            #expect(worker.text.contains("MSG_SIZE_TOO_LARGE"), "and the broker's reason:\n\(worker.text)")
+            #expect(!fixture.outcomes.contains { $0.requestID == request.id })
+        }
+    }
+
+    @Test("a partition revoked while paused and assigned again after the worker resumed is fetched (point 3)")
+    func partitionReturnsAfterResume() async throws {
+        try await withPipelineFixture(partitions: 2) { fixture in
+            let tokens = fixture.seedTokens(40, prefix: "pause")
+            func request(_ n: Int) -> PipelineRequest {
+                PipelineRequest(id: "pause-\(n)", op: .topicsSubscribe, target: .topic("p\(n)"), items: Array(tokens[n * 10..<n * 10 + 10]))
+            }
+            let pipeline = fixture.pipeline { $0.breakerCooldown = .milliseconds(200); $0.breakerMaxCooldown = .milliseconds(400) }
+            // Credentials refused: worker A's first call opens its breaker and pauses both partitions.
+            try fixture.backend.setFaults(FaultPlan(rejectCredentials: true))
+            let a = try fixture.startWorker(pipeline)
+            try await produce(fixture, request(0), partition: 0)
+            try await produce(fixture, request(1), partition: 1)
+            try await waitFor("A's breaker to open") { await a.worker.currentStatistics().breakerOpenings >= 1 }
+            // B joins while A is paused: one partition moves to B, revoked from A while paused.
+            let b = try fixture.startWorker(pipeline)
+            try await waitFor("B to take a partition and meet the refusal") { await b.worker.currentStatistics().breakerOpenings >= 1 }
+            // The refusal ends: both resume and finish what they hold.
+            try fixture.backend.setFaults(FaultPlan())
+            _ = try await fixture.waitForOutcomes([request(0).id, request(1).id], timeout: .seconds(60))
+            // B leaves: its partition returns to A, which is no longer paused.
+            await b.stop()
+            try await produce(fixture, request(2), partition: 0)
+            try await produce(fixture, request(3), partition: 1)
+            let outcomes = try await fixture.waitForOutcomes([request(2).id, request(3).id], timeout: .seconds(60))
+            await a.stop()
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded })
+        }
+    }
+
+    /// Waits (against hangs only) until `condition` holds.
+    private func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else { throw FixtureError("timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
