@@ -29,8 +29,20 @@ public struct CallExecutor: Sendable {
         }
     }
 
-    /// One attempt of `op` on `target` for `items` (at most the op's per-call limit).
-    public func perform(_ op: Operation, target: RequestTarget, items: [String]) async -> CallAnswer {
+    /// One attempt of `op` on `target` for `items` (at most the op's per-call limit). `isRetry`
+    /// says an earlier attempt may have taken effect unseen (its answer was lost): a retried
+    /// `groups.remove` that finds the group or member gone then ends `ALREADY_ABSENT`, not
+    /// `NOT_FOUND`, since removing what the earlier attempt removed is success.
+    public func perform(_ op: Operation, target: RequestTarget, items: [String], isRetry: Bool = false) async -> CallAnswer {
+        let answer = await attempt(op, target: target, items: items)
+        guard isRetry, op == .groupsRemove, case .items(let answers) = answer else { return answer }
+        return .items(answers.map { answer in
+            guard answer.result.code == .notFound else { return answer }
+            return ItemAnswer(ItemResult(.alreadyAbsent, message: "not found on a retry: an earlier attempt removed it"), value: answer.value)
+        })
+    }
+
+    private func attempt(_ op: Operation, target: RequestTarget, items: [String]) async -> CallAnswer {
         do throws(InstanceAPIError) {
             switch (op, target) {
             case (.topicsSubscribe, .topic(let topic)), (.topicsUnsubscribe, .topic(let topic)):

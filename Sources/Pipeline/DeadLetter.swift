@@ -10,6 +10,12 @@ public struct DeadLetter: Sendable {
         case retryExhausted = "retry-exhausted"
         /// A record that was not a valid request, as it was read.
         case undecodable
+        /// A valid request whose id was still in flight when it arrived (two replays of one
+        /// request, say): kept as read, and replayable once the first has finished.
+        case duplicate = "duplicate-in-flight"
+
+        /// Whether the record holds a request that can be replayed.
+        public var holdsRequest: Bool { self != .undecodable }
     }
 
     /// The dead-letter record itself.
@@ -26,7 +32,7 @@ public struct DeadLetter: Sendable {
     public var codes: [String]
     /// Attempts spent on its items so far.
     public var attempts: Int
-    /// The request it holds, for `retryExhausted`.
+    /// The request it holds, for `retryExhausted` and `duplicate`.
     public var request: PipelineRequest?
 
     /// Reads the headers and the request of `record`.
@@ -39,7 +45,7 @@ public struct DeadLetter: Sendable {
         error = headers.string(DeadLetterHeader.error) ?? ""
         codes = headers.string(DeadLetterHeader.codes)?.split(separator: ",").map(String.init) ?? []
         attempts = headers.string(DeadLetterHeader.attempts).flatMap(Int.init) ?? 0
-        if kind == .retryExhausted, let value = record.value, case .success(let request) = RequestDecoder().decode(value) {
+        if kind.holdsRequest, let value = record.value, case .success(let request) = RequestDecoder().decode(value) {
             self.request = request
         }
     }

@@ -21,7 +21,7 @@ public struct DeadLetterFilter: Sendable {
 
     /// True when `letter` is replayable and meets every condition.
     public func matches(_ letter: DeadLetter) -> Bool {
-        guard letter.kind == .retryExhausted, let request = letter.request else { return false }
+        guard letter.kind.holdsRequest, let request = letter.request else { return false }
         if !codes.isEmpty && codes.isDisjoint(with: letter.codes) { return false }
         if !ops.isEmpty && !ops.contains(request.op) { return false }
         if let since, let time = letter.record.timestamp, time < since { return false }

@@ -17,7 +17,8 @@ public enum DeadLetterHeader {
     public static let codes = "iidbatch-codes"
     /// Attempts spent on the items, this record's and earlier ones.
     public static let attempts = "iidbatch-attempts"
-    /// `retry-exhausted` (a request of the leftover items) or `undecodable` (the bytes as read).
+    /// The `DeadLetter.Kind`: `retry-exhausted` (a request of the leftover items), `undecodable`
+    /// (the bytes as read) or `duplicate-in-flight` (a valid request as read, its id then busy).
     public static let kind = "iidbatch-dead-letter-kind"
 
     /// On a replayed request: the `dead-letter-topic/partition/offset` it was replayed from.
@@ -25,7 +26,7 @@ public enum DeadLetterHeader {
 
     /// The headers for a dead letter of the record at `partition`/`offset`.
     static func headers(
-        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [], undecodable: Bool
+        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [], kind deadLetterKind: DeadLetter.Kind
     ) -> [KafkaHeader] {
         var headers = [
             KafkaHeader(key: originalTopic, string: partition.topic),
@@ -33,7 +34,7 @@ public enum DeadLetterHeader {
             KafkaHeader(key: originalOffset, string: "\(offset)"),
             KafkaHeader(key: error, string: String(message.prefix(2_000))),
             KafkaHeader(key: attempts, string: "\(count)"),
-            KafkaHeader(key: kind, string: undecodable ? "undecodable" : "retry-exhausted"),
+            KafkaHeader(key: kind, string: deadLetterKind.rawValue),
         ]
         if let requestID { headers.append(KafkaHeader(key: Self.requestID, string: requestID)) }
         if !resultCodes.isEmpty { headers.append(KafkaHeader(key: codes, string: resultCodes.joined(separator: ","))) }

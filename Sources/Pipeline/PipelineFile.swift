@@ -77,7 +77,7 @@ public enum PipelineFile {
             try batching.finish()
         }
         pipeline.concurrency = try reader.integer("concurrency", in: 1...1_024) ?? pipeline.concurrency
-        pipeline.callsPerSecond = try reader.number("rate-limit") ?? pipeline.callsPerSecond
+        pipeline.callsPerSecond = try reader.number("rate-limit", in: 0.01...1_000_000) ?? pipeline.callsPerSecond
         pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: 1...10_000_000) ?? pipeline.maxInFlightItems
         pipeline.maxRecordBytes = try reader.integer("max-record-bytes", in: 64...(64 << 20)) ?? pipeline.maxRecordBytes
         pipeline.maxOutcomeBytes = try reader.integer("max-outcome-bytes", in: 16_384...(64 << 20)) ?? pipeline.maxOutcomeBytes

@@ -253,7 +253,7 @@ public actor PipelineWorker {
                 book.noteCall(for: job.origins.lazy.map(\.request))
                 let executor = self.executor
                 spawn {
-                    let answer = await executor.perform(job.op, target: job.target, items: job.items)
+                    let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
                     await self.callFinished(job.id, answer)
                 }
             case .settle(let settlements):

@@ -43,17 +43,19 @@ struct YAMLFields {
         return number
     }
 
-    mutating func number(_ key: String) throws(PipelineFileError) -> Double? {
+    mutating func number(_ key: String, in range: ClosedRange<Double>) throws(PipelineFileError) -> Double? {
         guard let value = take(key) else { return nil }
         let number = (value as? Double) ?? (value as? Int).map(Double.init)
-        guard let number, number > 0, number.isFinite else { throw error(key, "must be a positive number, got \(value)") }
+        guard let number, number.isFinite, range.contains(number) else {
+            throw error(key, "must be a positive number from \(range.lowerBound) to \(range.upperBound), got \(value)")
+        }
         return number
     }
 
     mutating func duration(_ key: String, allowZero: Bool = false) throws(PipelineFileError) -> Duration? {
         guard let value = take(key) else { return nil }
-        guard let text = value as? String, let duration = Self.parseDuration(text) else {
-            throw error(key, "must be a duration such as 250ms, 2s or 5m, got \(value)")
+        guard let text = value as? String, let duration = DurationText.parse(text) else {
+            throw error(key, "must be a duration such as \(DurationText.examples), at most \(DurationText.longest), got \(value)")
         }
         guard allowZero || duration > .zero else { throw error(key, "must be longer than zero") }
         return duration
@@ -65,13 +67,4 @@ struct YAMLFields {
         return YAMLFields(file: file, fields: mapping, path: path + key + ".")
     }
 
-    /// `250ms`, `2s`, `1.5s`, `5m`, `1h`.
-    static func parseDuration(_ text: String) -> Duration? {
-        let units: [(String, Double)] = [("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3_600)]
-        for (unit, seconds) in units where text.hasSuffix(unit) {
-            guard let number = Double(text.dropLast(unit.count)), number >= 0, number.isFinite else { return nil }
-            return .milliseconds(Int64((number * seconds * 1_000).rounded()))
-        }
-        return nil
-    }
 }

@@ -55,7 +55,10 @@ struct PipelinePoisonTests {
                 let rejected = try #require(outcomes.first { $0.requestID == outcomeID && $0.status == .rejected }, "no rejection for \(outcomeID)")
                 if let field { #expect(rejected.reason?.hasPrefix(field + ":") == true, "\(rejected.reason ?? "")") }
                 let letter = try #require(letters.first { $0.value == Array(value.utf8) }, "\(outcomeID) not dead-lettered byte for byte")
-                #expect(letter.headers.string(DeadLetterHeader.kind) == "undecodable")
+                // A valid request whose id was busy is kept replayable (issue 17); the others are undecodable.
+                let kind: DeadLetter.Kind = id == "dup" ? .duplicate : .undecodable
+                #expect(letter.headers.string(DeadLetterHeader.kind) == kind.rawValue)
+                #expect((DeadLetter(letter).replay() != nil) == (id == "dup"), "only the duplicate can be replayed as it is")
                 #expect(letter.headers.string(DeadLetterHeader.error) == rejected.reason)
             }
             let dup = outcomes.filter { $0.requestID == "dup" }

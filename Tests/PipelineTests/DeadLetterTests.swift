@@ -47,6 +47,16 @@ struct DeadLetterTests {
         #expect(!DeadLetterFilter().matches(letter(codes: nil, kind: "undecodable")))
     }
 
+    @Test("a valid request rejected only because its id was busy is replayable, not stranded as undecodable")
+    func duplicateIsReplayable() throws {
+        let duplicate = letter(codes: nil, kind: DeadLetter.Kind.duplicate.rawValue)
+        #expect(duplicate.kind == .duplicate)
+        #expect(DeadLetterFilter().matches(duplicate))
+        #expect(!DeadLetterFilter(codes: ["INTERNAL"]).matches(duplicate), "it ended on no code")
+        let replay = try RequestDecoder().decode(try #require(duplicate.replay()?.value)).get()
+        #expect(replay.id == "r-1" && replay.items == ["t1", "t2"])
+    }
+
     @Test("an erasure report: each installation's latest code and time; erased once all are gone")
     func erasure() {
         let t0 = Date(timeIntervalSince1970: 1_000)

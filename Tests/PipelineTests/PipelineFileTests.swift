@@ -59,6 +59,12 @@ struct PipelineFileTests {
         ("request-topic: r\nretry: { initial-backoff: 2s, max-backoff: 1s }", "retry.max-backoff", "must not be shorter than initial-backoff"),
         ("request-topic: r\nbackend: grpc", "backend", "'grpc' is not a backend; expected iid-batch or fcm-v1"),
         ("request-topic: r\nrate-limit: -1", "rate-limit", "must be a positive number"),
+        // Extreme values are refused with the key's name instead of trapping at start (issue 17).
+        ("request-topic: r\nrate-limit: 1e-300", "rate-limit", "must be a positive number"),
+        ("request-topic: r\nrate-limit: 1e300", "rate-limit", "must be a positive number"),
+        ("request-topic: r\ndrain-timeout: 1e300s", "drain-timeout", "must be a duration"),
+        ("request-topic: r\nretry: { max-elapsed: 99999999999999h }", "retry.max-elapsed", "must be a duration"),
+        ("request-topic: r\nbatching: { linger: nan }", "batching.linger", "must be a duration"),
         ("request-topic: r\noutcome-topic: r", "outcome-topic", "must differ from request-topic"),
     ] as [(String, String?, String)])
     func badFiles(text: String, key: String?, reason: String) {

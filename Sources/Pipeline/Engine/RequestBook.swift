@@ -79,7 +79,7 @@ struct RequestBook: Sendable {
         let request: PipelineRequest
         switch decoded {
         case .failure(let rejection):
-            return .rejected(rejected(record, rejection, generation: generation, at: now))
+            return .rejected(rejected(record, rejection, kind: .undecodable, generation: generation, at: now))
         case .success(let decoded):
             request = decoded
         }
@@ -87,7 +87,7 @@ struct RequestBook: Sendable {
             let rejection = RequestRejection(
                 field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
                 requestID: request.id, op: request.op.rawValue, replayOf: request.replayOf)
-            return .rejected(rejected(record, rejection, generation: generation, at: now))
+            return .rejected(rejected(record, rejection, kind: .duplicate, generation: generation, at: now))
         }
         let handle = nextHandle
         nextHandle = handle.next
@@ -186,7 +186,7 @@ struct RequestBook: Sendable {
                 key: state.key, value: Array(letter.request.jsonBody()),
                 headers: DeadLetterHeader.headers(
                     partition: state.partition, offset: state.offset, requestID: state.request.id, error: letter.lastError,
-                    attempts: letter.attempts, codes: letter.codes, undecodable: false),
+                    attempts: letter.attempts, codes: letter.codes, kind: .retryExhausted),
                 items: letter.request.items.count)
         }
         publishing[state.partition, default: 0] += 1
@@ -195,9 +195,10 @@ struct RequestBook: Sendable {
             ticket: PublishTicket(partition: state.partition, offset: state.offset, generation: state.generation, items: state.request.items.count))
     }
 
-    /// A record that is not a valid request: a `rejected` outcome, and its bytes dead-lettered.
+    /// A record that is not a request to work on now: a `rejected` outcome, and its bytes
+    /// dead-lettered as read, as `kind`.
     private mutating func rejected(
-        _ record: KafkaRecord, _ rejection: RequestRejection, generation: AssignmentGeneration, at now: Date
+        _ record: KafkaRecord, _ rejection: RequestRejection, kind: DeadLetter.Kind, generation: AssignmentGeneration, at now: Date
     ) -> Publication {
         let outcome = Outcome(
             requestID: rejection.requestID ?? Self.positionID(record), op: rejection.op, target: [:], status: .rejected, counts: [:],
@@ -205,7 +206,7 @@ struct RequestBook: Sendable {
             completedAt: now)
         let headers = DeadLetterHeader.headers(
             partition: record.topicPartition, offset: record.offset, requestID: rejection.requestID, error: rejection.description,
-            attempts: 0, undecodable: true)
+            attempts: 0, kind: kind)
         publishing[record.topicPartition, default: 0] += 1
         return Publication(
             outcome: outcome, deadLetter: Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1),

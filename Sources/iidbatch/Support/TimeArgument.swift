@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Pipeline
 
 /// A point in time on the command line: ISO 8601 (`2026-11-22T10:00:00Z`) or an age (`90s`,
 /// `15m`, `2h`, `1d`: that long ago).
@@ -12,9 +13,8 @@ struct TimeArgument: ExpressibleByArgument, Sendable {
             self.date = date
         } else if let date = try? Date(argument, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
             self.date = date
-        } else if let unit = argument.last, let amount = Double(argument.dropLast()), amount >= 0,
-                  let seconds = ["s": 1.0, "m": 60, "h": 3_600, "d": 86_400][String(unit)] {
-            self.date = Date().addingTimeInterval(-amount * seconds)
+        } else if let age = DurationText.parse(argument) {
+            self.date = Date().addingTimeInterval(-age.seconds)
         } else {
             return nil
         }
