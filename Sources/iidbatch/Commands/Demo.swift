@@ -68,10 +68,12 @@ struct Demo: AsyncParsableCommand {
         let credentials = try ServiceAccountCredentials(json: emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token"))
         let client = InstanceAPIClient(credentials: credentials, configuration: .singleHost(emulator.baseURL))
         let workers = try files.map { file throws(KafkaError) in
-            try PipelineWorker(configuration: file, consumer: kafka.consumerConfiguration(), producer: kafka.configuration(), client: client)
+            try PipelineWorker(
+                configuration: file, consumer: WorkerSetup.logging(kafka.consumerConfiguration()), producer: WorkerSetup.logging(kafka.configuration()),
+                client: client)
         }
         let collector = try OutcomeCollector(
-            configuration: kafka.consumerConfiguration(), outcomeTopics: files.map(\.outcomeTopic), deadLetterTopics: files.map(\.deadLetterTopic))
+            configuration: WorkerSetup.logging(kafka.consumerConfiguration()), outcomeTopics: files.map(\.outcomeTopic), deadLetterTopics: files.map(\.deadLetterTopic))
         for record in workload.records { if let id = record.id { collector.expect(id) } }
 
         let started = ContinuousClock.now
@@ -82,7 +84,7 @@ struct Demo: AsyncParsableCommand {
             // 3. Submit while the workers run.
             Output.line("submitting \(workload.records.count) records (\(workload.validItems) items) to \(files.count) pipelines")
             do {
-                try await DemoSubmitter.submit(workload.records, configuration: kafka.configuration(), collector: collector)
+                try await DemoSubmitter.submit(workload.records, configuration: WorkerSetup.logging(kafka.configuration()), collector: collector)
             } catch {
                 Output.error("iidbatch demo: submitting failed: \(error)")
             }

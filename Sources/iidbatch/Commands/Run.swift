@@ -38,7 +38,7 @@ struct Run: AsyncParsableCommand {
         try WorkerSetup.bootstrapLogging(logLevel)
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
-        let kafka = try self.kafka.configuration()
+        let kafka = WorkerSetup.logging(try self.kafka.configuration())
         let key: ServiceAccountCredentials
         do { key = try ServiceAccountCredentials.load(from: credentials) } catch { throw ValidationError("--credentials: \(error)") }
         let client = InstanceAPIClient(credentials: key, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Kafka
 import Logging
 
 /// What `run`, `demo` and the benchmarks share to start workers.
@@ -13,5 +14,29 @@ enum WorkerSetup {
             handler.logLevel = level
             return handler
         }
+    }
+
+    /// Hands librdkafka's log lines, and the Kafka module's own, to swift-log (label
+    /// `iidbatch.kafka`), so they share the run's format and obey its `--log-level`.
+    static func kafkaLogHandler() -> @Sendable (KafkaLogLevel, String) -> Void {
+        let logger = Logger(label: "iidbatch.kafka")
+        return { level, message in
+            let mapped: Logger.Level = switch level {
+            case .emergency, .alert, .critical: .critical
+            case .error: .error
+            case .warning: .warning
+            case .notice: .notice
+            case .info: .info
+            case .debug: .debug
+            }
+            logger.log(level: mapped, "\(message)")
+        }
+    }
+
+    /// `configuration` with its log lines sent through swift-log.
+    static func logging(_ configuration: KafkaConfiguration) -> KafkaConfiguration {
+        var configuration = configuration
+        configuration.logHandler = kafkaLogHandler()
+        return configuration
     }
 }
