@@ -148,7 +148,7 @@ public final class KafkaConsumer: Sendable {
             case .error(let error, let fatal):
                 if fatal { throw error }
                 client.context.log(.warning, "consumer: \(error)")
-            case .empty:
+            case .empty, .endOfPartition:
                 if let event = takeRebalanceEvent() { return event }
                 await client.context.wakeup.wait(fallback: .milliseconds(100))
             }

@@ -145,6 +145,31 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Registers this producer's `transactional.id` with the cluster (once, before the first
+    /// transaction); blocks no Swift thread.
+    ///
+    /// - Throws: the broker's error, or one saying the producer has no `transactional.id`.
+    public func initTransactions(timeout: Duration = .seconds(30)) async throws(KafkaError) {
+        try await transaction(.initialize, timeout: timeout)
+    }
+
+    /// Starts a transaction: records sent until `commitTransaction` become visible together.
+    public func beginTransaction() async throws(KafkaError) {
+        try await transaction(.begin, timeout: .zero)
+    }
+
+    /// Commits the open transaction, flushing its records first; a commit marker follows them in
+    /// each partition they went to.
+    public func commitTransaction(timeout: Duration = .seconds(30)) async throws(KafkaError) {
+        try await transaction(.commit, timeout: timeout)
+    }
+
+    private func transaction(_ step: RDKafkaClient.TransactionStep, timeout: Duration) async throws(KafkaError) {
+        let client = self.client
+        let milliseconds = timeout.rdKafkaMilliseconds
+        if let error = await offload({ client.transaction(step, timeoutMilliseconds: milliseconds) }) { throw error }
+    }
+
     /// Flushes for up to `timeout`, then fails what is left and stops. Later sends throw `.closed`.
     public func close(timeout: Duration = .seconds(30)) async {
         guard state.withLock({ state -> Bool in

@@ -22,7 +22,10 @@ public final class KafkaTopicReader: Sendable {
     /// - Throws: `.invalidArgument` naming a topic the cluster does not have, or the broker's error.
     public init(configuration: KafkaConfiguration, topics: [String], follow: Bool = false, timeout: Duration = .seconds(10)) async throws(KafkaError) {
         guard !topics.isEmpty else { throw .invalidArgument(name: "topics", value: "[]", reason: "read at least one topic") }
-        var configuration = configuration.withDefaults(["enable.partition.eof": "false"])
+        // End-of-partition events say where a partition really ends: the last offsets of a
+        // transactional topic hold commit markers, which are never handed out as records.
+        var configuration = configuration
+        configuration["enable.partition.eof"] = "true"
         configuration["group.id"] = "iidbatch-reader-\(UUID().uuidString.prefix(8))"
         configuration["enable.auto.commit"] = "false"
         configuration["enable.auto.offset.store"] = "false"
@@ -80,6 +83,8 @@ public final class KafkaTopicReader: Sendable {
             case .error(let error, let fatal):
                 if fatal { throw error }
                 client.context.log(.warning, "reader: \(error)")
+            case .endOfPartition(let partition, let next):
+                positions.withLock { $0[partition] = max($0[partition] ?? next, next) }
             case .empty:
                 await client.context.wakeup.wait(fallback: .milliseconds(100))
             }

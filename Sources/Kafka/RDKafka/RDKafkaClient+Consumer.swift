@@ -5,6 +5,9 @@ extension RDKafkaClient {
     enum PollResult {
         case record(KafkaRecord)
         case error(KafkaError, fatal: Bool)
+        /// The consumer reached the end of a partition (with `enable.partition.eof`): `next` is
+        /// the offset the next record will have, past any transaction markers.
+        case endOfPartition(KafkaTopicPartition, next: Int64)
         case empty
     }
 
@@ -25,7 +28,10 @@ extension RDKafkaClient {
         guard let message = rd_kafka_consumer_poll(handle, 0) else { return .empty }
         defer { rd_kafka_message_destroy(message) }
         let err = message.pointee.err
-        if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return .empty }
+        if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {
+            let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+            return .endOfPartition(KafkaTopicPartition(topic: topic, partition: message.pointee.partition), next: message.pointee.offset)
+        }
         if !RDKafkaErrors.isSuccess(err) {
             let text = rd_kafka_message_errstr(message).map { String(cString: $0) } ?? ""
             let fatal = err == RD_KAFKA_RESP_ERR__FATAL
