@@ -126,7 +126,7 @@ public final class KafkaConsumer: Sendable {
         }
         let milliseconds = timeout.rdKafkaMilliseconds
         let closeError = await offload { client.closeConsumer(timeoutMilliseconds: milliseconds) }
-        client.stopBackgroundWork()
+        await offload { client.stopBackgroundWork() }
         state.withLock { $0 = .closed }
         if let closeError { throw closeError }
     }

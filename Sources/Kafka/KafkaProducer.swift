@@ -15,6 +15,7 @@ public final class KafkaProducer: Sendable {
 
     private let client: RDKafkaClient
     private let state = Mutex(State.open)
+    private let deliveries = RDKafkaDeliveries()
     /// How long `send` waits for room in a full local queue before it throws.
     public let enqueueTimeout: Duration
 
@@ -39,7 +40,7 @@ public final class KafkaProducer: Sendable {
         while true {
             guard state.withLock({ $0 == .open }) else { throw .closed(operation: "send to \(topic)") }
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<RDKafkaDelivery.Result, Never>) in
-                let opaque = RDKafkaDelivery { continuation.resume(returning: $0) }.retainedOpaque()
+                let opaque = deliveries.make { continuation.resume(returning: $0) }.retainedOpaque()
                 switch client.produce(
                     topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
                 {
@@ -98,7 +99,7 @@ public final class KafkaProducer: Sendable {
                     failure = (index, .closed(operation: "send to \(record.topic)"))
                     break records
                 }
-                let opaque = RDKafkaDelivery { sink.yield((index, $0)) }.retainedOpaque()
+                let opaque = deliveries.make { sink.yield((index, $0)) }.retainedOpaque()
                 switch client.produce(
                     topic: record.topic, partition: record.partition, key: record.key, value: record.value, headers: record.headers, opaque: opaque)
                 {
@@ -178,9 +179,11 @@ public final class KafkaProducer: Sendable {
         }) else { return }
         try? await flush(timeout: timeout)
         client.purge()
-        for _ in 0..<100 where client.outQueueLength > 0 {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        client.stopBackgroundWork()
+        // Purged records are reported as failed by the poll thread; give it a moment to serve
+        // them, then fail whatever librdkafka will never report, so no send waits forever.
+        try? await flush(timeout: .seconds(2))
+        let client = self.client
+        await offload { client.stopBackgroundWork() }
+        deliveries.failAll(with: .failed(.closed(operation: "send (the producer closed before the broker answered)")))
     }
 }

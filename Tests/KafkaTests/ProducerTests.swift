@@ -4,6 +4,31 @@ import Testing
 
 @Suite("Producer", .serialized)
 struct ProducerTests {
+    @Test("closing the producer ends every send still waiting for the broker: none waits forever")
+    func closeEndsWaitingSends() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("close-waiting")
+        try kafka.createTopic(topic, partitions: 2)
+        let producer = try KafkaProducer(configuration: kafka.configuration(["message.timeout.ms": "600000"]))
+        _ = try await producer.send(topic: topic, key: nil, value: Array("warm-up".utf8))
+        try kafka.setBrokerDown(1)
+        let sends = (0..<20).map { i in
+            Task { () -> Result<KafkaDeliveryReport, KafkaError> in
+                do throws(KafkaError) { return .success(try await producer.send(topic: topic, key: nil, value: Array("v\(i)".utf8))) } catch { return .failure(error) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        await producer.close(timeout: .milliseconds(500))
+        let results = try await withTimeout(60, "sends to end after close") {
+            var results: [Result<KafkaDeliveryReport, KafkaError>] = []
+            for send in sends { results.append(await send.value) }
+            return results
+        }
+        #expect(results.count == 20)
+        #expect(results.allSatisfy { if case .failure = $0 { true } else { false } }, "nothing reached a broker that was down")
+        try kafka.setBrokerUp(1)
+    }
+
     @Test("a send to a partition whose leader is down completes after the broker comes back")
     func leaderDownThenUp() async throws {
         let kafka = try EmbeddedKafka(brokers: 3)
