@@ -15,10 +15,10 @@ public struct CallExecutor: Sendable {
     }
 
     /// The API a call of `op` uses, for per-API rate limits and statistics.
-    public func api(for op: Operation) -> BackendAPI { Self.api(for: op, topicBackend: topicBackend) }
+    public func api(for op: RequestOp) -> BackendAPI { Self.api(for: op, topicBackend: topicBackend) }
 
     /// The API a call of `op` uses when topic ops go to `topicBackend`.
-    public static func api(for op: Operation, topicBackend: TopicBackend) -> BackendAPI {
+    public static func api(for op: RequestOp, topicBackend: TopicBackend) -> BackendAPI {
         switch op {
         case .installationsDelete: .deleteInstance
         case .topicsSubscribe: topicBackend == .iidBatch ? .batchAdd : .fcmSubscribe
@@ -33,7 +33,7 @@ public struct CallExecutor: Sendable {
     /// says an earlier attempt may have taken effect unseen (its answer was lost): a retried
     /// `groups.remove` that finds the group or member gone then ends `ALREADY_ABSENT`, not
     /// `NOT_FOUND`, since removing what the earlier attempt removed is success.
-    public func perform(_ op: Operation, target: RequestTarget, items: [String], isRetry: Bool = false) async -> CallAnswer {
+    public func perform(_ op: RequestOp, target: RequestTarget, items: [String], isRetry: Bool = false) async -> CallAnswer {
         let answer = await attempt(op, target: target, items: items)
         guard isRetry, op == .groupsRemove, case .items(let answers) = answer else { return answer }
         return .items(answers.map { answer in
@@ -42,7 +42,7 @@ public struct CallExecutor: Sendable {
         })
     }
 
-    private func attempt(_ op: Operation, target: RequestTarget, items: [String]) async -> CallAnswer {
+    private func attempt(_ op: RequestOp, target: RequestTarget, items: [String]) async -> CallAnswer {
         do throws(InstanceAPIError) {
             switch (op, target) {
             case (.topicsSubscribe, .topic(let topic)), (.topicsUnsubscribe, .topic(let topic)):

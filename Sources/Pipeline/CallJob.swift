@@ -4,7 +4,7 @@ public struct CallJob: Sendable {
     /// Unique within a worker.
     public let id: Int
     /// The op.
-    public let op: Operation
+    public let op: RequestOp
     /// The target.
     public let target: RequestTarget
     /// Calls with the same key take effect in arrival order; nil for independent work.
@@ -38,7 +38,7 @@ public struct CallJob: Sendable {
         self.id = id
         self.op = call.op
         self.target = call.target
-        self.orderingKey = CallPlanner.orderingKey(op: call.op, target: call.target)
+        self.orderingKey = OrderingRule.key(op: call.op, target: call.target)
         self.items = call.items
         self.origins = call.origins
     }

@@ -6,7 +6,7 @@
 /// planned as two calls, the subscribe first, and the caller runs one key's calls in order.
 public struct CallPlanner: Sendable {
     private struct Segment {
-        var op: Operation
+        var op: RequestOp
         var target: RequestTarget
         var items: [String] = []
         var origins: [PlannedCall.Origin] = []
@@ -18,12 +18,12 @@ public struct CallPlanner: Sendable {
     private var keyOrder: [String] = []
 
     /// Items per call, per op.
-    private let limits: [Operation: Int]
+    private let limits: [RequestOp: Int]
 
     /// An empty planner packing at most `itemsPerCall(op)` items (capped by the API's limit)
     /// into each call.
-    public init(itemsPerCall: (Operation) -> Int = { $0.perCallLimit }) {
-        limits = Dictionary(uniqueKeysWithValues: Operation.allCases.map { ($0, max(1, min($0.perCallLimit, itemsPerCall($0)))) })
+    public init(itemsPerCall: (RequestOp) -> Int = { $0.perCallLimit }) {
+        limits = Dictionary(uniqueKeysWithValues: RequestOp.allCases.map { ($0, max(1, min($0.perCallLimit, itemsPerCall($0)))) })
     }
 
     /// Items waiting to be planned.
@@ -31,7 +31,7 @@ public struct CallPlanner: Sendable {
 
     /// Adds a request's items; `handle` comes back in each item's origin.
     public mutating func add(_ request: PipelineRequest, handle: RequestHandle) {
-        let key = Self.orderingKey(op: request.op, target: request.target) ?? request.op.rawValue + "|" + request.target.batchKey
+        let key = OrderingRule.key(op: request.op, target: request.target) ?? request.op.rawValue + "|" + request.target.batchKey
         if queues[key] == nil {
             queues[key] = []
             keyOrder.append(key)
@@ -87,13 +87,4 @@ public struct CallPlanner: Sendable {
         for key in queues.keys where queues[key]!.isEmpty { queues[key] = nil }
     }
 
-    /// Work on the same key must take effect in arrival order: topic changes by topic name, and
-    /// every op on a device group by the group's name. Deletions, imports and lookups are
-    /// independent of one another (nil): each is idempotent and commutes with the others.
-    static func orderingKey(op: Operation, target: RequestTarget) -> String? {
-        switch op {
-        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: target.batchKey
-        case .installationsDelete, .apnsImport, .instancesInfo: nil
-        }
-    }
 }

@@ -11,7 +11,7 @@ import DequeModule
 /// whose retries are pending is never overtaken by the unsubscribe behind it.
 struct CallQueue: Sendable {
     private struct Holder {
-        var op: Operation
+        var op: RequestOp
         var target: RequestTarget
         var count: Int
     }
@@ -115,7 +115,6 @@ struct CallQueue: Sendable {
 
     private func admissible(_ job: CallJob, key: String) -> Bool {
         guard let holder = holders[key] else { return true }
-        let commutes = job.op == .topicsSubscribe || job.op == .topicsUnsubscribe
-        return commutes && holder.op == job.op && holder.target == job.target
+        return OrderingRule.mayRunBeside(op: job.op, target: job.target, heldOp: holder.op, heldTarget: holder.target)
     }
 }

@@ -51,7 +51,7 @@ public struct DeadLetter: Sendable {
     }
 
     /// The `dead-letter-topic/partition/offset` this record sits at.
-    public var position: String { "\(record.topic)/\(record.partition)/\(record.offset)" }
+    public var position: String { RecordPosition(record).description }
 
     /// The record to produce to replay it: the same request with the same id, `replayOf` naming
     /// the original request, and `priorAttempts` set to the attempts already spent; nil when

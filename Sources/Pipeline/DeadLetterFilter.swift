@@ -5,14 +5,14 @@ public struct DeadLetterFilter: Sendable {
     /// Take letters with at least one of these codes (any when empty).
     public var codes: Set<String>
     /// Take letters of these ops (any when empty).
-    public var ops: Set<Operation>
+    public var ops: Set<RequestOp>
     /// Take letters written at or after this time.
     public var since: Date?
     /// Take letters written before this time.
     public var until: Date?
 
     /// A filter; the default takes every replayable letter.
-    public init(codes: Set<String> = [], ops: Set<Operation> = [], since: Date? = nil, until: Date? = nil) {
+    public init(codes: Set<String> = [], ops: Set<RequestOp> = [], since: Date? = nil, until: Date? = nil) {
         self.codes = codes
         self.ops = ops
         self.since = since

@@ -38,7 +38,7 @@ public struct ItemList: Sendable {
     ///
     /// - Throws: `ItemListError` when the input as a whole cannot be read (not UTF-8, no such
     ///   CSV column); single bad lines are collected in `badLines` instead.
-    public init(_ data: Data, format: Format, op: Operation) throws(ItemListError) {
+    public init(_ data: Data, format: Format, op: RequestOp) throws(ItemListError) {
         guard String(data: data, encoding: .utf8) != nil else { throw .notUTF8 }
         var columnIndex: Int?
         // Split on the byte: in a Swift string "\r\n" is one character, not a "\n".
@@ -83,7 +83,7 @@ public struct ItemList: Sendable {
     }
 
     /// Why `item` cannot be an item of `op`, or nil.
-    public static func problem(with item: String, op: Operation) -> String? {
+    public static func problem(with item: String, op: RequestOp) -> String? {
         let shown = "'\(item.prefix(40))\(item.count > 40 ? "…" : "")'"
         if item.isEmpty { return "empty item" }
         if item.utf8.count > maxItemBytes { return "item of \(item.utf8.count) bytes is longer than \(maxItemBytes)" }

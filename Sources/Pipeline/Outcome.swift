@@ -5,7 +5,7 @@ import InstanceAPI
 ///
 /// Wire format (JSON, documented by `pipelines/schemas/outcome.schema.json`).
 public struct Outcome: Sendable, Hashable, Codable {
-    /// The request's id (for a record without a readable id: `topic/partition/offset`).
+    /// The request's id (for a record without a readable id: its `RecordPosition`).
     public var requestID: String
     /// The request's op, or the `op` text of a rejected record when it had one.
     public var op: String?

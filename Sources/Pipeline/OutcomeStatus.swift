@@ -14,12 +14,17 @@ public enum OutcomeStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// The status of a request whose items ended with `codes`.
     public static func of(_ codes: some Sequence<ResultCode>) -> OutcomeStatus {
         var succeeded = 0
-        var total = 0
+        var failed = 0
         for code in codes {
-            total += 1
-            if code.isSuccess { succeeded += 1 }
+            if code.isSuccess { succeeded += 1 } else { failed += 1 }
         }
-        if total > 0 && succeeded == total { return .succeeded }
+        return of(succeeded: succeeded, failed: failed)
+    }
+
+    /// The status of a request with `succeeded` items that succeeded and `failed` that did not:
+    /// the one status rule, for outcomes and for reconciliation across replays.
+    public static func of(succeeded: Int, failed: Int) -> OutcomeStatus {
+        if failed == 0 { return succeeded > 0 ? .succeeded : .failed }
         return succeeded == 0 ? .failed : .partial
     }
 }

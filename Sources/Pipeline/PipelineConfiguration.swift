@@ -44,7 +44,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// A pipeline for `requestTopic`; the other topics and the group are derived from it.
     public init(
         name: String, requestTopic: String, group: String? = nil, outcomeTopic: String? = nil, deadLetterTopic: String? = nil,
-        maxItemsPerCall: Int = 1_000, linger: Duration = .milliseconds(50), concurrency: Int = 16, callsPerSecond: Double? = nil,
+        maxItemsPerCall: Int = RequestOp.largestCallLimit, linger: Duration = .milliseconds(50), concurrency: Int = 16, callsPerSecond: Double? = nil,
         retry: RetryPolicy = RetryPolicy(), topicBackend: TopicBackend = .iidBatch, maxInFlightItems: Int = 50_000,
         maxRecordBytes: Int = 1 << 20, maxOutcomeBytes: Int = 1_000_000, drainTimeout: Duration = .seconds(20), breakerThreshold: Int = 5,
         breakerCooldown: Duration = .seconds(1), breakerMaxCooldown: Duration = .seconds(30)
@@ -84,7 +84,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
 
     /// Items one call of `op` carries under this pipeline: the API's limit, the configured
     /// maximum, and one per call for topics on FCM v1.
-    public func itemsPerCall(_ op: Operation) -> Int {
+    public func itemsPerCall(_ op: RequestOp) -> Int {
         if topicBackend == .fcmV1, op == .topicsSubscribe || op == .topicsUnsubscribe { return 1 }
         return max(1, min(op.perCallLimit, maxItemsPerCall))
     }

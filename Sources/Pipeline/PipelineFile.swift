@@ -72,7 +72,7 @@ public enum PipelineFile {
             pipeline.topicBackend = choice
         }
         if var batching = try reader.section("batching") {
-            pipeline.maxItemsPerCall = try batching.integer("max-items", in: 1...1_000) ?? pipeline.maxItemsPerCall
+            pipeline.maxItemsPerCall = try batching.integer("max-items", in: 1...RequestOp.largestCallLimit) ?? pipeline.maxItemsPerCall
             pipeline.linger = try batching.duration("linger", allowZero: true) ?? pipeline.linger
             try batching.finish()
         }

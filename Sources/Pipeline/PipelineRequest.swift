@@ -9,7 +9,7 @@ public struct PipelineRequest: Sendable, Hashable {
     /// Unique per request, chosen by the producer; the outcome's key.
     public var id: String
     /// What to do.
-    public var op: Operation
+    public var op: RequestOp
     /// To what.
     public var target: RequestTarget
     /// The items: tokens, installation ids or APNs tokens, each a non-empty string.
@@ -20,7 +20,7 @@ public struct PipelineRequest: Sendable, Hashable {
     public var priorAttempts: Int
 
     /// A request.
-    public init(id: String, op: Operation, target: RequestTarget, items: [String], replayOf: String? = nil, priorAttempts: Int = 0) {
+    public init(id: String, op: RequestOp, target: RequestTarget, items: [String], replayOf: String? = nil, priorAttempts: Int = 0) {
         self.id = id
         self.op = op
         self.target = target

@@ -16,7 +16,7 @@ public struct PlannedCall: Sendable, Hashable {
     }
 
     /// The op.
-    public var op: Operation
+    public var op: RequestOp
     /// The target.
     public var target: RequestTarget
     /// The items, in order.

@@ -37,7 +37,7 @@ public struct RequestDecoder: Sendable {
         }
         var fields = Fields(document: document)
         do { return .success(try decode(&fields)) } catch {
-            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(Operation.init(rawValue:))?.rawValue))
+            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(RequestOp.init(rawValue:))?.rawValue))
         }
     }
 
@@ -45,10 +45,13 @@ public struct RequestDecoder: Sendable {
         let id = try fields.requiredString("id")
         fields.id = id
         let opName = try fields.requiredString("op")
-        guard let op = Operation(rawValue: opName) else {
-            throw RequestRejection(field: "op", reason: "unknown op '\(opName)'; expected one of \(Operation.names)")
+        guard let op = RequestOp(rawValue: opName) else {
+            throw RequestRejection(field: "op", reason: "unknown op '\(opName)'; expected one of \(RequestOp.names)")
         }
         let items = try fields.items(op.itemsField, limit: maxItems)
+        if let limit = op.requestItemLimit, items.count > limit {
+            throw RequestRejection(field: op.itemsField, reason: "a device group holds at most \(limit) members, got \(items.count)")
+        }
         let target: RequestTarget
         switch op {
         case .installationsDelete:
@@ -67,9 +70,6 @@ public struct RequestDecoder: Sendable {
         case .groupsCreate, .groupsAdd, .groupsRemove:
             let name = try fields.requiredString("notificationKeyName")
             let key = try fields.optionalString("notificationKey")
-            guard items.count <= APILimits.groupMembers else {
-                throw RequestRejection(field: "tokens", reason: "a device group holds at most \(APILimits.groupMembers) members, got \(items.count)")
-            }
             target = .group(name: name, key: key)
         case .instancesInfo:
             target = .info(details: try fields.optionalBool("details") ?? false)

@@ -52,9 +52,7 @@ struct RequestLedger: Sendable {
     /// The request's status over all its outcomes.
     var status: OutcomeStatus {
         if rejectedOnly { return .rejected }
-        let succeeded = successes.values.reduce(0, +)
-        if failures.isEmpty { return succeeded > 0 ? .succeeded : .failed }
-        return succeeded == 0 ? .failed : .partial
+        return OutcomeStatus.of(succeeded: successes.values.reduce(0, +), failed: failures.count)
     }
 
     private mutating func take(_ outcome: Outcome) {

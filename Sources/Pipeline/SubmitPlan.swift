@@ -3,7 +3,7 @@
 /// produces the same ids (and the backend operations are idempotent, so it repeats no harm).
 public struct SubmitPlan: Sendable {
     /// The op of every request.
-    public var op: Operation
+    public var op: RequestOp
     /// The target of every request.
     public var target: RequestTarget
     /// Items per record.
@@ -12,7 +12,7 @@ public struct SubmitPlan: Sendable {
     public var idPrefix: String
 
     /// A plan. `idPrefix` nil derives one from the op, target, record size and items.
-    public init(op: Operation, target: RequestTarget, recordSize: Int, items: [String], idPrefix: String? = nil) {
+    public init(op: RequestOp, target: RequestTarget, recordSize: Int, items: [String], idPrefix: String? = nil) {
         self.op = op
         self.target = target
         self.recordSize = max(1, recordSize)
@@ -35,7 +35,7 @@ public struct SubmitPlan: Sendable {
     }
 
     /// `<op initials>-<16 hex digits>`: a 64-bit FNV-1a hash of everything that defines the work.
-    static func derivedPrefix(op: Operation, target: RequestTarget, recordSize: Int, items: [String]) -> String {
+    static func derivedPrefix(op: RequestOp, target: RequestTarget, recordSize: Int, items: [String]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ text: String) {
             for byte in text.utf8 {

@@ -36,8 +36,7 @@ struct PipelinePoisonTests {
             let worker = try fixture.startWorker(fixture.pipeline { $0.maxRecordBytes = 4_096; $0.linger = .milliseconds(5) })
             let reports = try await fixture.produce(records)
             let noIDs = poison.indices.filter { poison[$0].1 == nil }.map { index in
-                let report = reports[index + 2]
-                return "\(report.topic)/\(report.partition)/\(report.offset)"
+                RecordPosition(reports[index + 2]).description
             }
             let ids = ["before", "after"] + poison.compactMap(\.1).filter { $0 != "dup" } + noIDs
             _ = try await fixture.waitForOutcomes(ids + ["dup"])

@@ -7,7 +7,7 @@ struct CallPlannerTests {
     func tokens(_ count: Int, _ prefix: String = "t") -> [String] { (0..<count).map { "\(prefix)\($0)" } }
 
     @Test("chunk boundaries: 999, 1,000 and 1,001 tokens; 100 and 101 APNs tokens; 20 and 21 deletions", arguments: [
-        (Operation.topicsSubscribe, RequestTarget.topic("m"), 999, [999]),
+        (RequestOp.topicsSubscribe, RequestTarget.topic("m"), 999, [999]),
         (.topicsSubscribe, .topic("m"), 1_000, [1_000]),
         (.topicsUnsubscribe, .topic("m"), 1_001, [1_000, 1]),
         (.apnsImport, .apns(application: "a", sandbox: false), 100, [100]),
@@ -15,7 +15,7 @@ struct CallPlannerTests {
         (.groupsAdd, .group(name: "g", key: "k"), 20, [20]),
         (.installationsDelete, .subject("s"), 21, Array(repeating: 1, count: 21)),
     ])
-    func chunks(op: Operation, target: RequestTarget, count: Int, sizes: [Int]) {
+    func chunks(op: RequestOp, target: RequestTarget, count: Int, sizes: [Int]) {
         var planner = CallPlanner()
         planner.add(PipelineRequest(id: "r", op: op, target: target, items: tokens(count)), handle: 7)
         let calls = planner.take(flush: true)

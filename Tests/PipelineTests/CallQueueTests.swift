@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Call queue: per-key order, unrelated work in parallel")
 struct CallQueueTests {
-    private func job(_ id: Int, _ op: Pipeline.Operation, _ target: RequestTarget) -> CallJob {
+    private func job(_ id: Int, _ op: RequestOp, _ target: RequestTarget) -> CallJob {
         CallJob(id: id, call: PlannedCall(op: op, target: target, items: ["t\(id)"], origins: [.init(request: RequestHandle(id), index: 0)]))
     }
 

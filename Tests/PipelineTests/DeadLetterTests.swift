@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Dead letters read back, selected and replayed")
 struct DeadLetterTests {
-    private func letter(codes: String?, op: Pipeline.Operation = .topicsSubscribe, replayOf: String? = nil, at time: Date = .now, kind: String = "retry-exhausted") -> DeadLetter {
+    private func letter(codes: String?, op: RequestOp = .topicsSubscribe, replayOf: String? = nil, at time: Date = .now, kind: String = "retry-exhausted") -> DeadLetter {
         let request = PipelineRequest(id: "r-1", op: op, target: op == .topicsSubscribe ? .topic("movies") : .subject("s-1"), items: ["t1", "t2"], replayOf: replayOf, priorAttempts: 2)
         var headers = [
             KafkaHeader(key: DeadLetterHeader.kind, string: kind),

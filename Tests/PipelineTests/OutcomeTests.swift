@@ -36,9 +36,9 @@ struct OutcomeTests {
     }
 
     @Test("the outcome size bound holds for the worst outcome a request can have", arguments: [
-        Pipeline.Operation.installationsDelete, .topicsSubscribe, .apnsImport,
+        RequestOp.installationsDelete, .topicsSubscribe, .apnsImport,
     ])
-    func sizeBoundHolds(op: Pipeline.Operation) throws {
+    func sizeBoundHolds(op: RequestOp) throws {
         // Items that need escaping, every item failed on a distinct long unknown code with a long
         // message, a receipt line and an import each: worse than anything a backend answers.
         let items = (0..<300).map { "id/\u{1}\"\\-\($0)-" + String(repeating: "é", count: 20) }

@@ -201,7 +201,7 @@ struct RequestBook: Sendable {
         _ record: KafkaRecord, _ rejection: RequestRejection, kind: DeadLetter.Kind, generation: AssignmentGeneration, at now: Date
     ) -> Publication {
         let outcome = Outcome(
-            requestID: rejection.requestID ?? Self.positionID(record), op: rejection.op, target: [:], status: .rejected, counts: [:],
+            requestID: rejection.requestID ?? RecordPosition(record).description, op: rejection.op, target: [:], status: .rejected, counts: [:],
             failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, backendCalls: 0, receivedAt: now,
             completedAt: now)
         let headers = DeadLetterHeader.headers(
@@ -211,10 +211,5 @@ struct RequestBook: Sendable {
         return Publication(
             outcome: outcome, deadLetter: Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1),
             ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 0))
-    }
-
-    /// The id of a record without a readable one: `topic/partition/offset`.
-    static func positionID(_ record: KafkaRecord) -> String {
-        "\(record.topic)/\(record.partition)/\(record.offset)"
     }
 }

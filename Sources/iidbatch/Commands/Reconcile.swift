@@ -65,7 +65,7 @@ struct Reconcile: AsyncParsableCommand {
                     audit.reconciliation.expect(request.id)
                 }
             case .failure(let rejection):
-                audit.reconciliation.expect(rejection.requestID ?? "\(record.topic)/\(record.partition)/\(record.offset)")
+                audit.reconciliation.expect(rejection.requestID ?? RecordPosition(record).description)
             }
             return true
         }

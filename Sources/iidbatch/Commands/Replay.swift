@@ -42,7 +42,7 @@ struct Replay: AsyncParsableCommand {
 
     func run() async throws {
         let ops = try op.map { name in
-            guard let op = Pipeline.Operation(rawValue: name) else { throw ValidationError("--op: unknown op '\(name)'; expected one of \(Pipeline.Operation.names)") }
+            guard let op = RequestOp(rawValue: name) else { throw ValidationError("--op: unknown op '\(name)'; expected one of \(RequestOp.names)") }
             return op
         }
         let filter = DeadLetterFilter(codes: Set(code), ops: Set(ops), since: since?.date, until: until?.date)

@@ -21,7 +21,7 @@ struct Submit: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The op: \(Pipeline.Operation.names).", valueName: "op"))
+    @Option(help: ArgumentHelp("The op: \(RequestOp.names).", valueName: "op"))
     var op: String
 
     @Argument(help: ArgumentHelp("The item file, or '-' for stdin.", valueName: "file"))
@@ -69,10 +69,10 @@ struct Submit: AsyncParsableCommand {
     @OptionGroup var kafka: KafkaOptions
 
     func run() async throws {
-        guard let operation = Pipeline.Operation(rawValue: op) else { throw ValidationError("--op: unknown op '\(op)'; expected one of \(Pipeline.Operation.names)") }
+        guard let operation = RequestOp(rawValue: op) else { throw ValidationError("--op: unknown op '\(op)'; expected one of \(RequestOp.names)") }
         let target = try SubmitTarget.target(for: operation, topic: topic, subject: subject, application: application, sandbox: sandbox, group: group, notificationKey: notificationKey, details: details)
         let size = recordSize ?? SubmitTarget.defaultRecordSize(operation)
-        let limit = operation.perCallLimit == APILimits.groupMembers ? APILimits.groupMembers : 100_000
+        let limit = operation.requestItemLimit ?? RequestDecoder().maxItems
         guard (1...limit).contains(size) else { throw ValidationError("--record-size: \(size) is out of range 1-\(limit) for \(op)") }
         let list = try readItems(operation)
         report(list)
@@ -107,7 +107,7 @@ struct Submit: AsyncParsableCommand {
         Output.line("submitted \(records) record(s), \(list.items.count) items, to \(topic): ids \(plan.id(1)) … \(plan.id(records))")
     }
 
-    private func readItems(_ operation: Pipeline.Operation) throws -> ItemList {
+    private func readItems(_ operation: RequestOp) throws -> ItemList {
         let data: Data
         if input == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()

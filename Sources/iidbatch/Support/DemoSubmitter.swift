@@ -1,4 +1,5 @@
 import Kafka
+import Pipeline
 
 /// Produces the demo's records: one lane per (topic, key), sent in order and each send awaited,
 /// so that records of one key keep their order; many lanes at once.
@@ -26,7 +27,7 @@ enum DemoSubmitter {
                 group.addTask {
                     for record in laneRecords {
                         let report = try await producer.send(topic: record.topic, key: Array(record.key.utf8), value: record.value)
-                        if record.id == nil { collector.expect("\(report.topic)/\(report.partition)/\(report.offset)") }
+                        if record.id == nil { collector.expect(RecordPosition(report).description) }
                     }
                 }
             }

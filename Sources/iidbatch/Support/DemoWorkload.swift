@@ -66,7 +66,7 @@ struct DemoWorkload {
                 next(100) == 0 ? "unregistered-\(made + offset)" : pool[(cursor + offset) % pool.count]
             }
             cursor += size
-            let op: Pipeline.Operation = next(4) == 0 ? .topicsUnsubscribe : .topicsSubscribe
+            let op: RequestOp = next(4) == 0 ? .topicsUnsubscribe : .topicsSubscribe
             records.append(Self.record(topic, PipelineRequest(id: "demo-topics-\(records.count)", op: op, target: .topic(name), items: items)))
             made += size
         }
@@ -102,7 +102,7 @@ struct DemoWorkload {
         for group in 0..<count {
             let name = "family-\(group)"
             let members = (0..<10).map { _ in pool[next(pool.count)] }
-            let steps: [(Pipeline.Operation, ArraySlice<String>)] = [(.groupsCreate, members[0..<5]), (.groupsAdd, members[5..<10]), (.groupsRemove, members[0..<2])]
+            let steps: [(RequestOp, ArraySlice<String>)] = [(.groupsCreate, members[0..<5]), (.groupsAdd, members[5..<10]), (.groupsRemove, members[0..<2])]
             for (op, tokens) in steps {
                 records.append(Self.record(topic, PipelineRequest(
                     id: "demo-group-\(records.count)", op: op, target: .group(name: name, key: nil), items: Array(Set(tokens)).sorted())))

@@ -6,7 +6,7 @@ import Pipeline
 enum SubmitTarget {
     /// The op's target from the command-line flags, naming the missing or wrong one.
     static func target(
-        for op: Pipeline.Operation, topic: String?, subject: String?, application: String?, sandbox: Bool, group: String?,
+        for op: RequestOp, topic: String?, subject: String?, application: String?, sandbox: Bool, group: String?,
         notificationKey: String?, details: Bool
     ) throws -> RequestTarget {
         switch op {
@@ -29,16 +29,15 @@ enum SubmitTarget {
     }
 
     /// Items per record when `--record-size` is not given.
-    static func defaultRecordSize(_ op: Pipeline.Operation) -> Int {
+    static func defaultRecordSize(_ op: RequestOp) -> Int {
         switch op {
-        case .topicsSubscribe, .topicsUnsubscribe: 1_000
-        case .groupsCreate, .groupsAdd, .groupsRemove: APILimits.groupMembers
+        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: op.perCallLimit
         case .apnsImport, .installationsDelete, .instancesInfo: 100
         }
     }
 
     /// The request topic of the op in the bundled pipeline files.
-    static func defaultRequestTopic(_ op: Pipeline.Operation) -> String {
+    static func defaultRequestTopic(_ op: RequestOp) -> String {
         switch op {
         case .topicsSubscribe, .topicsUnsubscribe, .instancesInfo: "iidbatch.topic-changes"
         case .installationsDelete: "iidbatch.deletions"

@@ -1,5 +1,7 @@
+import InstanceAPI
+
 /// What a request asks for. The raw value is the `op` field of the wire format.
-public enum Operation: String, Sendable, Hashable, Codable, CaseIterable {
+public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     /// Delete installations (FIDs or instance ids): GDPR erasure. One call per item.
     case installationsDelete = "installations.delete"
     /// Subscribe tokens to a topic: batchAdd, 1,000 per call.
@@ -26,15 +28,27 @@ public enum Operation: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// Items one backend call may carry.
+    /// Items one backend call may carry (`APILimits`).
     public var perCallLimit: Int {
         switch self {
         case .installationsDelete, .instancesInfo: 1
-        case .topicsSubscribe, .topicsUnsubscribe: 1_000
-        case .apnsImport: 100
-        case .groupsCreate, .groupsAdd, .groupsRemove: 20
+        case .topicsSubscribe, .topicsUnsubscribe: APILimits.topicBatch
+        case .apnsImport: APILimits.importBatch
+        case .groupsCreate, .groupsAdd, .groupsRemove: APILimits.groupMembers
         }
     }
+
+    /// The most items one request of this op may hold, when the API sets one: a device group
+    /// never holds more than `APILimits.groupMembers` members, so no request can add more.
+    public var requestItemLimit: Int? {
+        switch self {
+        case .groupsCreate, .groupsAdd, .groupsRemove: APILimits.groupMembers
+        case .installationsDelete, .instancesInfo, .topicsSubscribe, .topicsUnsubscribe, .apnsImport: nil
+        }
+    }
+
+    /// The largest per-call limit of any op: the most a pipeline's `batching.max-items` can say.
+    public static let largestCallLimit = allCases.map(\.perCallLimit).max()!
 
     /// Every op, as the wire spells them, for error messages.
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -1,0 +1,32 @@
+import Kafka
+
+/// Where a record sits, written `topic/partition/offset`: the id of a rejected record that had
+/// no readable id (its outcome is keyed by it), and how a dead letter names its own place.
+public struct RecordPosition: Sendable, Hashable, CustomStringConvertible {
+    /// The topic.
+    public var topic: String
+    /// The partition.
+    public var partition: Int32
+    /// The offset.
+    public var offset: Int64
+
+    /// A position.
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
+
+    /// Where `record` was read from.
+    public init(_ record: KafkaRecord) {
+        self.init(topic: record.topic, partition: record.partition, offset: record.offset)
+    }
+
+    /// Where the broker stored a record it acknowledged.
+    public init(_ report: KafkaDeliveryReport) {
+        self.init(topic: report.topic, partition: report.partition, offset: report.offset)
+    }
+
+    /// `topic/partition/offset`.
+    public var description: String { "\(topic)/\(partition)/\(offset)" }
+}
