@@ -1,5 +1,5 @@
 /// The backend calls iidbatch makes, for error messages, metrics and per-API limits.
-public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable {
+public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
     /// §2.1 `GET /iid/info/{token}`.
     case instanceInfo = "iid.info"
     /// §2.2 `POST /iid/v1/{token}/rel/topics/{topic}`.
@@ -22,4 +22,7 @@ public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable {
     case groupSend = "fcm.send"
     /// §1 the OAuth2 token endpoint.
     case token = "oauth2.token"
+
+    /// The API's name as statistics and messages write it (`iid.batchAdd`).
+    public var description: String { rawValue }
 }

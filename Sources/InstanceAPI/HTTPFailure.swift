@@ -7,10 +7,10 @@ enum HTTPFailure {
     static func map(_ error: any Error, api: BackendAPI, timeout: Duration) -> InstanceAPIError {
         if let error = error as? HTTPClientError {
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-                return .timedOut(api: api.rawValue, timeout: timeout)
+                return .timedOut(api: api, timeout: timeout)
             }
         }
-        return .transport(api: api.rawValue, message: describe(error))
+        return .transport(api: api, message: describe(error))
     }
 
     static func describe(_ error: any Error) -> String {

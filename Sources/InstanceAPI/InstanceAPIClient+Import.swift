@@ -11,7 +11,7 @@ extension InstanceAPIClient {
         }
         let response = try decode(ImportResponse.self, answer, api: .batchImport)
         guard response.results.count == apnsTokens.count else {
-            throw .malformedResponse(api: BackendAPI.batchImport.rawValue, status: 200, message: "\(response.results.count) results for \(apnsTokens.count) APNs tokens")
+            throw .malformedResponse(api: .batchImport, status: 200, message: "\(response.results.count) results for \(apnsTokens.count) APNs tokens")
         }
         return zip(apnsTokens, response.results).map { token, entry in
             let result = ResultClassifier.importStatus(entry.status)

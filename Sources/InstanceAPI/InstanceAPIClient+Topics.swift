@@ -23,10 +23,10 @@ extension InstanceAPIClient {
         }
         let response: TopicBatchResponse
         do { response = try TopicBatchResponse(jsonBody: answer.body) } catch {
-            throw .malformedResponse(api: api.rawValue, status: 200, message: "\(error): \(answer.text.prefix(200))")
+            throw .malformedResponse(api: api, status: 200, message: "\(error): \(answer.text.prefix(200))")
         }
         guard response.results.count == tokens.count else {
-            throw .malformedResponse(api: api.rawValue, status: 200, message: "\(response.results.count) results for \(tokens.count) tokens")
+            throw .malformedResponse(api: api, status: 200, message: "\(response.results.count) results for \(tokens.count) tokens")
         }
         return response.results.map { ResultClassifier.batchItem(error: $0.error) }
     }

@@ -91,7 +91,7 @@ public final class InstanceAPIClient: Sendable {
     /// Decodes a 200 answer, or throws `.malformedResponse` naming the API.
     func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {
         do { return try JSONDecoder().decode(T.self, from: answer.body) } catch {
-            throw .malformedResponse(api: api.rawValue, status: answer.status, message: "cannot decode \(T.self): \(answer.text.prefix(200))")
+            throw .malformedResponse(api: api, status: answer.status, message: "cannot decode \(T.self): \(answer.text.prefix(200))")
         }
     }
 

@@ -7,21 +7,21 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Refused before calling: the call would break an API limit or shape rule.
     case invalidArgument(field: String, value: String, reason: String)
     /// HTTP 400 for the whole call: no item in it can succeed as sent.
-    case badRequest(api: String, message: String)
+    case badRequest(api: BackendAPI, message: String)
     /// HTTP 401 even after a fresh access token: a credentials problem.
-    case unauthenticated(api: String, message: String)
+    case unauthenticated(api: BackendAPI, message: String)
     /// HTTP 403: the credentials do not match the project.
-    case permissionDenied(api: String, message: String)
+    case permissionDenied(api: BackendAPI, message: String)
     /// HTTP 429: over quota; `retryAfter` is the server's `Retry-After`.
-    case throttled(api: String, retryAfter: Duration?)
+    case throttled(api: BackendAPI, retryAfter: Duration?)
     /// HTTP 5xx (or another unexpected status).
-    case serverError(api: String, status: Int, message: String, retryAfter: Duration?)
+    case serverError(api: BackendAPI, status: Int, message: String, retryAfter: Duration?)
     /// No answer: connection refused or reset, DNS, TLS.
-    case transport(api: String, message: String)
+    case transport(api: BackendAPI, message: String)
     /// No answer within the timeout.
-    case timedOut(api: String, timeout: Duration)
+    case timedOut(api: BackendAPI, timeout: Duration)
     /// An answer that does not fit the API's contract (bad JSON, wrong number of results).
-    case malformedResponse(api: String, status: Int, message: String)
+    case malformedResponse(api: BackendAPI, status: Int, message: String)
     /// No access token could be had: the key or the token endpoint failed.
     case credentials(String)
 

@@ -72,9 +72,9 @@ public enum ResultClassifier {
         let code = named.map(fcmCode(named:)) ?? fcmCode(status: status)
         switch (status, code) {
         case (401, _):
-            return .call(.unauthenticated(api: api.rawValue, message: message))
+            return .call(.unauthenticated(api: api, message: message))
         case (403, .permissionDenied):
-            return .call(.permissionDenied(api: api.rawValue, message: message))
+            return .call(.permissionDenied(api: api, message: message))
         case (429, _), (500...599, _), (408, _):
             return .call(callFailure(api, status: status, message: message, retryAfter: retryAfter))
         default:
@@ -115,12 +115,12 @@ public enum ResultClassifier {
     /// The whole-call failure for an HTTP status.
     public static func callFailure(_ api: BackendAPI, status: Int, message: String, retryAfter: Duration?) -> InstanceAPIError {
         switch status {
-        case 400: .badRequest(api: api.rawValue, message: message)
-        case 401: .unauthenticated(api: api.rawValue, message: message)
-        case 403: .permissionDenied(api: api.rawValue, message: message)
-        case 429: .throttled(api: api.rawValue, retryAfter: retryAfter)
-        case 408, 504: .timedOut(api: api.rawValue, timeout: .zero)
-        default: .serverError(api: api.rawValue, status: status, message: message, retryAfter: retryAfter)
+        case 400: .badRequest(api: api, message: message)
+        case 401: .unauthenticated(api: api, message: message)
+        case 403: .permissionDenied(api: api, message: message)
+        case 429: .throttled(api: api, retryAfter: retryAfter)
+        case 408, 504: .timedOut(api: api, timeout: .zero)
+        default: .serverError(api: api, status: status, message: message, retryAfter: retryAfter)
         }
     }
 

@@ -8,7 +8,7 @@ public struct Outcome: Sendable, Hashable, Codable {
     /// The request's id (for a record without a readable id: its `RecordPosition`).
     public var requestID: String
     /// The request's op, or the `op` text of a rejected record when it had one.
-    public var op: String?
+    public var op: RequestOp?
     /// The request's target fields (`topic`, `subject`, `application`, …).
     public var target: [String: String]
     /// How it ended.
@@ -37,7 +37,7 @@ public struct Outcome: Sendable, Hashable, Codable {
 
     /// An outcome.
     public init(
-        requestID: String, op: String?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
+        requestID: String, op: RequestOp?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
         failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil, reason: String? = nil, replayOf: String? = nil,
         backendCalls: Int, receivedAt: Date, completedAt: Date
     ) {

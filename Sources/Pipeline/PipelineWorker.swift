@@ -291,7 +291,7 @@ public actor PipelineWorker {
         for publication in publications {
             if publication.outcome.status != .rejected {
                 for (code, count) in publication.outcome.counts {
-                    statistics.itemCodes[publication.outcome.op ?? "?", default: [:]][code, default: 0] += count
+                    statistics.itemCodes[publication.outcome.op?.rawValue ?? "?", default: [:]][code, default: 0] += count
                 }
             }
             let value: [UInt8]
@@ -320,7 +320,7 @@ public actor PipelineWorker {
         switch result {
         case .delivered:
             let outcome = publication.outcome
-            statistics.outcomes[outcome.op ?? "?", default: [:]][outcome.status, default: 0] += 1
+            statistics.outcomes[outcome.op?.rawValue ?? "?", default: [:]][outcome.status, default: 0] += 1
             statistics.latency.record(.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000)))
             if let deadLetter = publication.deadLetter {
                 statistics.deadLetters += 1

@@ -77,14 +77,14 @@ public struct Reconciliation: Sendable {
     /// outcomes.
     public var statusesByOp: [String: [OutcomeStatus: Int]] {
         var table: [String: [OutcomeStatus: Int]] = [:]
-        for ledger in ledgers.values { table[ledger.op ?? "?", default: [:]][ledger.status, default: 0] += 1 }
+        for ledger in ledgers.values { table[ledger.op?.rawValue ?? "?", default: [:]][ledger.status, default: 0] += 1 }
         return table
     }
 
     /// Per op, items by final code, over each request's outcome and its replays'.
     public var codesByOp: [String: [String: Int]] {
         var table: [String: [String: Int]] = [:]
-        for ledger in ledgers.values { table[ledger.op ?? "?", default: [:]].merge(ledger.codes, uniquingKeysWith: +) }
+        for ledger in ledgers.values { table[ledger.op?.rawValue ?? "?", default: [:]].merge(ledger.codes, uniquingKeysWith: +) }
         return table
     }
 

@@ -37,7 +37,7 @@ public struct RequestDecoder: Sendable {
         }
         var fields = Fields(document: document)
         do { return .success(try decode(&fields)) } catch {
-            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(RequestOp.init(rawValue:))?.rawValue))
+            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(RequestOp.init(rawValue:))))
         }
     }
 

@@ -7,7 +7,7 @@ import InstanceAPI
 /// the same dead letter twice changes nothing the second time: its items are already settled.
 struct RequestLedger: Sendable {
     /// The op of the latest outcome that had one.
-    private(set) var op: String?
+    private(set) var op: RequestOp?
     /// The latest outcome.
     private(set) var latest: Outcome
     /// Items that succeeded, by code.

@@ -8,13 +8,13 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
     /// The request id, when the record had a readable one.
     public var requestID: String?
     /// The op, when the record named a known one.
-    public var op: String?
+    public var op: RequestOp?
     /// The `replayOf` id, when the record was a readable replay: its rejection then counts
     /// toward the original request's replays, not as a second outcome of the original.
     public var replayOf: String?
 
     /// A rejection.
-    public init(field: String?, reason: String, requestID: String? = nil, op: String? = nil, replayOf: String? = nil) {
+    public init(field: String?, reason: String, requestID: String? = nil, op: RequestOp? = nil, replayOf: String? = nil) {
         self.field = field
         self.reason = reason
         self.requestID = requestID

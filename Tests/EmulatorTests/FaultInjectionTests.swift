@@ -55,7 +55,7 @@ struct FaultInjectionTests {
             var sawThrottle = false
             for _ in 0..<10 where !sawThrottle {
                 do { _ = try await e.client.deleteInstance(id: "dNeverExisted000000000") } catch {
-                    #expect(error as? InstanceAPIError == .throttled(api: "installations.delete", retryAfter: .seconds(1)))
+                    #expect(error as? InstanceAPIError == .throttled(api: .deleteInstance, retryAfter: .seconds(1)))
                     sawThrottle = true
                 }
             }

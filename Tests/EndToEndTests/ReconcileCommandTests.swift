@@ -9,7 +9,7 @@ import Testing
 struct ReconcileCommandTests {
     private func outcome(_ id: String, _ status: OutcomeStatus, _ counts: [String: Int], failed: [FailedItem] = []) throws -> [UInt8] {
         let outcome = Outcome(
-            requestID: id, op: "topics.subscribe", target: ["topic": "movies"], status: status, counts: counts, failedItems: failed,
+            requestID: id, op: .topicsSubscribe, target: ["topic": "movies"], status: status, counts: counts, failedItems: failed,
             backendCalls: 1, receivedAt: .now, completedAt: .now)
         return Array(try Outcome.encoder().encode(outcome))
     }

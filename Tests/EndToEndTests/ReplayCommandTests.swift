@@ -81,14 +81,14 @@ struct ReplayCommandTests {
             // Re-importing an APNs token gives the registration token it got the first time.
             let imports = try await OperatorCommand.records(fixture.kafka, fixture.outcomeTopic)
                 .compactMap { try? Outcome.decoder().decode(Outcome.self, from: Data($0.value ?? [])) }
-                .filter { $0.op == "apns.import" && $0.status == .succeeded }.compactMap(\.imports)
+                .filter { $0.op == .apnsImport && $0.status == .succeeded }.compactMap(\.imports)
             #expect(imports.count == 4)
             var registrations: [String: Set<String>] = [:]
             for mapping in imports { for (apnsToken, registration) in mapping { registrations[apnsToken, default: []].insert(registration) } }
             #expect(registrations.count == 150 && registrations.values.allSatisfy { $0.count == 1 })
 
             // outcomes: one request and its replays; the JSON lines are the wire form.
-            let id = try #require(fixture.outcomes.first { $0.op == "topics.subscribe" && $0.counts.values.reduce(0, +) == 1_000 }?.requestID)
+            let id = try #require(fixture.outcomes.first { $0.op == .topicsSubscribe && $0.counts.values.reduce(0, +) == 1_000 }?.requestID)
             let table = try await run(["outcomes", "--from", fixture.outcomeTopic, "--request-id", id])
             #expect(table.contains("\(id) (replay)"), "\(table)")
             #expect(table.contains("3 outcome(s): succeeded 2, failed 1; items: OK=2000 RESOURCE_EXHAUSTED=1000"), "\(table)")

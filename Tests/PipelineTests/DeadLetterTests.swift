@@ -62,7 +62,7 @@ struct DeadLetterTests {
         let t0 = Date(timeIntervalSince1970: 1_000)
         func deletion(_ id: String, _ lines: [(String, ResultCode, Double)], replayOf: String? = nil, subject: String = "user-42") -> Outcome {
             Outcome(
-                requestID: id, op: "installations.delete", target: ["subject": subject], status: .partial, counts: [:], failedItems: [],
+                requestID: id, op: .installationsDelete, target: ["subject": subject], status: .partial, counts: [:], failedItems: [],
                 receipt: lines.map { ItemReceipt(item: $0.0, code: $0.1, at: t0.addingTimeInterval($0.2)) },
                 replayOf: replayOf, backendCalls: 1, receivedAt: t0, completedAt: t0)
         }

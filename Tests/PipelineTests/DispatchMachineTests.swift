@@ -76,7 +76,7 @@ struct DispatchMachineTests {
     func systemicNotCharged() throws {
         var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 3))
         let job = try #require(started(machine.add(subscribe("a", 2), handle: 0, now: t0)).first)
-        let refused = machine.finished(jobID: job.id, .failed(.unauthenticated(api: "batchAdd", message: "401")), now: t0)
+        let refused = machine.finished(jobID: job.id, .failed(.unauthenticated(api: .batchAdd, message: "401")), now: t0)
         #expect(pauses(refused) == [true])
         #expect(started(refused).isEmpty && settled(refused).isEmpty)
         #expect(timers(refused) == [t0 + .seconds(1)], "one timer for the cooldown")
@@ -108,7 +108,7 @@ struct DispatchMachineTests {
     @Test("an open breaker whose last probe failed with nothing queued resumes consumption at its cooldown (issue 17, point 2)")
     func breakerWayBack() throws {
         var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.retry.maxAttempts = 1 }, random: SplitMix64(seed: 5))
-        let outage = InstanceAPIError.serverError(api: "delete", status: 503, message: "down", retryAfter: nil)
+        let outage = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "down", retryAfter: nil)
         var actions: [DispatchAction] = []
         for index in 0..<3 { actions += machine.add(deletion("d\(index)"), handle: RequestHandle(index), now: t0) }
         var jobs = started(actions)
@@ -138,7 +138,7 @@ struct DispatchMachineTests {
         var machine = DispatchMachine(
             configuration: pipeline { $0.linger = .zero; $0.retry.maxElapsed = .seconds(10); $0.breakerMaxCooldown = .seconds(60) },
             random: SplitMix64(seed: 6))
-        let outage = InstanceAPIError.transport(api: "batchAdd", message: "refused")
+        let outage = InstanceAPIError.transport(api: .batchAdd, message: "refused")
         var job = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
         var now = t0
         // Three failures open the breaker; then probes fail for a minute, far beyond max-elapsed.
@@ -156,7 +156,7 @@ struct DispatchMachineTests {
             job = try #require(started(machine.timerFired(now: now)).first)
         }
         // The probe succeeds, then the next attempt meets one transient error: it is retried.
-        let recovered = machine.finished(jobID: job.id, .failed(.serverError(api: "batchAdd", status: 500, message: "oops", retryAfter: nil)), now: now)
+        let recovered = machine.finished(jobID: job.id, .failed(.serverError(api: .batchAdd, status: 500, message: "oops", retryAfter: nil)), now: now)
         #expect(settled(recovered).isEmpty, "a transient error after a long outage is retried, not dead-lettered")
     }
 
@@ -180,7 +180,7 @@ struct DispatchMachineTests {
         var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.concurrency = 1 }, random: SplitMix64(seed: 8))
         let first = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
         _ = machine.add(subscribe("b", 1, topic: "other"), handle: 1, now: t0)
-        let throttled = machine.finished(jobID: first.id, .failed(.throttled(api: "batchAdd", retryAfter: .seconds(2))), now: t0)
+        let throttled = machine.finished(jobID: first.id, .failed(.throttled(api: .batchAdd, retryAfter: .seconds(2))), now: t0)
         #expect(started(throttled).isEmpty, "b, on the same API, waits for the Retry-After")
         #expect(started(machine.timerFired(now: t0 + .seconds(1))).isEmpty)
         #expect(!started(machine.timerFired(now: t0 + .seconds(2))).isEmpty)
@@ -191,7 +191,7 @@ struct DispatchMachineTests {
         var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.breakerThreshold = 1 }, random: SplitMix64(seed: 9))
         let a = try #require(started(machine.add(deletion("a"), handle: 0, now: t0)).first)
         let b = try #require(started(machine.add(deletion("b"), handle: 1, now: t0)).first)
-        let opened = machine.finished(jobID: a.id, .failed(.transport(api: "delete", message: "reset")), now: t0)
+        let opened = machine.finished(jobID: a.id, .failed(.transport(api: .deleteInstance, message: "reset")), now: t0)
         #expect(pauses(opened) == [true])
         _ = machine.finished(jobID: b.id, answers([.ok]), now: t0 + .milliseconds(10))
         #expect(!machine.breakerClosed, "b's answer was sent before the opening and proves nothing")

@@ -17,7 +17,7 @@ struct OutcomeTests {
     func roundTrip() throws {
         let received = Date(timeIntervalSince1970: 1_800_000_000.125)
         let outcome = Outcome(
-            requestID: "r-1", op: "topics.subscribe", target: ["topic": "movies"], status: .partial,
+            requestID: "r-1", op: .topicsSubscribe, target: ["topic": "movies"], status: .partial,
             counts: ["OK": 2, "NOT_FOUND": 1, "UNKNOWN(NEW_THING)": 1],
             failedItems: [
                 FailedItem(index: 1, item: "t1", code: .notFound, attempts: 1, message: "NOT_FOUND"),
@@ -51,7 +51,7 @@ struct OutcomeTests {
         let now = Date()
         let codes = items.indices.map { ResultCode(rawValue: "UNKNOWN(" + String(repeating: "\\", count: 200) + "\($0))") }
         let outcome = Outcome(
-            requestID: request.id, op: op.rawValue, target: target.outcomeFields, status: .failed,
+            requestID: request.id, op: op, target: target.outcomeFields, status: .failed,
             counts: Dictionary(codes.map { ($0.rawValue, 1) }, uniquingKeysWith: +),
             failedItems: items.indices.map {
                 FailedItem(index: $0, item: items[$0], code: codes[$0], attempts: 999_999_999, message: String(repeating: "\"/", count: 5_000))

@@ -33,7 +33,7 @@ struct RetryAndBreakerTests {
     func breaker() {
         let t0 = ContinuousClock.now
         var breaker = CircuitBreaker(threshold: 3, initialCooldown: .seconds(1), maxCooldown: .seconds(3))
-        let unavailable = InstanceAPIError.serverError(api: "x", status: 503, message: "", retryAfter: nil)
+        let unavailable = InstanceAPIError.serverError(api: .batchAdd, status: 503, message: "", retryAfter: nil)
         breaker.recordFailure(unavailable, now: t0)
         breaker.recordFailure(unavailable, now: t0)
         #expect(breaker.permission(now: t0) == .call, "two in a row do not open it")
@@ -55,7 +55,7 @@ struct RetryAndBreakerTests {
         #expect(breaker.permission(now: t0 + .seconds(6)) == .call)
 
         var fresh = CircuitBreaker(threshold: 5)
-        fresh.recordFailure(.unauthenticated(api: "x", message: "401"), now: t0)
+        fresh.recordFailure(.unauthenticated(api: .batchAdd, message: "401"), now: t0)
         #expect(fresh.permission(now: t0) != .call, "credentials refused open it at once")
     }
 
@@ -65,8 +65,8 @@ struct RetryAndBreakerTests {
         var breaker = CircuitBreaker(threshold: 5)
         for _ in 0..<40 {
             breaker.recordFailure(.invalidArgument(field: "token", value: "a/b", reason: "has a '/'"), now: t0)
-            breaker.recordFailure(.badRequest(api: "batchAdd", message: "bad token"), now: t0)
-            breaker.recordFailure(.throttled(api: "batchAdd", retryAfter: nil), now: t0)
+            breaker.recordFailure(.badRequest(api: .batchAdd, message: "bad token"), now: t0)
+            breaker.recordFailure(.throttled(api: .batchAdd, retryAfter: nil), now: t0)
         }
         #expect(breaker.permission(now: t0) == .call)
         #expect(breaker.isClosed)
@@ -76,7 +76,7 @@ struct RetryAndBreakerTests {
     func onlyTheProbeDecides() {
         let t0 = ContinuousClock.now
         var breaker = CircuitBreaker(threshold: 1, initialCooldown: .seconds(1), maxCooldown: .seconds(8))
-        let unavailable = InstanceAPIError.transport(api: "x", message: "refused")
+        let unavailable = InstanceAPIError.transport(api: .batchAdd, message: "refused")
         breaker.recordFailure(unavailable, now: t0)
         breaker.recordSuccess()
         #expect(!breaker.isClosed, "a call sent before the opening does not close it")

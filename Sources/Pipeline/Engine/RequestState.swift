@@ -59,7 +59,7 @@ struct RequestState: Sendable {
         var notificationKey: String?
         if case .group(_, let key) = request.target { notificationKey = finals.lazy.compactMap { $0?.answer.value }.first ?? key }
         return Outcome(
-            requestID: request.id, op: request.op.rawValue, target: request.target.outcomeFields,
+            requestID: request.id, op: request.op, target: request.target.outcomeFields,
             status: OutcomeStatus.of(finals.indices.map(code)), counts: counts, failedItems: failed,
             imports: request.op == .apnsImport ? imports : nil, receipt: receipt, notificationKey: notificationKey,
             replayOf: request.replayOf, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)

@@ -47,7 +47,7 @@ struct Outcomes: AsyncParsableCommand {
         let selected: @Sendable (Outcome) -> Bool = { [requestId, since, subject] outcome in
             if let requestId, outcome.requestID != requestId && outcome.replayOf != requestId { return false }
             if let since, outcome.completedAt < since.date { return false }
-            if let subject, outcome.op != RequestOp.installationsDelete.rawValue || outcome.target["subject"] != subject { return false }
+            if let subject, outcome.op != .installationsDelete || outcome.target["subject"] != subject { return false }
             return true
         }
         try await readUntilInterrupted(configuration) { record in

@@ -20,7 +20,7 @@ struct OutcomeTable {
         let id = outcome.replayOf.map { $0 == outcome.requestID ? "\(outcome.requestID) (replay)" : "\(outcome.requestID) (replay of \($0))" } ?? outcome.requestID
         let detail = outcome.status == .rejected ? (outcome.reason ?? "") : Self.codes(outcome.counts)
         return Self.row(
-            Self.time(outcome.completedAt), id, outcome.op ?? "-", target.isEmpty ? "-" : target, outcome.status.rawValue,
+            Self.time(outcome.completedAt), id, outcome.op?.rawValue ?? "-", target.isEmpty ? "-" : target, outcome.status.rawValue,
             String(outcome.counts.values.reduce(0, +)), detail)
     }
 
