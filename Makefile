@@ -5,7 +5,7 @@ SWIFT ?= swift
 # README walkthrough (which a test runs as written).
 APT_PACKAGES := librdkafka-dev pkg-config kcat curl
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test format format-check demo bench clean
 
 all: build
 
@@ -26,10 +26,18 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Builds everything (the tests run the iidbatch binary itself) and runs the whole suite.
-test: deps
+# Checks the format (.swift-format), builds everything (the tests run the iidbatch binary itself)
+# and runs the whole suite.
+test: deps format-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# The code's format is the toolchain's swift-format with .swift-format; `make format` applies it.
+format-check:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
 
 # The whole system on loopback: embedded Kafka, the emulator with faults, a mixed workload, a
 # summary with a reconciliation line. Ends by itself (exit 1 if any request was lost).

@@ -77,13 +77,15 @@ public final class EmulatorBackend: Sendable {
             return .error(404, "no such endpoint: \(request.method) /\(path.joined(separator: "/"))")
         }
         guard let project = auth.project(ofBearer: request.headers["authorization"], rejectAll: faults.rejectsCredentials) else {
-            return record(route.api, items: 0, .googleError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token."))
+            return record(
+                route.api, items: 0, .googleError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token."))
         }
         let (decision, latency) = faults.decide(route.api)
         if latency > .zero { try? await Task.sleep(for: latency) }
         switch decision {
         case .outage(let seconds):
-            return record(route.api, items: 0, .googleError(503, "UNAVAILABLE", "The service is currently unavailable.", headers: [("Retry-After", "\(seconds)")]))
+            return record(
+                route.api, items: 0, .googleError(503, "UNAVAILABLE", "The service is currently unavailable.", headers: [("Retry-After", "\(seconds)")]))
         case .fail(let status):
             let name = status == 500 ? "INTERNAL" : status == 503 ? "UNAVAILABLE" : "UNKNOWN"
             return record(route.api, items: 0, .googleError(status, name, "Injected failure."))

@@ -10,7 +10,7 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidFault(let text): "invalid fault: \(text)"
-        case let .invalidOption(option, value, reason): "invalid \(option) '\(value)': \(reason)"
+        case .invalidOption(let option, let value, let reason): "invalid \(option) '\(value)': \(reason)"
         case .startFailed(let text): "emulator could not start: \(text)"
         }
     }

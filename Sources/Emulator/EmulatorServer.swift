@@ -86,7 +86,10 @@ private final class BoundPort: Sendable {
     func wait(orFailureOf running: Task<Void, any Error>) async throws -> Int {
         let watcher = Task {
             // If the server stops before binding, report why.
-            do { try await running.value; self.fail(EmulatorError.startFailed("server stopped before listening")) } catch { self.fail(error) }
+            do {
+                try await running.value
+                self.fail(EmulatorError.startFailed("server stopped before listening"))
+            } catch { self.fail(error) }
         }
         defer { watcher.cancel() }
         return try await withCheckedThrowingContinuation { continuation in

@@ -14,11 +14,11 @@ public enum CredentialsError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case let .fileNotFound(path): "service-account key file \(path) does not exist"
-        case let .unreadable(path, reason): "service-account key file \(path) cannot be read: \(reason)"
-        case let .invalidJSON(path): "service-account key file \(path) is not a JSON object"
-        case let .missingField(path, field): "service-account key file \(path) has no string field '\(field)'"
-        case let .notRSAKey(path): "service-account key file \(path): 'private_key' is not an RSA private key in PEM form"
+        case .fileNotFound(let path): "service-account key file \(path) does not exist"
+        case .unreadable(let path, let reason): "service-account key file \(path) cannot be read: \(reason)"
+        case .invalidJSON(let path): "service-account key file \(path) is not a JSON object"
+        case .missingField(let path, let field): "service-account key file \(path) has no string field '\(field)'"
+        case .notRSAKey(let path): "service-account key file \(path): 'private_key' is not an RSA private key in PEM form"
         }
     }
 }

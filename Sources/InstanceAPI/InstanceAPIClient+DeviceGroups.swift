@@ -27,7 +27,8 @@ extension InstanceAPIClient {
     /// §4: sends a data message to every member of a group.
     public func sendToGroup(key: String, data: [String: String]) async throws(InstanceAPIError) -> GroupSendResponse {
         try APILimits.identifier(key, field: "notification_key")
-        let answer = try await send(.groupSend, .POST, configuration.fcmBaseURL + "/fcm/send", json: encode(GroupSendRequest(to: key, data: data)), headers: groupHeaders)
+        let answer = try await send(
+            .groupSend, .POST, configuration.fcmBaseURL + "/fcm/send", json: encode(GroupSendRequest(to: key, data: data)), headers: groupHeaders)
         guard answer.status == 200 else {
             throw ResultClassifier.callFailure(.groupSend, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
         }

@@ -48,7 +48,8 @@ extension InstanceAPIClient {
     public func fcmSubscribe(token: String, topic: String) async throws(InstanceAPIError) -> ItemResult {
         let name = try APILimits.topicName(topic)
         try APILimits.identifier(token, field: "token")
-        let url = configuration.fcmBaseURL + "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(token)
+        let url =
+            configuration.fcmBaseURL + "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(token)
             + "/topicSubscriptions?topic_name=" + Self.segment(name)
         return try await fcmV1(.fcmSubscribe, .POST, url, body: Data("{}".utf8))
     }
@@ -57,7 +58,8 @@ extension InstanceAPIClient {
     public func fcmUnsubscribe(token: String, topic: String) async throws(InstanceAPIError) -> ItemResult {
         let name = try APILimits.topicName(topic)
         try APILimits.identifier(token, field: "token")
-        let url = configuration.fcmBaseURL + "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(token)
+        let url =
+            configuration.fcmBaseURL + "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(token)
             + "/topicSubscriptions/" + Self.segment(name) + "?allow_missing=true"
         return try await fcmV1(.fcmUnsubscribe, .DELETE, url, body: nil)
     }

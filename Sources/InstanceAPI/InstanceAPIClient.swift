@@ -77,7 +77,9 @@ public final class InstanceAPIClient: Sendable {
         }
         let timeout = configuration.timeout
         do {
-            let response = try await http.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)), logger: logger)
+            let response = try await http.execute(
+                request, timeout: .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)),
+                logger: logger)
             let bytes = try await response.body.collect(upTo: 32 << 20)
             let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }
             let answer = Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView), retryAfter: retryAfter)

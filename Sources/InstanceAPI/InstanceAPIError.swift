@@ -78,17 +78,17 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case let .invalidArgument(field, value, reason): "invalid \(field) '\(value)': \(reason)"
-        case let .badRequest(api, message): "\(api): HTTP 400: \(message)"
-        case let .unauthenticated(api, message): "\(api): HTTP 401 (credentials refused): \(message)"
-        case let .permissionDenied(api, message): "\(api): HTTP 403 (permission denied): \(message)"
-        case let .throttled(api, retryAfter): "\(api): HTTP 429 (quota exceeded)\(retryAfter.map { ", retry after \($0)" } ?? "")"
-        case let .serverError(api, status, message, retryAfter):
+        case .invalidArgument(let field, let value, let reason): "invalid \(field) '\(value)': \(reason)"
+        case .badRequest(let api, let message): "\(api): HTTP 400: \(message)"
+        case .unauthenticated(let api, let message): "\(api): HTTP 401 (credentials refused): \(message)"
+        case .permissionDenied(let api, let message): "\(api): HTTP 403 (permission denied): \(message)"
+        case .throttled(let api, let retryAfter): "\(api): HTTP 429 (quota exceeded)\(retryAfter.map { ", retry after \($0)" } ?? "")"
+        case .serverError(let api, let status, let message, let retryAfter):
             "\(api): HTTP \(status): \(message)\(retryAfter.map { ", retry after \($0)" } ?? "")"
-        case let .transport(api, message): "\(api): no answer: \(message)"
-        case let .timedOut(api, timeout): "\(api): no answer within \(timeout)"
-        case let .malformedResponse(api, status, message): "\(api): unexpected answer (HTTP \(status)): \(message)"
-        case let .credentials(message): "no access token: \(message)"
+        case .transport(let api, let message): "\(api): no answer: \(message)"
+        case .timedOut(let api, let timeout): "\(api): no answer within \(timeout)"
+        case .malformedResponse(let api, let status, let message): "\(api): unexpected answer (HTTP \(status)): \(message)"
+        case .credentials(let message): "no access token: \(message)"
         }
     }
 }

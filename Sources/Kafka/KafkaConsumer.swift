@@ -79,8 +79,7 @@ public final class KafkaConsumer: Sendable {
         let client = self.client
         let milliseconds = timeout.rdKafkaMilliseconds
         return try await offload { () -> Result<[KafkaTopicPartition: Int64], KafkaError> in
-            do throws(KafkaError) { return .success(try client.committed(partitions, timeoutMilliseconds: milliseconds)) }
-            catch { return .failure(error) }
+            do throws(KafkaError) { return .success(try client.committed(partitions, timeoutMilliseconds: milliseconds)) } catch { return .failure(error) }
         }.get()
     }
 
@@ -179,7 +178,9 @@ public final class KafkaConsumer: Sendable {
     /// Commits what the reader stored (unless the partitions were lost), then gives them up.
     private func carryOut(_ revoke: PendingRevoke) async {
         if !revoke.lost, let error = await commitStored() {
-            client.context.log(.warning, "commit before revoking \(revoke.partitions) failed, their records after the last committed offsets will be delivered again: \(error)")
+            client.context.log(
+                .warning, "commit before revoking \(revoke.partitions) failed, their records after the last committed offsets will be delivered again: \(error)"
+            )
         }
         client.unassign(revoke.partitions, cooperative: revoke.cooperative)
     }

@@ -23,23 +23,23 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidConfiguration(property, value, reason):
+        case .invalidConfiguration(let property, let value, let reason):
             return "invalid Kafka property \(property)=\(value): \(reason)"
-        case let .malformedPropertyAssignment(text):
+        case .malformedPropertyAssignment(let text):
             return "malformed Kafka property '\(text)': expected key=value"
-        case let .clientCreation(reason):
+        case .clientCreation(let reason):
             return "could not create Kafka client: \(reason)"
-        case let .broker(code, message):
+        case .broker(let code, let message):
             return "Kafka error \(code.name) (\(code.rawValue)): \(message)"
-        case let .queueFull(topic, waited):
+        case .queueFull(let topic, let waited):
             return "producer queue full for topic '\(topic)' after waiting \(waited)"
-        case let .timedOut(operation, timeout):
+        case .timedOut(let operation, let timeout):
             return "Kafka \(operation) timed out after \(timeout)"
-        case let .closed(operation):
+        case .closed(let operation):
             return "Kafka client is closed (during \(operation))"
-        case let .invalidArgument(name, value, reason):
+        case .invalidArgument(let name, let value, let reason):
             return "invalid \(name) '\(value)': \(reason)"
-        case let .embedded(operation, reason):
+        case .embedded(let operation, let reason):
             return "embedded Kafka \(operation) failed: \(reason)"
         }
     }
@@ -57,7 +57,7 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The librdkafka error code, for `.broker` errors.
     public var code: KafkaErrorCode? {
-        if case let .broker(code, _) = self { return code }
+        if case .broker(let code, _) = self { return code }
         return nil
     }
 }

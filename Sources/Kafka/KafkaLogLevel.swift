@@ -1,6 +1,7 @@
 /// The severity of a librdkafka log line (syslog levels, as librdkafka reports them).
 public enum KafkaLogLevel: Int, Sendable, Comparable, CustomStringConvertible {
-    case emergency = 0, alert, critical, error, warning, notice, info, debug
+    case emergency = 0
+    case alert, critical, error, warning, notice, info, debug
 
     /// Maps a syslog level number; anything above 7 is `.debug`.
     public init(syslog: Int) { self = KafkaLogLevel(rawValue: min(max(syslog, 0), 7)) ?? .debug }

@@ -173,10 +173,12 @@ public final class KafkaProducer: Sendable {
 
     /// Flushes for up to `timeout`, then fails what is left and stops. Later sends throw `.closed`.
     public func close(timeout: Duration = .seconds(30)) async {
-        guard state.withLock({ state -> Bool in
-            defer { state = .closed }
-            return state == .open
-        }) else { return }
+        guard
+            state.withLock({ state -> Bool in
+                defer { state = .closed }
+                return state == .open
+            })
+        else { return }
         try? await flush(timeout: timeout)
         client.purge()
         // Purged records are reported as failed by the poll thread; give it a moment to serve

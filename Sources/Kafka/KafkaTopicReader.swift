@@ -35,7 +35,8 @@ public final class KafkaTopicReader: Sendable {
         var ends: [KafkaTopicPartition: Int64] = [:]
         for name in topics {
             guard let topic = metadata.topic(name) else {
-                throw .invalidArgument(name: "topic", value: name, reason: "the cluster has no such topic (topics: \(metadata.topics.map(\.name).joined(separator: ", ")))")
+                throw .invalidArgument(
+                    name: "topic", value: name, reason: "the cluster has no such topic (topics: \(metadata.topics.map(\.name).joined(separator: ", ")))")
             }
             for partition in topic.partitions {
                 let tp = KafkaTopicPartition(topic: name, partition: partition.id)

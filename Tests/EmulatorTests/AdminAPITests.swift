@@ -20,7 +20,10 @@ struct AdminAPITests {
                 let response = try await http.execute(request, timeout: .seconds(30))
                 return (Int(response.status.code), Data(try await response.body.collect(upTo: 1 << 20).readableBytesView))
             }
-            #expect(try await call(.POST, "seed", #"{"tokens": ["a-1", "a-2"], "installations": ["cR5dLwyqQh2wVz0W3Jc8ak"], "application": "com.x", "platform": "IOS"}"#).0 == 200)
+            #expect(
+                try await call(
+                    .POST, "seed", #"{"tokens": ["a-1", "a-2"], "installations": ["cR5dLwyqQh2wVz0W3Jc8ak"], "application": "com.x", "platform": "IOS"}"#
+                ).0 == 200)
             #expect(try await e.client.batchAdd(topic: "news", tokens: ["a-1", "a-2"]) == [.ok, .ok])
             let (_, tokenBody) = try await call(.GET, "tokens/a-1")
             let token = try JSONDecoder().decode(TokenState.self, from: tokenBody)

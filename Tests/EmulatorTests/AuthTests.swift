@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Emulator
 import Foundation
 import InstanceAPI
@@ -119,5 +120,3 @@ final class HTTPClientHolder: Sendable {
     let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
     func shutdown() { try? client.syncShutdown() }
 }
-
-import AsyncHTTPClient

@@ -79,7 +79,8 @@ struct FaultInjectionTests {
 
     @Test("fault flags parse, and a bad one names its flag and value")
     func parsing() throws {
-        let plan = try FaultPlan.parse(itemErrors: ["INTERNAL=0.1"], callErrors: ["503=0.05"], quotas: ["50", "iid.batchAdd=10"], latencyMilliseconds: 5, outages: ["30+10"])
+        let plan = try FaultPlan.parse(
+            itemErrors: ["INTERNAL=0.1"], callErrors: ["503=0.05"], quotas: ["50", "iid.batchAdd=10"], latencyMilliseconds: 5, outages: ["30+10"])
         #expect(plan.itemErrors == ["INTERNAL": 0.1] && plan.callErrors == ["503": 0.05])
         #expect(plan.quota == ["*": 50, "iid.batchAdd": 10] && plan.outages == [.init(startSeconds: 30, durationSeconds: 10)])
         #expect(throws: EmulatorError.invalidOption(option: "--item-error", value: "INTERNAL", reason: "expected CODE=RATE, e.g. INTERNAL=0.1")) {

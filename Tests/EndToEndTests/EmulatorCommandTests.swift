@@ -8,7 +8,8 @@ struct EmulatorCommandTests {
     func writeKeyAndCall() async throws {
         let keyPath = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-key-\(UUID()).json").path
         defer { try? FileManager.default.removeItem(atPath: keyPath) }
-        let emulator = try ChildProcess(try Programs.iidbatch, ["emulator", "--port", "0", "--project", "acme", "--write-key", keyPath, "--item-error", "INTERNAL=1"])
+        let emulator = try ChildProcess(
+            try Programs.iidbatch, ["emulator", "--port", "0", "--project", "acme", "--write-key", keyPath, "--item-error", "INTERNAL=1"])
         let output = try await emulator.waitFor("Ctrl-C stops the emulator.")
         let baseURL = try #require(output.split(separator: "\n").first { $0.contains(" at http://") }.map { String($0.split(separator: " ").last!) })
         #expect(output.contains("faults: item INTERNAL 1.0"))
@@ -42,7 +43,8 @@ struct EmulatorCommandTests {
 
     @Test("bench emulator prints calls/s and items/s per concurrency")
     func benchEmulator() async throws {
-        let result = try await ChildProcess.run(try Programs.iidbatch, ["bench", "emulator", "--calls", "20", "--tokens-per-call", "100", "--concurrency", "1,4"], seconds: 180)
+        let result = try await ChildProcess.run(
+            try Programs.iidbatch, ["bench", "emulator", "--calls", "20", "--tokens-per-call", "100", "--concurrency", "1,4"], seconds: 180)
         #expect(result.status == 0, "\(result.output)")
         let lines = result.output.split(separator: "\n").filter { $0.contains("calls/s") && $0.contains("items/s") }
         #expect(lines.count == 2, "\(result.output)")

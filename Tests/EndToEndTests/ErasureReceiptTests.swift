@@ -49,7 +49,8 @@ struct ErasureReceiptTests {
 
             let outstanding = try await OperatorCommand.run(["outcomes", "--from", fixture.outcomeTopic, "--subject", "user-7"], brokers: brokers)
             #expect(outstanding.status == 1, "\(outstanding.output)")
-            #expect(outstanding.output.contains("subject user-7: NOT ERASED: 1 of 2 installation(s) outstanding: short INVALID_ARGUMENT"), "\(outstanding.output)")
+            #expect(
+                outstanding.output.contains("subject user-7: NOT ERASED: 1 of 2 installation(s) outstanding: short INVALID_ARGUMENT"), "\(outstanding.output)")
 
             let unknown = try await OperatorCommand.run(["outcomes", "--from", fixture.outcomeTopic, "--subject", "user-99"], brokers: brokers)
             #expect(unknown.status == 1 && unknown.output.contains("subject user-99: no installations.delete outcome names this subject"), "\(unknown.output)")

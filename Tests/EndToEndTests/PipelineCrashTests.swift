@@ -19,15 +19,15 @@ struct PipelineCrashTests {
             try FileManager.default.createDirectory(at: pipelines, withIntermediateDirectories: true)
             let maxInFlight = 100
             try """
-                request-topic: \(fixture.requestTopic)
-                group: crash-workers
-                outcome-topic: \(fixture.outcomeTopic)
-                dead-letter-topic: \(fixture.deadLetterTopic)
-                batching: { max-items: 10, linger: 10ms }
-                concurrency: 2
-                max-in-flight-items: \(maxInFlight)
-                drain-timeout: 5s
-                """.write(to: pipelines.appendingPathComponent("crash.yaml"), atomically: true, encoding: .utf8)
+            request-topic: \(fixture.requestTopic)
+            group: crash-workers
+            outcome-topic: \(fixture.outcomeTopic)
+            dead-letter-topic: \(fixture.deadLetterTopic)
+            batching: { max-items: 10, linger: 10ms }
+            concurrency: 2
+            max-in-flight-items: \(maxInFlight)
+            drain-timeout: 5s
+            """.write(to: pipelines.appendingPathComponent("crash.yaml"), atomically: true, encoding: .utf8)
 
             let tokens = fixture.seedTokens(600, prefix: "crash")
             let requests = (0..<600).map { n in

@@ -28,7 +28,9 @@ struct PipelineFaultTests {
             await worker.stop()
 
             #expect(outcomes.values.allSatisfy { $0.status == .succeeded }, "\(outcomes.values.filter { $0.status != .succeeded }.map(\.counts))")
-            #expect(fixture.backend.subscribers(of: "t0").count + fixture.backend.subscribers(of: "t1").count + fixture.backend.subscribers(of: "t2").count == 3_000)
+            #expect(
+                fixture.backend.subscribers(of: "t0").count + fixture.backend.subscribers(of: "t1").count + fixture.backend.subscribers(of: "t2").count == 3_000
+            )
             #expect(fids.allSatisfy { fixture.backend.installationDeleted($0) == true })
             #expect(statistics.retries > 0 && statistics.itemCodes["topics.subscribe"]?["OK"] == 3_000)
             let quotaRefusals = fixture.backend.stats["installations.delete"].statuses["429"] ?? 0
@@ -90,10 +92,11 @@ struct PipelineFaultTests {
             }
             try fixture.backend.setFaults(FaultPlan(outages: [.init(startSeconds: 0, durationSeconds: 4)]))
             // A budget the outage would spend many times over if each failed call were charged.
-            let worker = try fixture.startWorker(fixture.pipeline {
-                $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(60))
-                $0.breakerThreshold = 3
-            })
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(60))
+                    $0.breakerThreshold = 3
+                })
             try await fixture.submit(requests)
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             let statistics = await worker.worker.currentStatistics()

@@ -113,7 +113,8 @@ final class PipelineFixture: Sendable {
             for outcome in outcomes where wanted.contains(outcome.requestID) { latest[outcome.requestID] = outcome }
             if latest.count == wanted.count { return latest }
             if ContinuousClock.now > deadline {
-                throw FixtureError("timed out: \(wanted.count - latest.count) of \(wanted.count) outcomes missing, e.g. \(wanted.subtracting(latest.keys).sorted().prefix(5))")
+                throw FixtureError(
+                    "timed out: \(wanted.count - latest.count) of \(wanted.count) outcomes missing, e.g. \(wanted.subtracting(latest.keys).sorted().prefix(5))")
             }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -62,8 +62,9 @@ struct PipelineOperationTests {
                 PipelineRequest(id: "topic-\(count)", op: .topicsSubscribe, target: .topic("t\(count)"), items: Array(tokens.prefix(count)))
             }
             requests += [100, 101].map { count in
-                PipelineRequest(id: "import-\(count)", op: .apnsImport, target: .apns(application: "app\(count)", sandbox: false),
-                                items: (0..<count).map { String(format: "%064x", $0 + 1) })
+                PipelineRequest(
+                    id: "import-\(count)", op: .apnsImport, target: .apns(application: "app\(count)", sandbox: false),
+                    items: (0..<count).map { String(format: "%064x", $0 + 1) })
             }
             // 21 one-member creates of one group: packed into 20, then 1 more (ALREADY_EXISTS is
             // resolved to the existing group, which is full).
@@ -132,10 +133,15 @@ struct PipelineBackpressureTests {
         try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 20)) { fixture in
             let tokens = fixture.seedTokens(100, prefix: "backlog")
             let requests = (0..<120).map { n in
-                PipelineRequest(id: "backlog-\(n)", op: .topicsSubscribe, target: .topic("b\(n % 10)"), items: Array(tokens[(n % 10) * 10..<(n % 10) * 10 + 10]))
+                PipelineRequest(
+                    id: "backlog-\(n)", op: .topicsSubscribe, target: .topic("b\(n % 10)"), items: Array(tokens[(n % 10) * 10..<(n % 10) * 10 + 10]))
             }
             try await fixture.submit(requests)
-            let worker = try fixture.startWorker(fixture.pipeline { $0.maxInFlightItems = 50; $0.concurrency = 2 })
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.maxInFlightItems = 50
+                    $0.concurrency = 2
+                })
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             let statistics = await worker.worker.currentStatistics()
             await worker.stop()
@@ -158,10 +164,11 @@ struct PipelineFCMBackendTests {
                 PipelineRequest(id: "fcm-unsub", op: .topicsUnsubscribe, target: .topic("weather"), items: Array(tokens[0..<5])),
                 PipelineRequest(id: "fcm-missing", op: .topicsSubscribe, target: .topic("weather"), items: ["fcm-unknown"]),
             ]
-            let worker = try fixture.startWorker(fixture.pipeline {
-                $0.topicBackend = .fcmV1
-                $0.callsPerSecond = 8
-            })
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.topicBackend = .fcmV1
+                    $0.callsPerSecond = 8
+                })
             try await fixture.submit(requests)
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             await worker.stop()

@@ -20,14 +20,16 @@ struct PipelineOrderingTests {
                 let subset = Set((0..<(1 + random.next(10))).map { _ in tokens[random.next(tokens.count)] })
                 let subscribe = random.next(2) == 0
                 if subscribe { expected[topic, default: []].formUnion(subset) } else { expected[topic, default: []].subtract(subset) }
-                requests.append(PipelineRequest(
-                    id: "order-\(n)", op: subscribe ? .topicsSubscribe : .topicsUnsubscribe, target: .topic(topic), items: subset.sorted()))
+                requests.append(
+                    PipelineRequest(
+                        id: "order-\(n)", op: subscribe ? .topicsSubscribe : .topicsUnsubscribe, target: .topic(topic), items: subset.sorted()))
             }
-            let worker = try fixture.startWorker(fixture.pipeline {
-                $0.concurrency = 16
-                $0.linger = .milliseconds(5)
-                $0.retry.maxAttempts = 30
-            })
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.concurrency = 16
+                    $0.linger = .milliseconds(5)
+                    $0.retry.maxAttempts = 30
+                })
             try await fixture.submit(requests)
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             let statistics = await worker.worker.currentStatistics()
@@ -60,7 +62,9 @@ struct PipelineOrderingTests {
             try await fixture.submit(requests)
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             await worker.stop()
-            #expect(outcomes.values.allSatisfy { $0.status == .succeeded }, "\(outcomes.values.filter { $0.status != .succeeded }.map { "\($0.requestID) \($0.counts)" })")
+            #expect(
+                outcomes.values.allSatisfy { $0.status == .succeeded },
+                "\(outcomes.values.filter { $0.status != .succeeded }.map { "\($0.requestID) \($0.counts)" })")
             for group in 0..<6 {
                 #expect(fixture.backend.groupMembers("g\(group)")?.sorted() == [tokens[0], tokens[10], tokens[2]].sorted())
             }

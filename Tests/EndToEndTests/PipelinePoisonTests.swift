@@ -33,7 +33,11 @@ struct PipelinePoisonTests {
             var records = [valid("before", 0..<5), valid("dup", 5..<10)]
             records += poison.map { ("k", Array($0.0.utf8)) }
             records.append(valid("after", 10..<15))
-            let worker = try fixture.startWorker(fixture.pipeline { $0.maxRecordBytes = 4_096; $0.linger = .milliseconds(5) })
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.maxRecordBytes = 4_096
+                    $0.linger = .milliseconds(5)
+                })
             let reports = try await fixture.produce(records)
             let noIDs = poison.indices.filter { poison[$0].1 == nil }.map { index in
                 RecordPosition(reports[index + 2]).description

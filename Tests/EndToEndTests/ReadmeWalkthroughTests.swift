@@ -50,8 +50,10 @@ struct ReadmeWalkthroughTests {
         let folder = try OperatorCommand.temporaryFolder("walkthrough")
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder.appendingPathComponent(".build"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(".build/debug"), withDestinationURL: try Programs.iidbatch.deletingLastPathComponent())
-        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("pipelines"), withDestinationURL: Self.repository.appendingPathComponent("pipelines"))
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent(".build/debug"), withDestinationURL: try Programs.iidbatch.deletingLastPathComponent())
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("pipelines"), withDestinationURL: Self.repository.appendingPathComponent("pipelines"))
 
         var script = """
             set -euo pipefail

@@ -46,8 +46,10 @@ struct ReconcileCommandTests {
         #expect(audit.output.contains("INCOMPLETE: 1 request(s)"), "\(audit.output)")
         #expect(!audit.output.contains("missing: \(garbageID)"))
 
-        _ = try await producer.send(topic: "outcomes", key: Array("r-3".utf8), value: try outcome(
-            "r-3", .partial, ["OK": 1, "NOT_FOUND": 1], failed: [FailedItem(index: 1, item: "t3b", code: .notFound, attempts: 1, message: nil)]))
+        _ = try await producer.send(
+            topic: "outcomes", key: Array("r-3".utf8),
+            value: try outcome(
+                "r-3", .partial, ["OK": 1, "NOT_FOUND": 1], failed: [FailedItem(index: 1, item: "t3b", code: .notFound, attempts: 1, message: nil)]))
         await producer.close()
         let complete = try await OperatorCommand.run(arguments, brokers: kafka.bootstrapServers)
         #expect(complete.status == 0, "\(complete.output)")

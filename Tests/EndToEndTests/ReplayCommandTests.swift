@@ -24,9 +24,10 @@ struct ReplayCommandTests {
             let apns = (0..<150).map { String(format: "%064x", 0xa000 + $0) }
             try (tokens.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("tokens.txt"), atomically: true, encoding: .utf8)
             try (apns.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("apns.txt"), atomically: true, encoding: .utf8)
-            let worker = try fixture.startWorker(fixture.pipeline {
-                $0.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(30))
-            })
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(30))
+                })
             func run(_ arguments: [String]) async throws -> String {
                 let result = try await OperatorCommand.run(arguments, brokers: brokers)
                 #expect(result.status == 0, "iidbatch \(arguments.joined(separator: " ")):\n\(result.output)")
@@ -37,10 +38,16 @@ struct ReplayCommandTests {
             }
 
             // Every subscribe throttled past its retries, then every import failing INTERNAL.
-            _ = try await run(["submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", fixture.requestTopic, folder.appendingPathComponent("tokens.txt").path])
+            _ = try await run([
+                "submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", fixture.requestTopic,
+                folder.appendingPathComponent("tokens.txt").path,
+            ])
             _ = try await fixture.waitForDeadLetters(3, timeout: .seconds(120))
             try fixture.backend.setFaults(FaultPlan(itemErrors: ["INTERNAL": 1.0]))
-            _ = try await run(["submit", "--op", "apns.import", "--application", "com.example.ios", "--request-topic", fixture.requestTopic, folder.appendingPathComponent("apns.txt").path])
+            _ = try await run([
+                "submit", "--op", "apns.import", "--application", "com.example.ios", "--request-topic", fixture.requestTopic,
+                folder.appendingPathComponent("apns.txt").path,
+            ])
             _ = try await fixture.waitForDeadLetters(5, timeout: .seconds(120))
             let failed = try await reconcile()
             #expect(failed.contains("topics.subscribe     failed 3; items: RESOURCE_EXHAUSTED=2500"), "\(failed)")

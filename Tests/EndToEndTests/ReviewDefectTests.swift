@@ -53,20 +53,22 @@ struct ReviewDefectTests {
             try fixture.keyJSON.write(to: URL(fileURLWithPath: keyPath))
             let pipeline = directory.appendingPathComponent("refused.yaml")
             try """
-                request-topic: \(fixture.requestTopic)
-                group: refused-workers
-                outcome-topic: \(fixture.outcomeTopic)
-                dead-letter-topic: \(fixture.deadLetterTopic)
-                batching: { max-items: 100, linger: 10ms }
-                """.write(to: pipeline, atomically: true, encoding: .utf8)
+            request-topic: \(fixture.requestTopic)
+            group: refused-workers
+            outcome-topic: \(fixture.outcomeTopic)
+            dead-letter-topic: \(fixture.deadLetterTopic)
+            batching: { max-items: 100, linger: 10ms }
+            """.write(to: pipeline, atomically: true, encoding: .utf8)
             // 60 tokens the emulator does not know: 60 failed items, an outcome of several kB,
             // over a producer limited to 2,000 bytes per record.
             let request = PipelineRequest(id: "refused-1", op: .topicsSubscribe, target: .topic("t"), items: (0..<60).map { "unknown-token-\($0)" })
             try await fixture.submit([request])
-            let worker = try ChildProcess(try Programs.iidbatch, [
-                "run", pipeline.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
-                "--backend-url", fixture.emulator.baseURL, "-X", "message.max.bytes=2000", "--log-level", "warning",
-            ])
+            let worker = try ChildProcess(
+                try Programs.iidbatch,
+                [
+                    "run", pipeline.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
+                    "--backend-url", fixture.emulator.baseURL, "-X", "message.max.bytes=2000", "--log-level", "warning",
+                ])
             let status = try await worker.waitForExit(seconds: 90)
             #expect(status != 0, "a worker that stopped itself makes the process fail; it said:\n\(worker.text)")
             #expect(worker.text.contains("refused-1"), "the error names the request")
@@ -82,7 +84,10 @@ struct ReviewDefectTests {
             func request(_ n: Int) -> PipelineRequest {
                 PipelineRequest(id: "pause-\(n)", op: .topicsSubscribe, target: .topic("p\(n)"), items: Array(tokens[n * 10..<n * 10 + 10]))
             }
-            let pipeline = fixture.pipeline { $0.breakerCooldown = .milliseconds(200); $0.breakerMaxCooldown = .milliseconds(400) }
+            let pipeline = fixture.pipeline {
+                $0.breakerCooldown = .milliseconds(200)
+                $0.breakerMaxCooldown = .milliseconds(400)
+            }
             // Credentials refused: worker A's first call opens its breaker and pauses both partitions.
             try fixture.backend.setFaults(FaultPlan(rejectCredentials: true))
             let a = try fixture.startWorker(pipeline)

@@ -19,10 +19,12 @@ struct RunLoggingTests {
             try "request-topic: \(fixture.requestTopic)\noutcome-topic: \(fixture.outcomeTopic)\ndead-letter-topic: \(fixture.deadLetterTopic)\n"
                 .write(to: pipeline, atomically: true, encoding: .utf8)
             // linger.ms is a producer property: the consumer, given the same -X, warns (CONFWARN).
-            let worker = try ChildProcess(try Programs.iidbatch, [
-                "run", pipeline.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
-                "--backend-url", fixture.emulator.baseURL, "-X", "linger.ms=5", "--log-level", "warning",
-            ])
+            let worker = try ChildProcess(
+                try Programs.iidbatch,
+                [
+                    "run", pipeline.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
+                    "--backend-url", fixture.emulator.baseURL, "-X", "linger.ms=5", "--log-level", "warning",
+                ])
             let output = try await worker.waitFor("CONFWARN", seconds: 60)
             worker.interrupt()
             #expect(try await worker.waitForExit(seconds: 60) == 0)

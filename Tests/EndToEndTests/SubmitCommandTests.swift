@@ -11,9 +11,9 @@ struct SubmitCommandTests {
     private func writeTokens(to file: URL) throws -> [String] {
         let tokens = (1...25_000).map { String(format: "tok-%06d", $0) }
         var lines = tokens
-        lines.insert("bad token", at: 100)       // line 101
-        lines.insert("", at: 5_000)              // line 5001
-        lines.insert("tab\there", at: 12_345)    // line 12346
+        lines.insert("bad token", at: 100)  // line 101
+        lines.insert("", at: 5_000)  // line 5001
+        lines.insert("tab\there", at: 12_345)  // line 12346
         try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
         return tokens
     }
@@ -68,7 +68,8 @@ struct SubmitCommandTests {
         let file = folder.appendingPathComponent("tokens.txt")
         _ = try writeTokens(to: file)
         let result = try await OperatorCommand.run(
-            ["submit", "--op", "topics.unsubscribe", "--topic", "movies", "--request-topic", "requests", "--strict", file.path], brokers: kafka.bootstrapServers)
+            ["submit", "--op", "topics.unsubscribe", "--topic", "movies", "--request-topic", "requests", "--strict", file.path], brokers: kafka.bootstrapServers
+        )
         #expect(result.status != 0)
         #expect(result.output.contains("line 101:") && result.output.contains("line 12346:"), "\(result.output)")
         #expect(result.output.contains("--strict: 2 bad line(s); nothing was submitted"), "\(result.output)")
@@ -116,8 +117,10 @@ struct SubmitCommandTests {
         let file = folder.appendingPathComponent("tokens.txt")
         _ = try writeTokens(to: file)
         // script(1) runs the command on a pseudo-terminal, as a person at a terminal would.
-        let command = [try Programs.iidbatch.path, "submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", "requests",
-                       "--brokers", kafka.bootstrapServers, file.path].joined(separator: " ")
+        let command = [
+            try Programs.iidbatch.path, "submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", "requests",
+            "--brokers", kafka.bootstrapServers, file.path,
+        ].joined(separator: " ")
         let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"], seconds: 120)
         #expect(result.status == 0, "\(result.output)")
         let bar = try #require(result.output.components(separatedBy: "\r").last { $0.hasPrefix("submit [") }, "\(result.output)")

@@ -77,7 +77,8 @@ struct LimitsAndHeadersTests {
 
     @Test("a generated key signs RS256 assertions with the right claims, and describes itself without the key")
     func assertions() throws {
-        let (json, publicKeyPEM, keyID) = try ServiceAccountCredentials.generateKeyFile(projectID: "p", clientEmail: "a@p", tokenURI: "http://127.0.0.1:1/token")
+        let (json, publicKeyPEM, keyID) = try ServiceAccountCredentials.generateKeyFile(
+            projectID: "p", clientEmail: "a@p", tokenURI: "http://127.0.0.1:1/token")
         let credentials = try ServiceAccountCredentials(json: json)
         #expect(credentials.privateKeyID == keyID)
         let text = String(decoding: json, as: UTF8.self)

@@ -78,9 +78,17 @@ struct ResultClassifierTests {
         "§2.6 FCM v1: the code comes from error string, FcmError detail, status, then HTTP status",
         arguments: [
             (404, #"{"error": "NOT_FOUND"}"#, ResultCode.notFound),
-            (400, #"{"error": {"code": 400, "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#, .notFound),
+            (
+                400,
+                #"{"error": {"code": 400, "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#,
+                .notFound
+            ),
             (400, #"{"error": {"code": 400, "status": "INVALID_ARGUMENT"}}"#, .invalidArgument),
-            (403, #"{"error": {"code": 403, "status": "PERMISSION_DENIED", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "SENDER_ID_MISMATCH"}]}}"#, .invalidArgument),
+            (
+                403,
+                #"{"error": {"code": 403, "status": "PERMISSION_DENIED", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "SENDER_ID_MISMATCH"}]}}"#,
+                .invalidArgument
+            ),
             (400, "", .invalidArgument), (404, "", .notFound), (400, #"{"error": {"status": "TOO_MANY_TOPICS"}}"#, .tooManyTopics),
             (418, "", .unknown("HTTP 418")),
         ])
@@ -94,7 +102,10 @@ struct ResultClassifierTests {
 
     @Test(
         "§2.6 FCM v1: 401, a bare 403, 408, 429 and 5xx fail the call",
-        arguments: [(401, ResultCode.unauthenticated), (403, .permissionDenied), (408, .unavailable), (429, .resourceExhausted), (500, .internal), (503, .unavailable), (504, .unavailable)])
+        arguments: [
+            (401, ResultCode.unauthenticated), (403, .permissionDenied), (408, .unavailable), (429, .resourceExhausted), (500, .internal), (503, .unavailable),
+            (504, .unavailable),
+        ])
     func fcmCalls(status: Int, expected: ResultCode) {
         guard case .call(let error) = ResultClassifier.fcmV1(.fcmSubscribe, status: status, body: Data(), retryAfter: nil) else {
             Issue.record("HTTP \(status) should fail the call")
@@ -114,10 +125,14 @@ struct ResultClassifierTests {
         "§3 deletion: 404 and 409 mean gone (ALREADY_ABSENT), 400 is the id's INVALID_ARGUMENT",
         arguments: [(404, ResultCode.alreadyAbsent), (409, .alreadyAbsent), (400, .invalidArgument)])
     func deletionItems(status: Int, expected: ResultCode) {
-        #expect(ResultClassifier.deleteInstance(status: status, body: "x", retryAfter: nil) == .item(ItemResult(expected, message: status == 400 ? "x" : status == 404 ? "not found" : "already deleted")))
+        #expect(
+            ResultClassifier.deleteInstance(status: status, body: "x", retryAfter: nil)
+                == .item(ItemResult(expected, message: status == 400 ? "x" : status == 404 ? "not found" : "already deleted")))
     }
 
-    @Test("§3 deletion: 401, 403, 429, 500, 503 fail the call", arguments: [(401, ResultCode.unauthenticated), (403, .permissionDenied), (429, .resourceExhausted), (500, .internal), (503, .unavailable)])
+    @Test(
+        "§3 deletion: 401, 403, 429, 500, 503 fail the call",
+        arguments: [(401, ResultCode.unauthenticated), (403, .permissionDenied), (429, .resourceExhausted), (500, .internal), (503, .unavailable)])
     func deletionCalls(status: Int, expected: ResultCode) {
         guard case .call(let error) = ResultClassifier.deleteInstance(status: status, body: "", retryAfter: nil) else {
             Issue.record("HTTP \(status) should fail the call")

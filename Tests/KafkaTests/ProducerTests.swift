@@ -14,7 +14,9 @@ struct ProducerTests {
         try kafka.setBrokerDown(1)
         let sends = (0..<20).map { i in
             Task { () -> Result<KafkaDeliveryReport, KafkaError> in
-                do throws(KafkaError) { return .success(try await producer.send(topic: topic, key: nil, value: Array("v\(i)".utf8))) } catch { return .failure(error) }
+                do throws(KafkaError) { return .success(try await producer.send(topic: topic, key: nil, value: Array("v\(i)".utf8))) } catch {
+                    return .failure(error)
+                }
             }
         }
         try await Task.sleep(for: .milliseconds(500))

@@ -6,15 +6,17 @@ import Testing
 struct CallPlannerTests {
     func tokens(_ count: Int, _ prefix: String = "t") -> [String] { (0..<count).map { "\(prefix)\($0)" } }
 
-    @Test("chunk boundaries: 999, 1,000 and 1,001 tokens; 100 and 101 APNs tokens; 20 and 21 deletions", arguments: [
-        (RequestOp.topicsSubscribe, RequestTarget.topic("m"), 999, [999]),
-        (.topicsSubscribe, .topic("m"), 1_000, [1_000]),
-        (.topicsUnsubscribe, .topic("m"), 1_001, [1_000, 1]),
-        (.apnsImport, .apns(application: "a", sandbox: false), 100, [100]),
-        (.apnsImport, .apns(application: "a", sandbox: false), 101, [100, 1]),
-        (.groupsAdd, .group(name: "g", key: "k"), 20, [20]),
-        (.installationsDelete, .subject("s"), 21, Array(repeating: 1, count: 21)),
-    ])
+    @Test(
+        "chunk boundaries: 999, 1,000 and 1,001 tokens; 100 and 101 APNs tokens; 20 and 21 deletions",
+        arguments: [
+            (RequestOp.topicsSubscribe, RequestTarget.topic("m"), 999, [999]),
+            (.topicsSubscribe, .topic("m"), 1_000, [1_000]),
+            (.topicsUnsubscribe, .topic("m"), 1_001, [1_000, 1]),
+            (.apnsImport, .apns(application: "a", sandbox: false), 100, [100]),
+            (.apnsImport, .apns(application: "a", sandbox: false), 101, [100, 1]),
+            (.groupsAdd, .group(name: "g", key: "k"), 20, [20]),
+            (.installationsDelete, .subject("s"), 21, Array(repeating: 1, count: 21)),
+        ])
     func chunks(op: RequestOp, target: RequestTarget, count: Int, sizes: [Int]) {
         var planner = CallPlanner()
         planner.add(PipelineRequest(id: "r", op: op, target: target, items: tokens(count)), handle: 7)
@@ -28,7 +30,9 @@ struct CallPlannerTests {
     @Test("requests with the same op and target share calls; a partial call waits for the linger flush")
     func packing() {
         var planner = CallPlanner()
-        for r in 0..<3 { planner.add(PipelineRequest(id: "r\(r)", op: .topicsSubscribe, target: .topic("m"), items: tokens(400, "r\(r)-")), handle: RequestHandle(r)) }
+        for r in 0..<3 {
+            planner.add(PipelineRequest(id: "r\(r)", op: .topicsSubscribe, target: .topic("m"), items: tokens(400, "r\(r)-")), handle: RequestHandle(r))
+        }
         let full = planner.take(flush: false)
         #expect(full.map(\.items.count) == [1_000], "one full call now")
         #expect(full[0].origins.filter { $0.request == 2 }.count == 200)

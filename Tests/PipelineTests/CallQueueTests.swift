@@ -1,6 +1,7 @@
 import InstanceAPI
-@testable import Pipeline
 import Testing
+
+@testable import Pipeline
 
 @Suite("Call queue: per-key order, unrelated work in parallel")
 struct CallQueueTests {

@@ -6,8 +6,11 @@ import Testing
 
 @Suite("Dead letters read back, selected and replayed")
 struct DeadLetterTests {
-    private func letter(codes: String?, op: RequestOp = .topicsSubscribe, replayOf: String? = nil, at time: Date = .now, kind: String = "retry-exhausted") -> DeadLetter {
-        let request = PipelineRequest(id: "r-1", op: op, target: op == .topicsSubscribe ? .topic("movies") : .subject("s-1"), items: ["t1", "t2"], replayOf: replayOf, priorAttempts: 2)
+    private func letter(codes: String?, op: RequestOp = .topicsSubscribe, replayOf: String? = nil, at time: Date = .now, kind: String = "retry-exhausted")
+        -> DeadLetter
+    {
+        let request = PipelineRequest(
+            id: "r-1", op: op, target: op == .topicsSubscribe ? .topic("movies") : .subject("s-1"), items: ["t1", "t2"], replayOf: replayOf, priorAttempts: 2)
         var headers = [
             KafkaHeader(key: DeadLetterHeader.kind, string: kind),
             KafkaHeader(key: DeadLetterHeader.originalTopic, string: "requests"),
@@ -15,7 +18,8 @@ struct DeadLetterTests {
             KafkaHeader(key: DeadLetterHeader.requestID, string: "r-1"),
         ]
         if let codes { headers.append(KafkaHeader(key: DeadLetterHeader.codes, string: codes)) }
-        let record = KafkaRecord(topic: "dlq", partition: 1, offset: 7, key: Array("movies".utf8), value: Array(request.jsonBody()), headers: headers, timestamp: time)
+        let record = KafkaRecord(
+            topic: "dlq", partition: 1, offset: 7, key: Array("movies".utf8), value: Array(request.jsonBody()), headers: headers, timestamp: time)
         return DeadLetter(record)
     }
 

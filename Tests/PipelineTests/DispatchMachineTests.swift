@@ -1,6 +1,7 @@
 import InstanceAPI
-@testable import Pipeline
 import Testing
+
+@testable import Pipeline
 
 /// The dispatch machine alone, driven by events at instants the test chooses.
 @Suite("Dispatch machine: retries, breaker, pacing and revokes, with an injected clock")
@@ -107,7 +108,11 @@ struct DispatchMachineTests {
 
     @Test("an open breaker whose last probe failed with nothing queued resumes consumption at its cooldown (issue 17, point 2)")
     func breakerWayBack() throws {
-        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.retry.maxAttempts = 1 }, random: SplitMix64(seed: 5))
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.retry.maxAttempts = 1
+            }, random: SplitMix64(seed: 5))
         let outage = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "down", retryAfter: nil)
         var actions: [DispatchAction] = []
         for index in 0..<3 { actions += machine.add(deletion("d\(index)"), handle: RequestHandle(index), now: t0) }
@@ -136,7 +141,11 @@ struct DispatchMachineTests {
     @Test("time with the breaker open is not charged to max-elapsed (issue 17, point 5)")
     func outageNotCharged() throws {
         var machine = DispatchMachine(
-            configuration: pipeline { $0.linger = .zero; $0.retry.maxElapsed = .seconds(10); $0.breakerMaxCooldown = .seconds(60) },
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.retry.maxElapsed = .seconds(10)
+                $0.breakerMaxCooldown = .seconds(60)
+            },
             random: SplitMix64(seed: 6))
         let outage = InstanceAPIError.transport(api: .batchAdd, message: "refused")
         var job = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
@@ -145,7 +154,10 @@ struct DispatchMachineTests {
         for _ in 0..<3 {
             let actions = machine.finished(jobID: job.id, .failed(outage), now: now)
             #expect(settled(actions).isEmpty)
-            if let next = started(actions).first { job = next; continue }
+            if let next = started(actions).first {
+                job = next
+                continue
+            }
             now = try #require(timers(actions).last)
             job = try #require(started(machine.timerFired(now: now)).first)
         }
@@ -162,7 +174,11 @@ struct DispatchMachineTests {
 
     @Test("a revoke drops waiting work at once; running items of revoked requests are never retried (issue 17, point 4)")
     func dropOnRevoke() throws {
-        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.concurrency = 1 }, random: SplitMix64(seed: 7))
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.concurrency = 1
+            }, random: SplitMix64(seed: 7))
         let first = try #require(started(machine.add(subscribe("a", 2), handle: 0, now: t0)).first)
         #expect(started(machine.add(subscribe("b", 2, topic: "other"), handle: 1, now: t0)).isEmpty, "concurrency 1: b waits")
         let afterDrop = machine.drop([0, 1], now: t0)
@@ -177,7 +193,11 @@ struct DispatchMachineTests {
 
     @Test("Retry-After paces the whole API, not only the call that got it")
     func retryAfterPacesTheAPI() throws {
-        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.concurrency = 1 }, random: SplitMix64(seed: 8))
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.concurrency = 1
+            }, random: SplitMix64(seed: 8))
         let first = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
         _ = machine.add(subscribe("b", 1, topic: "other"), handle: 1, now: t0)
         let throttled = machine.finished(jobID: first.id, .failed(.throttled(api: .batchAdd, retryAfter: .seconds(2))), now: t0)
@@ -188,7 +208,11 @@ struct DispatchMachineTests {
 
     @Test("an answer from a call started before the breaker opened does not close it")
     func lateSuccessDoesNotClose() throws {
-        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero; $0.breakerThreshold = 1 }, random: SplitMix64(seed: 9))
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.breakerThreshold = 1
+            }, random: SplitMix64(seed: 9))
         let a = try #require(started(machine.add(deletion("a"), handle: 0, now: t0)).first)
         let b = try #require(started(machine.add(deletion("b"), handle: 1, now: t0)).first)
         let opened = machine.finished(jobID: a.id, .failed(.transport(api: .deleteInstance, message: "reset")), now: t0)

@@ -35,18 +35,21 @@ struct OutcomeTests {
         #expect(FailedItem(index: 0, item: "x", code: .internal, attempts: 5, message: nil).retryable)
     }
 
-    @Test("the outcome size bound holds for the worst outcome a request can have", arguments: [
-        RequestOp.installationsDelete, .topicsSubscribe, .apnsImport,
-    ])
+    @Test(
+        "the outcome size bound holds for the worst outcome a request can have",
+        arguments: [
+            RequestOp.installationsDelete, .topicsSubscribe, .apnsImport,
+        ])
     func sizeBoundHolds(op: RequestOp) throws {
         // Items that need escaping, every item failed on a distinct long unknown code with a long
         // message, a receipt line and an import each: worse than anything a backend answers.
         let items = (0..<300).map { "id/\u{1}\"\\-\($0)-" + String(repeating: "é", count: 20) }
-        let target: RequestTarget = switch op {
-        case .installationsDelete: .subject("subject/\"x\"")
-        case .apnsImport: .apns(application: "com.example/app", sandbox: true)
-        default: .topic("movies")
-        }
+        let target: RequestTarget =
+            switch op {
+            case .installationsDelete: .subject("subject/\"x\"")
+            case .apnsImport: .apns(application: "com.example/app", sandbox: true)
+            default: .topic("movies")
+            }
         let request = PipelineRequest(id: "worst/\"case\"", op: op, target: target, items: items, replayOf: "orig/\"inal\"", priorAttempts: 999_999)
         let now = Date()
         let codes = items.indices.map { ResultCode(rawValue: "UNKNOWN(" + String(repeating: "\\", count: 200) + "\($0))") }
@@ -56,7 +59,8 @@ struct OutcomeTests {
             failedItems: items.indices.map {
                 FailedItem(index: $0, item: items[$0], code: codes[$0], attempts: 999_999_999, message: String(repeating: "\"/", count: 5_000))
             },
-            imports: op == .apnsImport ? Dictionary(uniqueKeysWithValues: items.map { ($0, String(repeating: "r", count: OutcomeSizeBound.maxRegistrationTokenBytes)) }) : nil,
+            imports: op == .apnsImport
+                ? Dictionary(uniqueKeysWithValues: items.map { ($0, String(repeating: "r", count: OutcomeSizeBound.maxRegistrationTokenBytes)) }) : nil,
             receipt: op == .installationsDelete ? items.indices.map { ItemReceipt(item: items[$0], code: codes[$0], at: now) } : nil,
             notificationKey: nil, reason: nil, replayOf: request.replayOf, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
         let bound = OutcomeSizeBound.bytes(of: request)

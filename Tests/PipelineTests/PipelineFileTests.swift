@@ -16,7 +16,8 @@ struct PipelineFileTests {
 
     @Test("every setting is read, with units")
     func everySetting() throws {
-        let pipeline = try PipelineFile.parse("""
+        let pipeline = try PipelineFile.parse(
+            """
             request-topic: req
             group: g
             outcome-topic: out
@@ -45,28 +46,30 @@ struct PipelineFileTests {
         #expect(pipeline.group == "iidbatch-erasures" && pipeline.outcomeTopic == "erasures.outcomes" && pipeline.deadLetterTopic == "erasures.dead-letters")
     }
 
-    @Test("bad YAML or a bad value fails with the file, the key and the reason", arguments: [
-        ("request-topic: [unclosed", nil, "is not valid YAML"),
-        ("- a\n- b", nil, "must be a mapping"),
-        ("group: g", "request-topic", "is required"),
-        ("request-topic: has space", "request-topic", "'has space' is not a Kafka topic name"),
-        ("request-topic: r\nconcurency: 4", "concurency", "is not a setting"),
-        ("request-topic: r\nconcurrency: 0", "concurrency", "0 is out of range 1...1024"),
-        ("request-topic: r\nconcurrency: many", "concurrency", "must be an integer, got many"),
-        ("request-topic: r\nbatching: { max-items: 1001 }", "batching.max-items", "1001 is out of range 1...1000"),
-        ("request-topic: r\nbatching: { linger: 50 }", "batching.linger", "must be a duration such as 250ms"),
-        ("request-topic: r\nretry: { max-attempts: 3, backoff: 1s }", "retry.backoff", "is not a setting"),
-        ("request-topic: r\nretry: { initial-backoff: 2s, max-backoff: 1s }", "retry.max-backoff", "must not be shorter than initial-backoff"),
-        ("request-topic: r\nbackend: grpc", "backend", "'grpc' is not a backend; expected iid-batch or fcm-v1"),
-        ("request-topic: r\nrate-limit: -1", "rate-limit", "must be a positive number"),
-        // Extreme values are refused with the key's name instead of trapping at start (issue 17).
-        ("request-topic: r\nrate-limit: 1e-300", "rate-limit", "must be a positive number"),
-        ("request-topic: r\nrate-limit: 1e300", "rate-limit", "must be a positive number"),
-        ("request-topic: r\ndrain-timeout: 1e300s", "drain-timeout", "must be a duration"),
-        ("request-topic: r\nretry: { max-elapsed: 99999999999999h }", "retry.max-elapsed", "must be a duration"),
-        ("request-topic: r\nbatching: { linger: nan }", "batching.linger", "must be a duration"),
-        ("request-topic: r\noutcome-topic: r", "outcome-topic", "must differ from request-topic"),
-    ] as [(String, String?, String)])
+    @Test(
+        "bad YAML or a bad value fails with the file, the key and the reason",
+        arguments: [
+            ("request-topic: [unclosed", nil, "is not valid YAML"),
+            ("- a\n- b", nil, "must be a mapping"),
+            ("group: g", "request-topic", "is required"),
+            ("request-topic: has space", "request-topic", "'has space' is not a Kafka topic name"),
+            ("request-topic: r\nconcurency: 4", "concurency", "is not a setting"),
+            ("request-topic: r\nconcurrency: 0", "concurrency", "0 is out of range 1...1024"),
+            ("request-topic: r\nconcurrency: many", "concurrency", "must be an integer, got many"),
+            ("request-topic: r\nbatching: { max-items: 1001 }", "batching.max-items", "1001 is out of range 1...1000"),
+            ("request-topic: r\nbatching: { linger: 50 }", "batching.linger", "must be a duration such as 250ms"),
+            ("request-topic: r\nretry: { max-attempts: 3, backoff: 1s }", "retry.backoff", "is not a setting"),
+            ("request-topic: r\nretry: { initial-backoff: 2s, max-backoff: 1s }", "retry.max-backoff", "must not be shorter than initial-backoff"),
+            ("request-topic: r\nbackend: grpc", "backend", "'grpc' is not a backend; expected iid-batch or fcm-v1"),
+            ("request-topic: r\nrate-limit: -1", "rate-limit", "must be a positive number"),
+            // Extreme values are refused with the key's name instead of trapping at start (issue 17).
+            ("request-topic: r\nrate-limit: 1e-300", "rate-limit", "must be a positive number"),
+            ("request-topic: r\nrate-limit: 1e300", "rate-limit", "must be a positive number"),
+            ("request-topic: r\ndrain-timeout: 1e300s", "drain-timeout", "must be a duration"),
+            ("request-topic: r\nretry: { max-elapsed: 99999999999999h }", "retry.max-elapsed", "must be a duration"),
+            ("request-topic: r\nbatching: { linger: nan }", "batching.linger", "must be a duration"),
+            ("request-topic: r\noutcome-topic: r", "outcome-topic", "must differ from request-topic"),
+        ] as [(String, String?, String)])
     func badFiles(text: String, key: String?, reason: String) {
         let error = #expect(throws: PipelineFileError.self) { try PipelineFile.parse(text, file: "pipelines/x.yaml", name: "x") }
         #expect(error?.file == "pipelines/x.yaml")

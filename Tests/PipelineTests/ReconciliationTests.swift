@@ -35,9 +35,10 @@ struct ReconciliationTests {
         var reconciliation = Reconciliation()
         reconciliation.expect("r")
         // 5 items: 2 OK, one NOT_FOUND (final), two RESOURCE_EXHAUSTED (dead-lettered).
-        reconciliation.record(outcome(
-            "r", .partial, ["OK": 2, "NOT_FOUND": 1, "RESOURCE_EXHAUSTED": 2],
-            failed: [(1, "t1", .notFound), (3, "t3", .resourceExhausted), (4, "t4", .resourceExhausted)]))
+        reconciliation.record(
+            outcome(
+                "r", .partial, ["OK": 2, "NOT_FOUND": 1, "RESOURCE_EXHAUSTED": 2],
+                failed: [(1, "t1", .notFound), (3, "t3", .resourceExhausted), (4, "t4", .resourceExhausted)]))
         #expect(reconciliation.codes(of: "r") == ["OK": 2, "NOT_FOUND": 1, "RESOURCE_EXHAUSTED": 2])
         // The replay of the two: one succeeds, one fails again.
         reconciliation.record(outcome("r", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "t4", .unavailable)], replayOf: "r"))

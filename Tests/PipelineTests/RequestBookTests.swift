@@ -1,8 +1,9 @@
 import Foundation
 import InstanceAPI
 import Kafka
-@testable import Pipeline
 import Testing
+
+@testable import Pipeline
 
 /// The request book alone: admission, settlement, acknowledgements, revokes and backpressure.
 @Suite("Request book: offsets per assignment, items held until acknowledged, backpressure")

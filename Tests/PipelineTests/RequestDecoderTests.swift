@@ -9,17 +9,19 @@ struct RequestDecoderTests {
 
     func decode(_ text: String) -> Result<PipelineRequest, RequestRejection> { decoder.decode(Array(text.utf8)) }
 
-    @Test("every op decodes, and its wire form decodes back to the same request", arguments: [
-        PipelineRequest(id: "r1", op: .installationsDelete, target: .subject("user-42"), items: ["cR5dLwyqQh2wVz0W3Jc8ak"]),
-        PipelineRequest(id: "r2", op: .installationsDelete, target: .subject(nil), items: ["a", "b"]),
-        PipelineRequest(id: "r3", op: .topicsSubscribe, target: .topic("movies"), items: ["t1", "t2"]),
-        PipelineRequest(id: "r4", op: .topicsUnsubscribe, target: .topic("news"), items: ["t1"], replayOf: "r0", priorAttempts: 5),
-        PipelineRequest(id: "r5", op: .apnsImport, target: .apns(application: "com.example", sandbox: true), items: ["abcd"]),
-        PipelineRequest(id: "r6", op: .groupsCreate, target: .group(name: "user-1", key: nil), items: ["t1"]),
-        PipelineRequest(id: "r7", op: .groupsAdd, target: .group(name: "user-1", key: "APA91b"), items: ["t2"]),
-        PipelineRequest(id: "r8", op: .groupsRemove, target: .group(name: "user-1", key: "APA91b"), items: ["t2"]),
-        PipelineRequest(id: "r9", op: .instancesInfo, target: .info(details: true), items: ["t1"]),
-    ])
+    @Test(
+        "every op decodes, and its wire form decodes back to the same request",
+        arguments: [
+            PipelineRequest(id: "r1", op: .installationsDelete, target: .subject("user-42"), items: ["cR5dLwyqQh2wVz0W3Jc8ak"]),
+            PipelineRequest(id: "r2", op: .installationsDelete, target: .subject(nil), items: ["a", "b"]),
+            PipelineRequest(id: "r3", op: .topicsSubscribe, target: .topic("movies"), items: ["t1", "t2"]),
+            PipelineRequest(id: "r4", op: .topicsUnsubscribe, target: .topic("news"), items: ["t1"], replayOf: "r0", priorAttempts: 5),
+            PipelineRequest(id: "r5", op: .apnsImport, target: .apns(application: "com.example", sandbox: true), items: ["abcd"]),
+            PipelineRequest(id: "r6", op: .groupsCreate, target: .group(name: "user-1", key: nil), items: ["t1"]),
+            PipelineRequest(id: "r7", op: .groupsAdd, target: .group(name: "user-1", key: "APA91b"), items: ["t2"]),
+            PipelineRequest(id: "r8", op: .groupsRemove, target: .group(name: "user-1", key: "APA91b"), items: ["t2"]),
+            PipelineRequest(id: "r9", op: .instancesInfo, target: .info(details: true), items: ["t1"]),
+        ])
     func roundTrip(request: PipelineRequest) throws {
         #expect(try decoder.decode([UInt8](request.jsonBody())).get() == request)
     }
@@ -47,8 +49,14 @@ struct RequestDecoderTests {
             (#"{"id": "x", "op": "installations.delete", "tokens": ["t"]}"#, "installations", "is required", "x"),
             (#"{"id": "x", "op": "apns.import", "application": "a", "apnsTokens": ["ab"]}"#, "sandbox", "is required", "x"),
             (#"{"id": "x", "op": "apns.import", "application": "a", "sandbox": "yes", "apnsTokens": ["ab"]}"#, "sandbox", "must be true or false", "x"),
-            (#"{"id": "x", "op": "groups.add", "notificationKeyName": "g", "notificationKey": "", "tokens": ["t"]}"#, "notificationKey", "non-empty string when present", "x"),
-            (#"{"id": "x", "op": "groups.create", "notificationKeyName": "g", "tokens": [\#((0..<21).map { "\"t\($0)\"" }.joined(separator: ","))]}"#, "tokens", "at most 20 members, got 21", "x"),
+            (
+                #"{"id": "x", "op": "groups.add", "notificationKeyName": "g", "notificationKey": "", "tokens": ["t"]}"#, "notificationKey",
+                "non-empty string when present", "x"
+            ),
+            (
+                #"{"id": "x", "op": "groups.create", "notificationKeyName": "g", "tokens": [\#((0..<21).map { "\"t\($0)\"" }.joined(separator: ","))]}"#,
+                "tokens", "at most 20 members, got 21", "x"
+            ),
             (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": ["t"], "priorAttempts": -1}"#, "priorAttempts", "non-negative integer", "x"),
         ] as [(String, String?, String, String?)])
     func rejections(text: String, field: String?, reason: String, id: String?) {

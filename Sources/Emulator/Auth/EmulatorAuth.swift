@@ -40,7 +40,8 @@ final class EmulatorAuth: Sendable {
     func tokenEndpoint(_ request: EmulatorRequest) -> EmulatorResponse {
         let form = EmulatorRequest.parse(method: "POST", target: "/?" + String(decoding: request.body, as: UTF8.self), headers: [:], body: Data()).query
         guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
-            return .json(["error": "unsupported_grant_type", "error_description": "grant_type must be urn:ietf:params:oauth:grant-type:jwt-bearer"], status: 400)
+            return .json(
+                ["error": "unsupported_grant_type", "error_description": "grant_type must be urn:ietf:params:oauth:grant-type:jwt-bearer"], status: 400)
         }
         guard let assertion = form["assertion"] else {
             return .json(["error": "invalid_request", "error_description": "missing assertion"], status: 400)
@@ -55,14 +56,17 @@ final class EmulatorAuth: Sendable {
         }
     }
 
-    private enum Verdict { case success(String), failure(String) }
+    private enum Verdict {
+        case success(String)
+        case failure(String)
+    }
 
     private func verify(_ assertion: String) -> Verdict {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
-              let signatureData = Base64URL.decode(parts[2]),
-              let header = try? JSONDecoder().decode(JWTHeader.self, from: headerData),
-              let claims = try? JSONDecoder().decode(JWTClaims.self, from: claimsData)
+            let signatureData = Base64URL.decode(parts[2]),
+            let header = try? JSONDecoder().decode(JWTHeader.self, from: headerData),
+            let claims = try? JSONDecoder().decode(JWTClaims.self, from: claimsData)
         else { return .failure("malformed JWT") }
         guard header.alg == "RS256" else { return .failure("alg must be RS256") }
         guard let kid = header.kid, let key = state.withLock({ $0.keys[kid] }) else { return .failure("Invalid JWT Signature.") }
@@ -72,7 +76,9 @@ final class EmulatorAuth: Sendable {
         }
         let now = Int(Date().timeIntervalSince1970)
         guard claims.iss == key.clientEmail else { return .failure("iss does not match the key's client_email") }
-        guard claims.exp > now, claims.iat <= now + 300 else { return .failure("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.") }
+        guard claims.exp > now, claims.iat <= now + 300 else {
+            return .failure("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
+        }
         guard claims.aud.hasSuffix("/token") else { return .failure("Invalid JWT audience") }
         return .success(key.project)
     }

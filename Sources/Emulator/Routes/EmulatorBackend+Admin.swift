@@ -44,7 +44,8 @@ extension EmulatorBackend {
     public func tokenState(_ token: String) -> TokenState? {
         state.withLock { state in
             state.tokens[token].map {
-                TokenState(token: token, project: $0.project, application: $0.application, platform: $0.platform, topics: $0.topics.keys.sorted(), deleted: $0.deleted)
+                TokenState(
+                    token: token, project: $0.project, application: $0.application, platform: $0.platform, topics: $0.topics.keys.sorted(), deleted: $0.deleted)
             }
         }
     }

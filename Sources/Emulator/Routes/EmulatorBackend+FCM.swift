@@ -30,7 +30,9 @@ extension EmulatorBackend {
         case "TOO_MANY_TOPICS":
             return record(api, items: 1, codes: ["TOO_MANY_TOPICS"], .googleError(400, "INVALID_ARGUMENT", "Too many topics.", fcmErrorCode: "TOO_MANY_TOPICS"))
         case let code?:
-            return record(api, items: 1, codes: [code], .googleError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token.", fcmErrorCode: "INVALID_ARGUMENT"))
+            return record(
+                api, items: 1, codes: [code],
+                .googleError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token.", fcmErrorCode: "INVALID_ARGUMENT"))
         }
     }
 

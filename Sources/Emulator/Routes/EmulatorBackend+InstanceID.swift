@@ -18,8 +18,12 @@ extension EmulatorBackend {
         }
         let details = request.query["details"] == "true"
         let (info, owner) = state.withLock { state in
-            (state.info(token, project: state.tokens[token]?.project ?? project, projectNumber: projectNumber(of: state.tokens[token]?.project ?? project), details: details),
-             state.tokens[token]?.project)
+            (
+                state.info(
+                    token, project: state.tokens[token]?.project ?? project, projectNumber: projectNumber(of: state.tokens[token]?.project ?? project),
+                    details: details),
+                state.tokens[token]?.project
+            )
         }
         guard let info else { return record(.instanceInfo, items: 1, codes: ["NOT_FOUND"], .error(404, "No information found about this instance id.")) }
         guard owner == project else {
@@ -60,7 +64,9 @@ extension EmulatorBackend {
         }
         if throttled {
             let codes = Array(repeating: "RESOURCE_EXHAUSTED", count: tokens.count)
-            return record(api, items: tokens.count, codes: codes, EmulatorResponse(status: 200, body: TopicBatchResponse(results: codes.map { .init(error: $0) }).jsonBody()))
+            return record(
+                api, items: tokens.count, codes: codes,
+                EmulatorResponse(status: 200, body: TopicBatchResponse(results: codes.map { .init(error: $0) }).jsonBody()))
         }
         let injected = faults.itemErrors(count: tokens.count)
         let today = Self.today
@@ -72,7 +78,9 @@ extension EmulatorBackend {
                     : state.unsubscribe(token, from: topic, project: project)
             }
         }
-        return record(api, items: tokens.count, codes: results.map { $0 ?? "OK" }, EmulatorResponse(status: 200, body: TopicBatchResponse(results: results.map { .init(error: $0) }).jsonBody()))
+        return record(
+            api, items: tokens.count, codes: results.map { $0 ?? "OK" },
+            EmulatorResponse(status: 200, body: TopicBatchResponse(results: results.map { .init(error: $0) }).jsonBody()))
     }
 
     /// §2.4 batchImport: one entry per APNs token in order.
@@ -84,7 +92,8 @@ extension EmulatorBackend {
         guard !body.application.isEmpty else { return record(.batchImport, items: 0, .error(400, "InvalidApplication: empty")) }
         let tokens = body.apnsTokens
         guard !tokens.isEmpty, tokens.count <= APILimits.importBatch else {
-            return record(.batchImport, items: tokens.count, .error(400, "InvalidListOfTokens: between 1 and \(APILimits.importBatch) APNs tokens, got \(tokens.count)"))
+            return record(
+                .batchImport, items: tokens.count, .error(400, "InvalidListOfTokens: between 1 and \(APILimits.importBatch) APNs tokens, got \(tokens.count)"))
         }
         let injected = throttled ? Array(repeating: "RESOURCE_EXHAUSTED", count: tokens.count) : faults.itemErrors(count: tokens.count)
         let entries: [ImportResponse.Entry] = state.withLock { state in

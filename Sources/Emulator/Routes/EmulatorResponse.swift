@@ -28,7 +28,8 @@ public struct EmulatorResponse: Sendable {
     }
 
     /// A Google API style error: `{"error": {"code": N, "message": "...", "status": "NAME"}}`.
-    static func googleError(_ status: Int, _ name: String, _ message: String, fcmErrorCode: String? = nil, headers: [(String, String)] = []) -> EmulatorResponse {
+    static func googleError(_ status: Int, _ name: String, _ message: String, fcmErrorCode: String? = nil, headers: [(String, String)] = []) -> EmulatorResponse
+    {
         let details = fcmErrorCode.map { [["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": $0]] }
         var error: [String: Any] = ["code": status, "message": message, "status": name]
         if let details { error["details"] = details }

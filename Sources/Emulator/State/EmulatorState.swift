@@ -135,13 +135,15 @@ struct EmulatorState {
 
     /// Registration tokens: 1…4,096 characters of `[A-Za-z0-9_:.-]`.
     static func isWellFormed(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= 4096 && token.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."): true
-            default: false
+        !token.isEmpty && token.utf8.count <= 4096
+            && token.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                    UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                    true
+                default: false
+                }
             }
-        }
     }
 
     /// FIDs are 22 characters and legacy instance ids 11 or more, of `[A-Za-z0-9_:-]`.

@@ -12,7 +12,9 @@ public struct SeedRequest: Codable, Sendable, Hashable {
     public var project: String?
 
     /// A seed request.
-    public init(tokens: [String] = [], application: String = "com.example.app", platform: String = "ANDROID", installations: [String] = [], project: String? = nil) {
+    public init(
+        tokens: [String] = [], application: String = "com.example.app", platform: String = "ANDROID", installations: [String] = [], project: String? = nil
+    ) {
         self.tokens = tokens
         self.application = application
         self.platform = platform

@@ -38,7 +38,7 @@ extension RDKafkaClient {
         }
         var count = 0
         guard let result = rd_kafka_event_CreateTopics_result(event),
-              let topics = rd_kafka_CreateTopics_result_topics(result, &count)
+            let topics = rd_kafka_CreateTopics_result_topics(result, &count)
         else { return nil }
         for index in 0..<count {
             let topic = topics[index]

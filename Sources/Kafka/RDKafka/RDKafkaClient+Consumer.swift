@@ -60,7 +60,8 @@ extension RDKafkaClient {
         }
         var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
         let milliseconds = rd_kafka_message_timestamp(message, &timestampType)
-        let timestamp = timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp =
+            timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
             ? nil : Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         return KafkaRecord(
             topic: topic, partition: m.partition, offset: m.offset, key: key, value: value,

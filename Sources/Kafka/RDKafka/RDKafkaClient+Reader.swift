@@ -5,7 +5,8 @@ extension RDKafkaClient {
     func assign(_ starts: [KafkaTopicPartition: Int64]) throws(KafkaError) {
         let error = RDKafkaTopicPartitionList.with(Array(starts.keys), offsets: starts) { list -> KafkaError? in
             let code = rd_kafka_assign(handle, list)
-            return RDKafkaErrors.isSuccess(code) ? nil : RDKafkaErrors.error(code, "assign \(starts.count) partitions: \(RDKafkaErrors.text(of: code.rawValue))")
+            return RDKafkaErrors.isSuccess(code)
+                ? nil : RDKafkaErrors.error(code, "assign \(starts.count) partitions: \(RDKafkaErrors.text(of: code.rawValue))")
         }
         if let error { throw error }
     }

@@ -38,9 +38,11 @@ final class RDKafkaClient: @unchecked Sendable {
             rd_kafka_poll_set_consumer(handle)
             let queue = rd_kafka_queue_get_consumer(handle)
             consumerQueue = queue
-            rd_kafka_queue_cb_event_enable(queue, { _, opaque in
-                RDKafkaContext.from(opaque)?.wakeup.signal()
-            }, Unmanaged.passUnretained(context).toOpaque())
+            rd_kafka_queue_cb_event_enable(
+                queue,
+                { _, opaque in
+                    RDKafkaContext.from(opaque)?.wakeup.signal()
+                }, Unmanaged.passUnretained(context).toOpaque())
         } else {
             pollThread.withLock { $0 = RDKafkaPollThread(handle: handle) }
         }

@@ -47,11 +47,14 @@ final class RDKafkaDelivery: Sendable {
         let box = Unmanaged<RDKafkaDelivery>.fromOpaque(opaque).takeRetainedValue()
         let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         if RDKafkaErrors.isSuccess(message.pointee.err) {
-            box.finish(.delivered(
-                KafkaDeliveryReport(topic: topic, partition: message.pointee.partition, offset: message.pointee.offset)))
+            box.finish(
+                .delivered(
+                    KafkaDeliveryReport(topic: topic, partition: message.pointee.partition, offset: message.pointee.offset)))
         } else {
-            box.finish(.failed(RDKafkaErrors.error(
-                message.pointee.err, "delivery to \(topic) failed: \(RDKafkaErrors.text(of: message.pointee.err.rawValue))")))
+            box.finish(
+                .failed(
+                    RDKafkaErrors.error(
+                        message.pointee.err, "delivery to \(topic) failed: \(RDKafkaErrors.text(of: message.pointee.err.rawValue))")))
         }
     }
 

@@ -14,7 +14,8 @@ enum RDKafkaRebalancer {
         let list = RDKafkaTopicPartitionList.partitions(partitions)
         switch code {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
-            let error = cooperative
+            let error =
+                cooperative
                 ? RDKafkaErrors.consume(rd_kafka_incremental_assign(handle, partitions))
                 : assignResult(rd_kafka_assign(handle, partitions))
             if let error {

@@ -36,10 +36,11 @@ public struct CallExecutor: Sendable {
     public func perform(_ op: RequestOp, target: RequestTarget, items: [String], isRetry: Bool = false) async -> CallAnswer {
         let answer = await attempt(op, target: target, items: items)
         guard isRetry, op == .groupsRemove, case .items(let answers) = answer else { return answer }
-        return .items(answers.map { answer in
-            guard answer.result.code == .notFound else { return answer }
-            return ItemAnswer(ItemResult(.alreadyAbsent, message: "not found on a retry: an earlier attempt removed it"), value: answer.value)
-        })
+        return .items(
+            answers.map { answer in
+                guard answer.result.code == .notFound else { return answer }
+                return ItemAnswer(ItemResult(.alreadyAbsent, message: "not found on a retry: an earlier attempt removed it"), value: answer.value)
+            })
     }
 
     private func attempt(_ op: RequestOp, target: RequestTarget, items: [String]) async -> CallAnswer {
@@ -68,7 +69,8 @@ public struct CallExecutor: Sendable {
                     case .failure(let result): return whole(items, .failure(result))
                     }
                 }
-                let outcome = op == .groupsAdd
+                let outcome =
+                    op == .groupsAdd
                     ? try await client.addToGroup(name: name, key: resolved, tokens: items)
                     : try await client.removeFromGroup(name: name, key: resolved, tokens: items)
                 return whole(items, outcome)
@@ -83,7 +85,8 @@ public struct CallExecutor: Sendable {
     private func topics(subscribe: Bool, topic: String, items: [String]) async throws(InstanceAPIError) -> CallAnswer {
         switch topicBackend {
         case .iidBatch:
-            let results = subscribe
+            let results =
+                subscribe
                 ? try await client.batchAdd(topic: topic, tokens: items)
                 : try await client.batchRemove(topic: topic, tokens: items)
             return .items(results.map { ItemAnswer($0) })

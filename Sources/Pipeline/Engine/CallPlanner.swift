@@ -40,9 +40,10 @@ public struct CallPlanner: Sendable {
             queues[key]![queues[key]!.count - 1].items += request.items
             queues[key]![queues[key]!.count - 1].origins += request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }
         } else {
-            queues[key]!.append(Segment(
-                op: request.op, target: request.target, items: request.items,
-                origins: request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }))
+            queues[key]!.append(
+                Segment(
+                    op: request.op, target: request.target, items: request.items,
+                    origins: request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }))
         }
     }
 

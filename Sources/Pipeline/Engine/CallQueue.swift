@@ -60,23 +60,26 @@ struct CallQueue: Sendable {
     /// Removes the items of the requests in `handles` from every waiting job (their partitions
     /// were revoked). A retry left empty gives up its key; a new job left empty is forgotten.
     mutating func drop(_ handles: Set<RequestHandle>) {
-        retries = Deque(retries.compactMap { job in
-            var job = job
-            job.drop(handles)
-            if job.items.isEmpty { release(job) }
-            return job.items.isEmpty ? nil : job
-        })
-        unordered = Deque(unordered.compactMap { job in
-            var job = job
-            job.drop(handles)
-            return job.items.isEmpty ? nil : job
-        })
-        for (key, jobs) in ordered {
-            let kept = Deque(jobs.compactMap { job -> CallJob? in
+        retries = Deque(
+            retries.compactMap { job in
+                var job = job
+                job.drop(handles)
+                if job.items.isEmpty { release(job) }
+                return job.items.isEmpty ? nil : job
+            })
+        unordered = Deque(
+            unordered.compactMap { job in
                 var job = job
                 job.drop(handles)
                 return job.items.isEmpty ? nil : job
             })
+        for (key, jobs) in ordered {
+            let kept = Deque(
+                jobs.compactMap { job -> CallJob? in
+                    var job = job
+                    job.drop(handles)
+                    return job.items.isEmpty ? nil : job
+                })
             ordered[key] = kept.isEmpty ? nil : kept
         }
         ring = Deque(ring.filter { ordered[$0] != nil })

@@ -47,15 +47,19 @@ struct RequestState: Sendable {
             let result = final?.answer.result ?? ItemResult(.internal, message: "no result")
             counts[result.code.rawValue, default: 0] += 1
             if !result.code.isSuccess {
-                failed.append(FailedItem(
-                    index: index, item: request.items[index], code: result.code, attempts: final?.attempts ?? 0,
-                    message: result.message ?? final?.lastError))
+                failed.append(
+                    FailedItem(
+                        index: index, item: request.items[index], code: result.code, attempts: final?.attempts ?? 0,
+                        message: result.message ?? final?.lastError))
             }
             if request.op == .apnsImport, result.code == .ok, let token = final?.answer.value { imports[request.items[index]] = token }
         }
-        let receipt = request.op != .installationsDelete ? nil : request.items.indices.map { index in
-            ItemReceipt(item: request.items[index], code: code(index), at: finals[index]?.at ?? completedAt)
-        }
+        let receipt =
+            request.op != .installationsDelete
+            ? nil
+            : request.items.indices.map { index in
+                ItemReceipt(item: request.items[index], code: code(index), at: finals[index]?.at ?? completedAt)
+            }
         var notificationKey: String?
         if case .group(_, let key) = request.target { notificationKey = finals.lazy.compactMap { $0?.answer.value }.first ?? key }
         return Outcome(

@@ -13,7 +13,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxElapsed: Duration
 
     /// A policy; the defaults follow the Admin SDKs' 0.5 s factor, with more attempts for quota.
-    public init(maxAttempts: Int = 6, initialBackoff: Duration = .milliseconds(500), maxBackoff: Duration = .seconds(30), maxElapsed: Duration = .seconds(300)) {
+    public init(maxAttempts: Int = 6, initialBackoff: Duration = .milliseconds(500), maxBackoff: Duration = .seconds(30), maxElapsed: Duration = .seconds(300))
+    {
         self.maxAttempts = maxAttempts
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff

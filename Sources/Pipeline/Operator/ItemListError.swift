@@ -8,7 +8,7 @@ public enum ItemListError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notUTF8: "the input is not UTF-8 text"
-        case let .noSuchColumn(name, header): "no column '\(name)' in the CSV header (\(header.joined(separator: ",")))"
+        case .noSuchColumn(let name, let header): "no column '\(name)' in the CSV header (\(header.joined(separator: ",")))"
         }
     }
 }

@@ -26,7 +26,8 @@ public enum DeadLetterHeader {
 
     /// The headers for a dead letter of the record at `partition`/`offset`.
     static func headers(
-        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [], kind deadLetterKind: DeadLetter.Kind
+        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [],
+        kind deadLetterKind: DeadLetter.Kind
     ) -> [KafkaHeader] {
         var headers = [
             KafkaHeader(key: originalTopic, string: partition.topic),

@@ -38,7 +38,8 @@ public struct Outcome: Sendable, Hashable, Codable {
     /// An outcome.
     public init(
         requestID: String, op: RequestOp?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
-        failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil, reason: String? = nil, replayOf: String? = nil,
+        failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil, reason: String? = nil,
+        replayOf: String? = nil,
         backendCalls: Int, receivedAt: Date, completedAt: Date
     ) {
         self.requestID = requestID

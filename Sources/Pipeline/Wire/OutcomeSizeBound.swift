@@ -26,7 +26,8 @@ public enum OutcomeSizeBound {
     public static func bytes(of request: PipelineRequest) -> Int {
         var total = fixedBytes + 2 * (escapedCount(request.id) + escapedCount(request.replayOf ?? ""))
         for value in request.target.outcomeFields.values { total += escapedCount(value) + 32 }
-        let perItem = failedItemBytes + countBytes
+        let perItem =
+            failedItemBytes + countBytes
             + (request.op == .installationsDelete ? receiptBytes : 0) + (request.op == .apnsImport ? importBytes : 0)
         let copies = 1 + (request.op == .installationsDelete || request.op == .apnsImport ? 1 : 0)
         for item in request.items { total += perItem + copies * escapedCount(item) }

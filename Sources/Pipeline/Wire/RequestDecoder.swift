@@ -37,7 +37,9 @@ public struct RequestDecoder: Sendable {
         }
         var fields = Fields(document: document)
         do { return .success(try decode(&fields)) } catch {
-            return .failure(RequestRejection(field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(RequestOp.init(rawValue:))))
+            return .failure(
+                RequestRejection(
+                    field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(RequestOp.init(rawValue:))))
         }
     }
 
@@ -82,7 +84,9 @@ public struct RequestDecoder: Sendable {
             let fitting = max(1, items.count * maxOutcomeBytes / bound)
             throw RequestRejection(
                 field: op.itemsField,
-                reason: "\(items.count) items could make an outcome of up to \(bound) bytes, over the limit of \(maxOutcomeBytes) (max-outcome-bytes); send at most about \(fitting) per request")
+                reason:
+                    "\(items.count) items could make an outcome of up to \(bound) bytes, over the limit of \(maxOutcomeBytes) (max-outcome-bytes); send at most about \(fitting) per request"
+            )
         }
         return request
     }

@@ -11,10 +11,10 @@ public enum PipelineWorkerError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .consumer(topic, error): "consuming \(topic) failed: \(error)"
-        case let .publish(topic, requestID, error):
+        case .consumer(let topic, let error): "consuming \(topic) failed: \(error)"
+        case .publish(let topic, let requestID, let error):
             "publishing the outcome of request '\(requestID)' to \(topic) was refused: \(error) (fix the topic or its max.message.bytes, then restart: the request is consumed again)"
-        case let .unpublishable(requestID, reason): "the outcome of request '\(requestID)' cannot be encoded: \(reason)"
+        case .unpublishable(let requestID, let reason): "the outcome of request '\(requestID)' cannot be encoded: \(reason)"
         }
     }
 }

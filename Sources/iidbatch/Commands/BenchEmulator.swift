@@ -43,10 +43,11 @@ struct BenchEmulator: AsyncParsableCommand {
                 let results = try await target.client.batchAdd(topic: "bench-\(index % 10)", tokens: tokens)
                 guard results.allSatisfy({ $0 == .ok }) else { throw ValidationError("unexpected results \(Set(results.map(\.code)))") }
             }
-            Output.line(String(
-                format: "concurrency %3d: %d calls in %.2f s = %.0f calls/s, %.0f items/s, call latency p50 %.1f ms, p99 %.1f ms",
-                level, calls, figures.seconds, figures.callsPerSecond, figures.callsPerSecond * Double(tokensPerCall),
-                figures.p50Milliseconds, figures.p99Milliseconds))
+            Output.line(
+                String(
+                    format: "concurrency %3d: %d calls in %.2f s = %.0f calls/s, %.0f items/s, call latency p50 %.1f ms, p99 %.1f ms",
+                    level, calls, figures.seconds, figures.callsPerSecond, figures.callsPerSecond * Double(tokensPerCall),
+                    figures.p50Milliseconds, figures.p99Milliseconds))
         }
         await target.shutdown()
     }

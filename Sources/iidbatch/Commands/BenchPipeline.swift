@@ -55,7 +55,9 @@ struct BenchPipeline: AsyncParsableCommand {
         let pool = (0..<min(items, 50_000)).map { String(format: "bench-token-%07d", $0) }
         target.server.backend.seed(SeedRequest(tokens: pool))
         let topics = max(1, concurrency * 2)
-        Output.line("target: \(target.description); \(items) items, \(tokensPerRequest) per request, \(tokensPerCall) per call, concurrency \(concurrency), \(topics) FCM topics")
+        Output.line(
+            "target: \(target.description); \(items) items, \(tokensPerRequest) per request, \(tokensPerCall) per call, concurrency \(concurrency), \(topics) FCM topics"
+        )
 
         // 1. The raw ceiling: the same calls, straight from the client.
         let calls = items / tokensPerCall
@@ -64,7 +66,10 @@ struct BenchPipeline: AsyncParsableCommand {
             _ = try await target.client.batchAdd(topic: "raw-\(index % topics)", tokens: batch)
         }
         let rawItems = raw.callsPerSecond * Double(tokensPerCall)
-        Output.line(String(format: "raw emulator:  %.0f calls/s, %.0f items/s (call p50 %.1f ms, p99 %.1f ms)", raw.callsPerSecond, rawItems, raw.p50Milliseconds, raw.p99Milliseconds))
+        Output.line(
+            String(
+                format: "raw emulator:  %.0f calls/s, %.0f items/s (call p50 %.1f ms, p99 %.1f ms)", raw.callsPerSecond, rawItems, raw.p50Milliseconds,
+                raw.p99Milliseconds))
 
         // 2. The pipeline.
         let kafka = try EmbeddedKafka(brokers: 1)
@@ -85,7 +90,8 @@ struct BenchPipeline: AsyncParsableCommand {
         }
         await producer.close()
 
-        let worker = try PipelineWorker(configuration: pipeline, consumer: kafka.consumerConfiguration(), producer: kafka.configuration(), client: target.client)
+        let worker = try PipelineWorker(
+            configuration: pipeline, consumer: kafka.consumerConfiguration(), producer: kafka.configuration(), client: target.client)
         let launched = ContinuousClock.now
         let running = Task { await worker.run() }
         var statistics = await worker.currentStatistics()
@@ -95,7 +101,9 @@ struct BenchPipeline: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(5))
             statistics = await worker.currentStatistics()
             if started == nil, statistics.records > 0 { started = .now }
-            if ContinuousClock.now - launched > .seconds(600) { throw ValidationError("gave up: \(statistics.outcomeCount) of \(requests.count) outcomes after 600 s") }
+            if ContinuousClock.now - launched > .seconds(600) {
+                throw ValidationError("gave up: \(statistics.outcomeCount) of \(requests.count) outcomes after 600 s")
+            }
         }
         let seconds = (ContinuousClock.now - (started ?? launched)).seconds
         let join = ((started ?? launched) - launched).seconds
@@ -104,7 +112,10 @@ struct BenchPipeline: AsyncParsableCommand {
         let itemsPerSecond = Double(items) / seconds
         let p50 = statistics.latency.percentile(0.5).map { $0.seconds * 1_000 } ?? 0
         let p99 = statistics.latency.percentile(0.99).map { $0.seconds * 1_000 } ?? 0
-        Output.line(String(format: "pipeline:      %.0f items/s (%d requests, %d calls, %.1f s after a %.1f s group join); request→outcome p50 %.0f ms, p99 %.0f ms", itemsPerSecond, requests.count, statistics.calls, seconds, join, p50, p99))
+        Output.line(
+            String(
+                format: "pipeline:      %.0f items/s (%d requests, %d calls, %.1f s after a %.1f s group join); request→outcome p50 %.0f ms, p99 %.0f ms",
+                itemsPerSecond, requests.count, statistics.calls, seconds, join, p50, p99))
         Output.line(String(format: "ratio:         %.2f of the raw ceiling", itemsPerSecond / rawItems))
         Output.line("peak RSS:      \(Self.peakResidentMegabytes().map { String(format: "%.0f MiB", $0) } ?? "unknown") (the whole process)")
         kafka.shutdown()

@@ -57,9 +57,12 @@ struct Demo: AsyncParsableCommand {
         let emulator = try await EmulatorServer.start(EmulatorConfiguration())
         let workload = DemoWorkload(scale: scale, topics: byOp)
         emulator.backend.seed(SeedRequest(tokens: workload.tokens, installations: workload.installations))
-        let faults = noFaults ? FaultPlan() : FaultPlan(
-            itemErrors: ["INTERNAL": 0.02], quota: ["iid.batchImport": 20], latencyMilliseconds: 1, jitterMilliseconds: 4,
-            outages: [.init(startSeconds: 4, durationSeconds: 2)])
+        let faults =
+            noFaults
+            ? FaultPlan()
+            : FaultPlan(
+                itemErrors: ["INTERNAL": 0.02], quota: ["iid.batchImport": 20], latencyMilliseconds: 1, jitterMilliseconds: 4,
+                outages: [.init(startSeconds: 4, durationSeconds: 2)])
         try emulator.backend.setFaults(faults)
         Output.line("iidbatch demo: Kafka at \(kafka.bootstrapServers), emulator at \(emulator.baseURL)")
         if !noFaults { Output.line("faults: 2 % INTERNAL items, batchImport quota 20/s, 1-5 ms latency, every call 503 from 4 s to 6 s") }
@@ -73,7 +76,8 @@ struct Demo: AsyncParsableCommand {
                 client: client)
         }
         let collector = try OutcomeCollector(
-            configuration: WorkerSetup.logging(kafka.consumerConfiguration()), outcomeTopics: files.map(\.outcomeTopic), deadLetterTopics: files.map(\.deadLetterTopic))
+            configuration: WorkerSetup.logging(kafka.consumerConfiguration()), outcomeTopics: files.map(\.outcomeTopic),
+            deadLetterTopics: files.map(\.deadLetterTopic))
         for record in workload.records { if let id = record.id { collector.expect(id) } }
 
         let started = ContinuousClock.now
@@ -132,7 +136,9 @@ struct Demo: AsyncParsableCommand {
             }
             if ContinuousClock.now - lastPrint >= .seconds(2) {
                 lastPrint = .now
-                Output.line("  outcomes \(reconciliation.answered)/\(reconciliation.expected.count) after \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
+                Output.line(
+                    "  outcomes \(reconciliation.answered)/\(reconciliation.expected.count) after \((ContinuousClock.now - started).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
+                )
             }
             try? await Task.sleep(for: .milliseconds(100))
         }

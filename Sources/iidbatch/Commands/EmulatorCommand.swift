@@ -67,7 +67,8 @@ struct EmulatorCommand: AsyncParsableCommand {
     func run() async throws {
         let faults: FaultPlan
         do {
-            faults = try FaultPlan.parse(itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage)
+            faults = try FaultPlan.parse(
+                itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage)
         } catch { throw ValidationError(error.description) }
         let configuration = EmulatorConfiguration(host: host, port: port, projectID: project, projectNumber: projectNumber, seed: seed, faults: faults)
         let server = try await EmulatorServer.start(configuration)

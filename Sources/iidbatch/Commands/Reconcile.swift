@@ -73,7 +73,8 @@ struct Reconcile: AsyncParsableCommand {
         let outcomeDecoder = Outcome.decoder()
         try await TopicScan.read([outcomes], kafka: configuration) { record in
             guard let value = record.value, let outcome = try? outcomeDecoder.decode(Outcome.self, from: Data(value)),
-                  expected.contains(outcome.replayOf ?? outcome.requestID) else { return true }
+                expected.contains(outcome.replayOf ?? outcome.requestID)
+            else { return true }
             audit.outcomes += 1
             audit.reconciliation.record(outcome)
             return true
@@ -84,19 +85,25 @@ struct Reconcile: AsyncParsableCommand {
     private func report(_ audit: Audit) {
         let r = audit.reconciliation
         let replayed = r.replayCounts.count
-        Output.line("reconcile: \(r.expected.count) requests in \(requests.joined(separator: ", ")) (\(audit.records) records, \(audit.replayRecords) of them replays); \(audit.outcomes) of their outcomes in \(outcomes)")
+        Output.line(
+            "reconcile: \(r.expected.count) requests in \(requests.joined(separator: ", ")) (\(audit.records) records, \(audit.replayRecords) of them replays); \(audit.outcomes) of their outcomes in \(outcomes)"
+        )
         for (op, statuses) in r.statusesByOp.sorted(by: { $0.key < $1.key }) {
             let byStatus = OutcomeStatus.allCases.compactMap { status in statuses[status].map { "\(status.rawValue) \($0)" } }
             Output.line("  \(op.padded(20)) \(byStatus.joined(separator: ", ")); items: \(OutcomeTable.codes(r.codesByOp[op] ?? [:]))")
         }
         let duplicates = r.duplicates
         let replayOutcomes = r.replayCounts.values.reduce(0, +)
-        Output.line("answered \(r.answered) of \(r.expected.count); missing \(r.missing.count); duplicates \(duplicates.count); replayed \(replayed) (\(replayOutcomes) replay outcome(s) for \(audit.replayRecords) replay record(s))")
+        Output.line(
+            "answered \(r.answered) of \(r.expected.count); missing \(r.missing.count); duplicates \(duplicates.count); replayed \(replayed) (\(replayOutcomes) replay outcome(s) for \(audit.replayRecords) replay record(s))"
+        )
         for id in r.missing.prefix(100) { Output.line("  missing: \(id)") }
         for (id, count) in r.missingReplays.sorted(by: { $0.key < $1.key }).prefix(100) { Output.line("  missing: \(count) replay outcome(s) of \(id)") }
         if r.missing.count > 100 { Output.line("  … and \(r.missing.count - 100) more missing") }
         for (id, count) in duplicates.sorted(by: { $0.key < $1.key }).prefix(100) { Output.line("  duplicate: \(id) has \(count) outcomes") }
         let missingReplays = r.missingReplays.values.reduce(0, +)
-        Output.line(r.isComplete ? "complete: every request has an outcome" : "INCOMPLETE: \(r.missing.count) request(s) and \(missingReplays) replay(s) without an outcome")
+        Output.line(
+            r.isComplete
+                ? "complete: every request has an outcome" : "INCOMPLETE: \(r.missing.count) request(s) and \(missingReplays) replay(s) without an outcome")
     }
 }

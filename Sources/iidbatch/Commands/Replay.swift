@@ -60,10 +60,13 @@ struct Replay: AsyncParsableCommand {
         let items = selected.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
         let skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
         if dryRun {
-            Output.line("POSITION".padded(28) + " " + "REQUEST".padded(28) + " " + "OP".padded(20) + " " + "ITEMS".leftPadded(to: 6) + "  " + "ATTEMPTS  CODES → TOPIC")
+            Output.line(
+                "POSITION".padded(28) + " " + "REQUEST".padded(28) + " " + "OP".padded(20) + " " + "ITEMS".leftPadded(to: 6) + "  " + "ATTEMPTS  CODES → TOPIC")
             for letter in selected {
                 let request = letter.request!
-                Output.line("\(letter.position.padded(28)) \(request.id.padded(28)) \(request.op.rawValue.padded(20)) \(String(request.items.count).leftPadded(to: 6))  \(String(letter.attempts).leftPadded(to: 8))  \(letter.codes.joined(separator: ",")) → \(letter.originalTopic ?? "?")")
+                Output.line(
+                    "\(letter.position.padded(28)) \(request.id.padded(28)) \(request.op.rawValue.padded(20)) \(String(request.items.count).leftPadded(to: 6))  \(String(letter.attempts).leftPadded(to: 8))  \(letter.codes.joined(separator: ",")) → \(letter.originalTopic ?? "?")"
+                )
             }
             Output.line("dry run: would replay \(selected.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
             return

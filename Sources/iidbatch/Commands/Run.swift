@@ -55,13 +55,18 @@ struct Run: AsyncParsableCommand {
             throw RuntimeError("cannot start the workers: \(error)")
         }
         for pipeline in pipelines {
-            Output.line("iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group)")
+            Output.line(
+                "iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group)"
+            )
         }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: workers.map {
-                .init(service: WorkerService(worker: $0), successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)
-            },
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "iidbatch.run")))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: workers.map {
+                    .init(
+                        service: WorkerService(worker: $0), successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup)
+                },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "iidbatch.run")))
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
         await producer.close(timeout: .seconds(5))

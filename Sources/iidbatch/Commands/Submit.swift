@@ -70,7 +70,9 @@ struct Submit: AsyncParsableCommand {
 
     func run() async throws {
         guard let operation = RequestOp(rawValue: op) else { throw ValidationError("--op: unknown op '\(op)'; expected one of \(RequestOp.names)") }
-        let target = try SubmitTarget.target(for: operation, topic: topic, subject: subject, application: application, sandbox: sandbox, group: group, notificationKey: notificationKey, details: details)
+        let target = try SubmitTarget.target(
+            for: operation, topic: topic, subject: subject, application: application, sandbox: sandbox, group: group, notificationKey: notificationKey,
+            details: details)
         let size = recordSize ?? SubmitTarget.defaultRecordSize(operation)
         let limit = operation.requestItemLimit ?? RequestDecoder().maxItems
         guard (1...limit).contains(size) else { throw ValidationError("--record-size: \(size) is out of range 1-\(limit) for \(op)") }

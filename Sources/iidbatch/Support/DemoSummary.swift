@@ -25,15 +25,23 @@ struct DemoSummary {
         }
         let seconds = max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 0.001)
         let latency = [0.5, 0.99].map { statistics.latency.percentile($0).map { "\(Int(($0 / .milliseconds(1)).rounded())) ms" } ?? "-" }
-        Output.line("throughput: \(validItems) items in \(String(format: "%.1f", seconds)) s = \(Int(Double(validItems) / seconds)) items/s; request→outcome p50 \(latency[0]), p99 \(latency[1])")
-        Output.line("backend: \(statistics.calls) call attempts (\(statistics.failedCalls) failed whole), \(statistics.retries) item retries, circuit breaker opened \(statistics.breakerOpenings) times")
+        Output.line(
+            "throughput: \(validItems) items in \(String(format: "%.1f", seconds)) s = \(Int(Double(validItems) / seconds)) items/s; request→outcome p50 \(latency[0]), p99 \(latency[1])"
+        )
+        Output.line(
+            "backend: \(statistics.calls) call attempts (\(statistics.failedCalls) failed whole), \(statistics.retries) item retries, circuit breaker opened \(statistics.breakerOpenings) times"
+        )
         let emulatorCalls = emulator.apis.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.calls)" }
         Output.line("emulator saw: \(emulatorCalls.joined(separator: ", "))")
-        Output.line("dead letters: \(deadLetters.all) records (\(deadLetters.undecodable) undecodable, \(deadLetters.all - deadLetters.undecodable) with items whose retries ran out)")
+        Output.line(
+            "dead letters: \(deadLetters.all) records (\(deadLetters.undecodable) undecodable, \(deadLetters.all - deadLetters.undecodable) with items whose retries ran out)"
+        )
         let duplicates = reconciliation.duplicates.count
         let once = reconciliation.answered - duplicates
         let missing = reconciliation.missing
-        Output.line("reconciliation: \(reconciliation.expected.count) requests, \(reconciliation.answered) with an outcome (\(once) exactly once, \(duplicates) more than once), \(missing.count) lost")
+        Output.line(
+            "reconciliation: \(reconciliation.expected.count) requests, \(reconciliation.answered) with an outcome (\(once) exactly once, \(duplicates) more than once), \(missing.count) lost"
+        )
         if !missing.isEmpty { Output.line("  lost: \(missing.prefix(20).joined(separator: ", "))\(missing.count > 20 ? ", …" : "")") }
     }
 }

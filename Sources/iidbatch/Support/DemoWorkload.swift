@@ -80,7 +80,8 @@ struct DemoWorkload {
             // About 2 % were erased before (or never existed): ALREADY_ABSENT, a success.
             installations += ids.filter { _ in next(50) != 0 }
             let subject = "subject-\(start / 20)"
-            records.append(Self.record(topic, PipelineRequest(id: "demo-delete-\(records.count)", op: .installationsDelete, target: .subject(subject), items: ids)))
+            records.append(
+                Self.record(topic, PipelineRequest(id: "demo-delete-\(records.count)", op: .installationsDelete, target: .subject(subject), items: ids)))
         }
         return records
     }
@@ -91,8 +92,11 @@ struct DemoWorkload {
             let tokens = (start..<min(start + 50, total)).map { n -> String in
                 next(100) == 0 ? "not-an-apns-token-\(n)" : String(format: "%064x", UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
             }
-            records.append(Self.record(topic, PipelineRequest(
-                id: "demo-import-\(records.count)", op: .apnsImport, target: .apns(application: "com.example.ios", sandbox: false), items: tokens)))
+            records.append(
+                Self.record(
+                    topic,
+                    PipelineRequest(
+                        id: "demo-import-\(records.count)", op: .apnsImport, target: .apns(application: "com.example.ios", sandbox: false), items: tokens)))
         }
         return records
     }
@@ -104,8 +108,11 @@ struct DemoWorkload {
             let members = (0..<10).map { _ in pool[next(pool.count)] }
             let steps: [(RequestOp, ArraySlice<String>)] = [(.groupsCreate, members[0..<5]), (.groupsAdd, members[5..<10]), (.groupsRemove, members[0..<2])]
             for (op, tokens) in steps {
-                records.append(Self.record(topic, PipelineRequest(
-                    id: "demo-group-\(records.count)", op: op, target: .group(name: name, key: nil), items: Array(Set(tokens)).sorted())))
+                records.append(
+                    Self.record(
+                        topic,
+                        PipelineRequest(
+                            id: "demo-group-\(records.count)", op: op, target: .group(name: name, key: nil), items: Array(Set(tokens)).sorted())))
             }
         }
         return records

@@ -17,7 +17,9 @@ enum ErasureReceiptPrinter {
             Output.line("subject \(report.subject): ERASED at \(OutcomeTable.time(erasedAt)) (\(OutcomeTable.codes(codes)))")
         } else {
             let outstanding = report.outstanding.map { "\($0.item) \($0.code.rawValue)" }.joined(separator: ", ")
-            Output.line("subject \(report.subject): NOT ERASED: \(report.outstanding.count) of \(report.installations.count) installation(s) outstanding: \(outstanding)")
+            Output.line(
+                "subject \(report.subject): NOT ERASED: \(report.outstanding.count) of \(report.installations.count) installation(s) outstanding: \(outstanding)"
+            )
         }
     }
 }

@@ -17,7 +17,8 @@ struct OutcomeTable {
         statuses[outcome.status, default: 0] += 1
         codes.merge(outcome.counts, uniquingKeysWith: +)
         let target = outcome.target.sorted { $0.key < $1.key }.map(\.value).joined(separator: ",")
-        let id = outcome.replayOf.map { $0 == outcome.requestID ? "\(outcome.requestID) (replay)" : "\(outcome.requestID) (replay of \($0))" } ?? outcome.requestID
+        let id =
+            outcome.replayOf.map { $0 == outcome.requestID ? "\(outcome.requestID) (replay)" : "\(outcome.requestID) (replay of \($0))" } ?? outcome.requestID
         let detail = outcome.status == .rejected ? (outcome.reason ?? "") : Self.codes(outcome.counts)
         return Self.row(
             Self.time(outcome.completedAt), id, outcome.op?.rawValue ?? "-", target.isEmpty ? "-" : target, outcome.status.rawValue,

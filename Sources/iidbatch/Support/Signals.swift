@@ -1,21 +1,13 @@
-import Dispatch
-import Foundation
+import UnixSignals
 
-/// Waits for SIGINT or SIGTERM.
+/// Waits for SIGINT or SIGTERM (swift-service-lifecycle's `UnixSignalsSequence`), for the
+/// commands that run until stopped but have no services of their own: `broker`, `emulator` and
+/// `outcomes --follow`. `run` stops through its `ServiceGroup`.
 enum Signals {
     /// Returns the name of the first SIGINT or SIGTERM received from now on.
     static func waitForTermination() async -> String {
-        let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-        defer { sources.forEach { $0.cancel() } }
-        for await number in stream {
-            return number == SIGINT ? "SIGINT" : "SIGTERM"
+        for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
+            return signal == .sigint ? "SIGINT" : "SIGTERM"
         }
         return "end of signals"
     }

@@ -21,14 +21,15 @@ enum WorkerSetup {
     static func kafkaLogHandler() -> @Sendable (KafkaLogLevel, String) -> Void {
         let logger = Logger(label: "iidbatch.kafka")
         return { level, message in
-            let mapped: Logger.Level = switch level {
-            case .emergency, .alert, .critical: .critical
-            case .error: .error
-            case .warning: .warning
-            case .notice: .notice
-            case .info: .info
-            case .debug: .debug
-            }
+            let mapped: Logger.Level =
+                switch level {
+                case .emergency, .alert, .critical: .critical
+                case .error: .error
+                case .warning: .warning
+                case .notice: .notice
+                case .info: .info
+                case .debug: .debug
+                }
             logger.log(level: mapped, "\(message)")
         }
     }
