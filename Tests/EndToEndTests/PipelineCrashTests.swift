@@ -10,44 +10,31 @@ struct PipelineCrashTests {
     @Test("killed three times mid-run, replaced each time: every request has an outcome; repeats bounded by what was in flight")
     func sigkillThreeTimes() async throws {
         try await withPipelineFixture(partitions: 4, faults: FaultPlan(latencyMilliseconds: 25)) { fixture in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-crash-\(UUID())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let keyPath = directory.appendingPathComponent("key.json").path
-            try fixture.keyJSON.write(to: URL(fileURLWithPath: keyPath))
-            let pipelines = directory.appendingPathComponent("pipelines")
-            try FileManager.default.createDirectory(at: pipelines, withIntermediateDirectories: true)
+            let folder = try RunFolder(fixture, name: "crash")
+            defer { folder.remove() }
             let maxInFlight = 100
-            try """
-            request-topic: \(fixture.requestTopic)
-            group: crash-workers
-            outcome-topic: \(fixture.outcomeTopic)
-            dead-letter-topic: \(fixture.deadLetterTopic)
-            batching: { max-items: 10, linger: 10ms }
-            concurrency: 2
-            max-in-flight-items: \(maxInFlight)
-            drain-timeout: 5s
-            """.write(to: pipelines.appendingPathComponent("crash.yaml"), atomically: true, encoding: .utf8)
+            let pipeline = try folder.pipeline(
+                fixture, group: "crash-workers",
+                """
+                batching: { max-items: 10, linger: 10ms }
+                concurrency: 2
+                max-in-flight-items: \(maxInFlight)
+                drain-timeout: 5s
+                """)
 
             let tokens = fixture.seedTokens(600, prefix: "crash")
             let requests = (0..<600).map { n in
                 PipelineRequest(id: "crash-\(n)", op: .topicsSubscribe, target: .topic("c\(n % 20)"), items: (0..<10).map { tokens[(n * 10 + $0) % 600] })
             }
             try await fixture.submit(requests)
-            let arguments = [
-                "run", pipelines.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
-                "--backend-url", fixture.emulator.baseURL, "-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=500",
-                "-X", "auto.commit.interval.ms=200", "--log-level", "warning",
-            ]
+            let arguments = folder.runArguments(
+                fixture, pipeline: pipeline,
+                ["-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=500", "-X", "auto.commit.interval.ms=200", "--log-level", "warning"])
             func answered() -> Int { Set(fixture.outcomes.map(\.requestID)).count }
 
             for killAt in [90, 250, 420] {
                 let worker = try ChildProcess(try Programs.iidbatch, arguments)
-                let deadline = ContinuousClock.now + .seconds(120)
-                while answered() < killAt {
-                    guard ContinuousClock.now < deadline else { throw FixtureError("stuck at \(answered()) outcomes; worker said:\n\(worker.text)") }
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                try await waitUntil("\(killAt) outcomes (at \(answered()); the worker said:\n\(worker.text))", timeout: .seconds(120)) { answered() >= killAt }
                 worker.kill()
                 _ = try await worker.waitForExit(seconds: 30)
                 print("sigkill test: killed at \(answered()) requests answered (\(fixture.outcomes.count) outcomes)")

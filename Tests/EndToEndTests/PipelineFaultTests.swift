@@ -119,10 +119,7 @@ struct PipelineFaultTests {
             try fixture.backend.setFaults(FaultPlan(rejectCredentials: true))
             let worker = try fixture.startWorker(fixture.pipeline { $0.retry.maxAttempts = 2 })
             try await fixture.submit(requests)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while await worker.worker.currentStatistics().breakerOpenings == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await waitUntil("the breaker to open") { await worker.worker.currentStatistics().breakerOpenings > 0 }
             try await Task.sleep(for: .seconds(1))
             #expect(fixture.outcomes.isEmpty && fixture.deadLetters.isEmpty, "no item was failed for a system-wide refusal")
 

@@ -122,11 +122,7 @@ final class PipelineFixture: Sendable {
 
     /// Waits until at least `count` dead letters were read.
     func waitForDeadLetters(_ count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaRecord] {
-        let deadline = ContinuousClock.now + timeout
-        while deadLetters.count < count {
-            if ContinuousClock.now > deadline { throw FixtureError("timed out: \(deadLetters.count) of \(count) dead letters") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await waitUntil("\(count) dead letters (\(deadLetters.count) read)", timeout: timeout) { deadLetters.count >= count }
         return deadLetters
     }
 

@@ -46,29 +46,15 @@ struct ReviewDefectTests {
     @Test("iidbatch run exits non-zero when an outcome is refused for good, instead of retrying forever (points 1 and 6)")
     func permanentPublishFailureEndsTheProcess() async throws {
         try await withPipelineFixture(partitions: 1) { fixture in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-refused-\(UUID())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let keyPath = directory.appendingPathComponent("key.json").path
-            try fixture.keyJSON.write(to: URL(fileURLWithPath: keyPath))
-            let pipeline = directory.appendingPathComponent("refused.yaml")
-            try """
-            request-topic: \(fixture.requestTopic)
-            group: refused-workers
-            outcome-topic: \(fixture.outcomeTopic)
-            dead-letter-topic: \(fixture.deadLetterTopic)
-            batching: { max-items: 100, linger: 10ms }
-            """.write(to: pipeline, atomically: true, encoding: .utf8)
+            let folder = try RunFolder(fixture, name: "refused")
+            defer { folder.remove() }
+            let pipeline = try folder.pipeline(fixture, group: "refused-workers", "batching: { max-items: 100, linger: 10ms }")
             // 60 tokens the emulator does not know: 60 failed items, an outcome of several kB,
             // over a producer limited to 2,000 bytes per record.
             let request = PipelineRequest(id: "refused-1", op: .topicsSubscribe, target: .topic("t"), items: (0..<60).map { "unknown-token-\($0)" })
             try await fixture.submit([request])
             let worker = try ChildProcess(
-                try Programs.iidbatch,
-                [
-                    "run", pipeline.path, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath,
-                    "--backend-url", fixture.emulator.baseURL, "-X", "message.max.bytes=2000", "--log-level", "warning",
-                ])
+                try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-X", "message.max.bytes=2000", "--log-level", "warning"]))
             let status = try await worker.waitForExit(seconds: 90)
             #expect(status != 0, "a worker that stopped itself makes the process fail; it said:\n\(worker.text)")
             #expect(worker.text.contains("refused-1"), "the error names the request")
@@ -93,10 +79,10 @@ struct ReviewDefectTests {
             let a = try fixture.startWorker(pipeline)
             try await produce(fixture, request(0), partition: 0)
             try await produce(fixture, request(1), partition: 1)
-            try await waitFor("A's breaker to open") { await a.worker.currentStatistics().breakerOpenings >= 1 }
+            try await waitUntil("A's breaker to open") { await a.worker.currentStatistics().breakerOpenings >= 1 }
             // B joins while A is paused: one partition moves to B, revoked from A while paused.
             let b = try fixture.startWorker(pipeline)
-            try await waitFor("B to take a partition and meet the refusal") { await b.worker.currentStatistics().breakerOpenings >= 1 }
+            try await waitUntil("B to take a partition and meet the refusal") { await b.worker.currentStatistics().breakerOpenings >= 1 }
             // The refusal ends: both resume and finish what they hold.
             try fixture.backend.setFaults(FaultPlan())
             _ = try await fixture.waitForOutcomes([request(0).id, request(1).id], timeout: .seconds(60))
@@ -107,15 +93,6 @@ struct ReviewDefectTests {
             let outcomes = try await fixture.waitForOutcomes([request(2).id, request(3).id], timeout: .seconds(60))
             await a.stop()
             #expect(outcomes.values.allSatisfy { $0.status == .succeeded })
-        }
-    }
-
-    /// Waits (against hangs only) until `condition` holds.
-    private func waitFor(_ what: String, timeout: Duration = .seconds(60), _ condition: () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !(await condition()) {
-            guard ContinuousClock.now < deadline else { throw FixtureError("timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
         }
     }
 }
