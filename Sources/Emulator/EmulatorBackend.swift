@@ -2,11 +2,12 @@ import Foundation
 import InstanceAPI
 import Synchronization
 
-/// Behaves like the backend APIs: serves every endpoint of api-reference.md at Google's paths
-/// with Google's JSON, statuses and limits, plus `POST /token` and an admin API under
-/// `/emulator/v1/` for seeding, reading state back and changing faults at runtime.
+/// Behaves like the backend APIs: every endpoint of api-reference.md with Google's JSON, statuses
+/// and limits, plus `POST /token` and an admin API under `/emulator/v1/` for seeding, reading
+/// state back and changing faults at runtime.
 ///
-/// Transport-independent: `EmulatorServer` feeds it real HTTP requests.
+/// It holds the state, the auth and the faults, and the handlers of each API's own work;
+/// `EmulatorRouter` puts them at Google's paths behind middleware for auth, faults and statistics.
 public final class EmulatorBackend: Sendable {
     /// How it was configured.
     public let configuration: EmulatorConfiguration
@@ -62,67 +63,18 @@ public final class EmulatorBackend: Sendable {
     /// Forgets every issued access token (the next call with one gets 401).
     public func revokeAccessTokens() { auth.revokeAllTokens() }
 
-    /// Answers one request.
-    public func handle(_ request: EmulatorRequest) async -> EmulatorResponse {
-        let path = request.path
-        switch (request.method, path.first) {
-        case ("POST", "token") where path.count == 1:
-            return auth.tokenEndpoint(request)
-        case (_, "emulator"):
-            return admin(request)
-        default:
-            break
-        }
-        guard let route = Route(request) else {
-            return .error(404, "no such endpoint: \(request.method) /\(path.joined(separator: "/"))")
-        }
-        guard let project = auth.project(ofBearer: request.headers["authorization"], rejectAll: faults.rejectsCredentials) else {
-            return record(
-                route.api, items: 0, .googleError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token."))
-        }
-        let (decision, latency) = faults.decide(route.api)
-        if latency > .zero { try? await Task.sleep(for: latency) }
-        switch decision {
-        case .outage(let seconds):
-            return record(
-                route.api, items: 0, .googleError(503, "UNAVAILABLE", "The service is currently unavailable.", headers: [("Retry-After", "\(seconds)")]))
-        case .fail(let status):
-            let name = status == 500 ? "INTERNAL" : status == 503 ? "UNAVAILABLE" : "UNKNOWN"
-            return record(route.api, items: 0, .googleError(status, name, "Injected failure."))
-        case .throttle(let seconds) where !route.api.answersQuotaPerItem:
-            return record(route.api, items: 0, .googleError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", headers: [("Retry-After", "\(seconds)")]))
-        case .throttle, .proceed:
-            return serve(route, request, project: project, throttled: decision != .proceed)
-        }
-    }
-
-    private func serve(_ route: Route, _ request: EmulatorRequest, project: String, throttled: Bool) -> EmulatorResponse {
-        switch route {
-        case .info(let token): instanceInfo(token, request, project: project)
-        case .relation(let token, let topic): relation(token, topic, request, project: project)
-        case .batchAdd: topicBatch(.batchAdd, request, project: project, throttled: throttled)
-        case .batchRemove: topicBatch(.batchRemove, request, project: project, throttled: throttled)
-        case .batchImport: batchImport(request, project: project, throttled: throttled)
-        case .fcmSubscribe(let path, let token): fcmTopic(.fcmSubscribe, pathProject: path, token: token, topic: request.query["topic_name"], project: project)
-        case .fcmUnsubscribe(let path, let token, let topic): fcmTopic(.fcmUnsubscribe, pathProject: path, token: token, topic: topic, project: project)
-        case .delete(let path, let id): deleteInstance(pathProject: path, id: id, project: project)
-        case .groups: deviceGroup(request, project: project)
-        case .send: groupSend(request, project: project)
-        }
-    }
-
-    /// Counts the call and returns `response`.
-    func record(_ api: BackendAPI, items: Int, codes: [String] = [], _ response: EmulatorResponse) -> EmulatorResponse {
+    /// Counts one call of `api` that was answered `status`, carried `items` items, and whose
+    /// items ended on `codes`.
+    func count(_ api: BackendAPI, status: Int, items: Int, codes: [String]) {
         state.withLock { state in
             var stats = state.stats.apis[api.rawValue] ?? EmulatorStats.API()
             stats.calls += 1
             stats.items += items
             stats.maxItemsPerCall = max(stats.maxItemsPerCall, items)
-            stats.statuses[String(response.status), default: 0] += 1
+            stats.statuses[String(status), default: 0] += 1
             for code in codes { stats.itemCodes[code, default: 0] += 1 }
             state.stats.apis[api.rawValue] = stats
         }
-        return response
     }
 
     /// The HTTP status and Google error name for an injected per-item fault on a single-item call.

@@ -33,7 +33,7 @@ public final class EmulatorServer: Sendable {
         var quiet = logger  // Hummingbird logs every request at info; keep warnings and worse
         quiet.logLevel = max(logger.logLevel, .warning)
         let app = Application(
-            responder: EmulatorHTTPResponder(backend: backend),
+            router: EmulatorRouter.make(backend),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "iidbatch-emulator"),
             onServerRunning: { channel in bound.resolve(channel.localAddress?.port ?? -1) },
             logger: quiet)

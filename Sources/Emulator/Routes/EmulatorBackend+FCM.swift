@@ -5,13 +5,13 @@ extension EmulatorBackend {
     /// §2.6 per-token subscribe / unsubscribe through the FCM v1 API.
     func fcmTopic(_ api: BackendAPI, pathProject: String, token: String, topic: String?, project: String) -> EmulatorResponse {
         guard pathProject == project else {
-            return record(api, items: 0, .googleError(403, "PERMISSION_DENIED", "The caller does not have permission for project \(pathProject)."))
+            return EmulatorResponse.googleError(403, "PERMISSION_DENIED", "The caller does not have permission for project \(pathProject).").counting(items: 0)
         }
         guard let topic, let name = try? APILimits.topicName(topic) else {
-            return record(api, items: 1, codes: ["INVALID_ARGUMENT"], .googleError(400, "INVALID_ARGUMENT", "Invalid topic name '\(topic ?? "")'."))
+            return EmulatorResponse.googleError(400, "INVALID_ARGUMENT", "Invalid topic name '\(topic ?? "")'.").counting(items: 1, codes: ["INVALID_ARGUMENT"])
         }
         if let injected = faults.itemErrors(count: 1)[0] {
-            return record(api, items: 1, codes: [injected], .googleError(Self.status(forItemError: injected), injected, "Injected item failure."))
+            return EmulatorResponse.googleError(Self.status(forItemError: injected), injected, "Injected item failure.").counting(items: 1, codes: [injected])
         }
         let today = Self.today
         let problem: String? = state.withLock { state in
@@ -24,58 +24,60 @@ extension EmulatorBackend {
         }
         switch problem {
         case nil:
-            return record(api, items: 1, codes: ["OK"], .json([String: String]()))
+            return EmulatorResponse.json([String: String]()).counting(items: 1, codes: ["OK"])
         case "NOT_FOUND":
-            return record(api, items: 1, codes: ["NOT_FOUND"], .googleError(404, "NOT_FOUND", "Requested entity was not found.", fcmErrorCode: "UNREGISTERED"))
+            return EmulatorResponse.googleError(404, "NOT_FOUND", "Requested entity was not found.", fcmErrorCode: "UNREGISTERED").counting(
+                items: 1, codes: ["NOT_FOUND"])
         case "TOO_MANY_TOPICS":
-            return record(api, items: 1, codes: ["TOO_MANY_TOPICS"], .googleError(400, "INVALID_ARGUMENT", "Too many topics.", fcmErrorCode: "TOO_MANY_TOPICS"))
+            return EmulatorResponse.googleError(400, "INVALID_ARGUMENT", "Too many topics.", fcmErrorCode: "TOO_MANY_TOPICS").counting(
+                items: 1, codes: ["TOO_MANY_TOPICS"])
         case let code?:
-            return record(
-                api, items: 1, codes: [code],
-                .googleError(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token.", fcmErrorCode: "INVALID_ARGUMENT"))
+            return EmulatorResponse.googleError(
+                400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token.", fcmErrorCode: "INVALID_ARGUMENT"
+            ).counting(items: 1, codes: [code])
         }
     }
 
     /// §3 `DELETE /v1/project/{p}/instanceId/{id}`.
     func deleteInstance(pathProject: String, id: String, project: String) -> EmulatorResponse {
         guard pathProject == project else {
-            return record(.deleteInstance, items: 0, .error(403, "Instance ID \"\(id)\": project does not match or caller lacks permission"))
+            return EmulatorResponse.error(403, "Instance ID \"\(id)\": project does not match or caller lacks permission").counting(items: 0)
         }
         if let injected = faults.itemErrors(count: 1)[0] {
-            return record(.deleteInstance, items: 1, codes: [injected], .error(Self.status(forItemError: injected), injected))
+            return EmulatorResponse.error(Self.status(forItemError: injected), injected).counting(items: 1, codes: [injected])
         }
         let status = state.withLock { $0.deleteInstallation(id, project: project) }
         let text: String
         switch status {
-        case 200: return record(.deleteInstance, items: 1, codes: ["OK"], EmulatorResponse(status: 200))
+        case 200: return EmulatorResponse(status: 200).counting(items: 1, codes: ["OK"])
         case 400: text = "Instance ID \"\(id)\": malformed instance id argument"
         case 403: text = "Instance ID \"\(id)\": project does not match instance ID"
         case 404: text = "Instance ID \"\(id)\": failed to find the instance id"
         default: text = "Instance ID \"\(id)\": already deleted"
         }
-        return record(.deleteInstance, items: 1, codes: [String(status)], .error(status, text))
+        return EmulatorResponse.error(status, text).counting(items: 1, codes: [String(status)])
     }
 
     /// §4 `POST /fcm/notification` (create/add/remove) and `GET` (retrieve).
     func deviceGroup(_ request: EmulatorRequest, project: String) -> EmulatorResponse {
         guard let header = request.headers["project_id"] else {
-            return record(.deviceGroup, items: 0, .error(400, "project_id header is required"))
+            return EmulatorResponse.error(400, "project_id header is required").counting(items: 0)
         }
         guard header == project || header == projectNumber(of: project) else {
-            return record(.deviceGroup, items: 0, .error(403, "project_id \(header) does not match the credentials"))
+            return EmulatorResponse.error(403, "project_id \(header) does not match the credentials").counting(items: 0)
         }
         if request.method == "GET" {
             guard let name = request.query["notification_key_name"], !name.isEmpty else {
-                return record(.deviceGroup, items: 0, .error(400, "notification_key_name is required"))
+                return EmulatorResponse.error(400, "notification_key_name is required").counting(items: 0)
             }
             return groupAnswer(state.withLock { $0.groups.retrieve(name: name, project: project) }, items: 0)
         }
         guard let body = try? JSONDecoder().decode(DeviceGroupRequest.self, from: request.body) else {
-            return record(.deviceGroup, items: 0, .error(400, "invalid JSON body"))
+            return EmulatorResponse.error(400, "invalid JSON body").counting(items: 0)
         }
         let members = body.registrationIDs
         guard !members.isEmpty, members.count <= APILimits.groupMembers else {
-            return record(.deviceGroup, items: members.count, .error(400, "registration_ids must hold 1 to \(APILimits.groupMembers) tokens"))
+            return EmulatorResponse.error(400, "registration_ids must hold 1 to \(APILimits.groupMembers) tokens").counting(items: members.count)
         }
         let result: Result<String, DeviceGroups.Refusal> = state.withLock { state in
             switch (body.operation, body.notificationKey) {
@@ -91,22 +93,22 @@ extension EmulatorBackend {
 
     private func groupAnswer(_ result: Result<String, DeviceGroups.Refusal>, items: Int) -> EmulatorResponse {
         switch result {
-        case .success(let key): record(.deviceGroup, items: items, codes: ["OK"], .json(DeviceGroupResponse(notificationKey: key)))
-        case .failure(let refusal): record(.deviceGroup, items: items, codes: [refusal.message], .error(400, refusal.message))
+        case .success(let key): EmulatorResponse.json(DeviceGroupResponse(notificationKey: key)).counting(items: items, codes: ["OK"])
+        case .failure(let refusal): EmulatorResponse.error(400, refusal.message).counting(items: items, codes: [refusal.message])
         }
     }
 
     /// §4 `POST /fcm/send` to a group: members with live tokens are reached.
     func groupSend(_ request: EmulatorRequest, project: String) -> EmulatorResponse {
         guard let body = try? JSONDecoder().decode(GroupSendRequest.self, from: request.body) else {
-            return record(.groupSend, items: 0, .error(400, "invalid JSON body"))
+            return EmulatorResponse.error(400, "invalid JSON body").counting(items: 0)
         }
         let (members, failed): ([String]?, [String]) = state.withLock { state in
             guard let members = state.groups.members(key: body.to, project: project) else { return (nil, []) }
             return (members, members.filter { state.problem(with: $0, project: project) != nil })
         }
-        guard let members else { return record(.groupSend, items: 0, .error(400, "notification_key not found")) }
+        guard let members else { return EmulatorResponse.error(400, "notification_key not found").counting(items: 0) }
         let response = GroupSendResponse(success: members.count - failed.count, failure: failed.count, failedRegistrationIDs: failed.isEmpty ? nil : failed)
-        return record(.groupSend, items: members.count, .json(response))
+        return EmulatorResponse.json(response).counting(items: members.count)
     }
 }

@@ -9,12 +9,24 @@ public struct EmulatorResponse: Sendable {
     public var headers: [(String, String)]
     /// The body.
     public var body: Data
+    /// Items the call carried, for the statistics.
+    public var items = 0
+    /// The codes its items ended on (`OK`, `NOT_FOUND`, …), for the statistics.
+    public var codes: [String] = []
 
     /// An answer.
     public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// This answer, noting that the call carried `items` items that ended on `codes`.
+    func counting(items: Int, codes: [String] = []) -> EmulatorResponse {
+        var counted = self
+        counted.items = items
+        counted.codes = codes
+        return counted
     }
 
     /// A JSON answer.
