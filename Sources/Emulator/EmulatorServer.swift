@@ -54,15 +54,6 @@ public final class EmulatorServer: Sendable {
         _ = try? await running.value
     }
 
-    /// Waits until the server stops by itself (it does not, unless it fails) or the task is cancelled.
-    public func waitUntilStopped() async throws {
-        try await withTaskCancellationHandler {
-            try await running.value
-        } onCancel: {
-            Task { await self.group.triggerGracefulShutdown() }
-        }
-    }
-
     /// Writes a service-account key this emulator accepts to `path`; its `token_uri` points here.
     public func writeServiceAccountKey(to path: String, project: String? = nil) throws {
         let json = try backend.makeServiceAccountKey(tokenURI: baseURL + "/token", project: project)

@@ -33,7 +33,4 @@ public struct KafkaRecord: Sendable, Hashable {
 
     /// Where the record was stored.
     public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
-
-    /// The key decoded as UTF-8.
-    public var keyString: String? { key.map { String(decoding: $0, as: UTF8.self) } }
 }

@@ -26,11 +26,4 @@ extension EmulatorBackend {
     public func groupMembers(_ name: String) -> [String]? {
         state.withLock { $0.groups.group(name: name, project: configuration.projectID)?.members }
     }
-
-    /// Marks registration tokens deleted, as if their apps were uninstalled.
-    public func forgetTokens(_ tokens: [String]) {
-        state.withLock { state in
-            for token in tokens { state.forget(token, project: state.tokens[token]?.project ?? configuration.projectID) }
-        }
-    }
 }

@@ -1,20 +1,20 @@
 /// A planned call being carried out: its items still waiting for a final result, and how many
 /// attempts they have had. Retryable items of an attempt become the next attempt's job.
-public struct CallJob: Sendable {
+struct CallJob: Sendable {
     /// Unique within a worker.
-    public let id: Int
+    let id: Int
     /// The op.
-    public let op: RequestOp
+    let op: RequestOp
     /// The target.
-    public let target: RequestTarget
+    let target: RequestTarget
     /// Calls with the same key take effect in arrival order; nil for independent work.
     let orderingKey: String?
     /// The items still waiting for a final result.
-    public internal(set) var items: [String]
+    var items: [String]
     /// Where each item came from.
-    public internal(set) var origins: [PlannedCall.Origin]
+    var origins: [PlannedCall.Origin]
     /// Attempts made so far in this worker (every item of a job has had the same number).
-    public internal(set) var attempts = 0
+    var attempts = 0
     /// When the first attempt started, for the elapsed-time budget.
     var firstAttempt: ContinuousClock.Instant?
     /// The worker's outage time (circuit breaker open) when the first attempt started: time spent

@@ -1,20 +1,20 @@
 /// A small seeded random number generator (SplitMix64) for retry jitter: seeded from the system
 /// generator in production, from a fixed number in tests, so a state machine's decisions can be
 /// replayed exactly.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator starting from `seed`.
-    public init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { state = seed }
 
     /// A generator seeded from the system's.
-    public init() {
+    init() {
         var system = SystemRandomNumberGenerator()
         state = system.next()
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

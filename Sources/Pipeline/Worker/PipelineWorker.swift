@@ -267,7 +267,7 @@ public actor PipelineWorker {
                 timer?.cancel()
                 timer = Task {
                     do { try await Task.sleep(until: instant, clock: .continuous) } catch { return }
-                    await self.timerFired()
+                    self.timerFired()
                 }
             }
         }
@@ -378,7 +378,7 @@ public actor PipelineWorker {
         nextWaiterID += 1
         let expiry = Task {
             try? await Task.sleep(until: deadline, clock: .continuous)
-            await self.expireDrainWaiter(id)
+            self.expireDrainWaiter(id)
         }
         defer { expiry.cancel() }
         return await withCheckedContinuation { continuation in
