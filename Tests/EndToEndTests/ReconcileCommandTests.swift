@@ -64,7 +64,9 @@ struct ReconcileCommandTests {
         try kafka.createTopic("outcomes")
         let missing = try await OperatorCommand.run(["reconcile", "--requests", "no-such-requests", "--outcomes", "outcomes"], brokers: kafka.bootstrapServers)
         #expect(missing.status != 0 && missing.output.contains("no-such-requests"), "\(missing.output)")
-        let none = try await OperatorCommand.run(["reconcile", "--outcomes", "outcomes"], brokers: kafka.bootstrapServers)
+        // Without --requests the request topics come from the pipeline files; with none to read, --requests is asked for.
+        let none = try await OperatorCommand.run(
+            ["reconcile", "--outcomes", "outcomes", "--pipelines", "/nonexistent/pipelines"], brokers: kafka.bootstrapServers)
         #expect(none.status != 0 && none.output.contains("--requests"), "\(none.output)")
     }
 }

@@ -12,6 +12,29 @@ struct PipelineFileTests {
         let topics = try #require(pipelines.first { $0.name == "topic-changes" })
         #expect(topics.maxItemsPerCall == 1_000 && topics.topicBackend == .iidBatch && topics.retry.maxAttempts == 6)
         #expect(pipelines.first { $0.name == "apns-imports" }?.itemsPerCall(.apnsImport) == 100)
+        // Every op is taken by exactly one shipped pipeline: the commands' default topics come from here.
+        for op in RequestOp.allCases {
+            #expect(pipelines.filter { $0.ops?.contains(op) == true }.count == 1, "\(op.rawValue)")
+        }
+        #expect(PipelineConfiguration.pipeline(for: .groupsRemove, in: pipelines)?.requestTopic == "iidbatch.device-groups")
+        #expect(PipelineConfiguration.pipeline(for: .instancesInfo, in: pipelines)?.requestTopic == "iidbatch.topic-changes")
+    }
+
+    @Test("ops: a pipeline takes only the ops it lists; without the key it takes any; a file without one is the fallback")
+    func ops() throws {
+        let listed = try PipelineFile.parse("request-topic: d\nops: [installations.delete]\n", file: "d.yaml", name: "d")
+        let any = try PipelineFile.parse("request-topic: a\n", file: "a.yaml", name: "a")
+        #expect(listed.takes(.installationsDelete) && !listed.takes(.topicsSubscribe))
+        #expect(any.ops == nil && any.takes(.apnsImport))
+        #expect(PipelineConfiguration.pipeline(for: .installationsDelete, in: [any, listed])?.name == "d")
+        #expect(PipelineConfiguration.pipeline(for: .topicsSubscribe, in: [any, listed])?.name == "a")
+        #expect(PipelineConfiguration.pipeline(for: .topicsSubscribe, in: [listed]) == nil)
+        let decoder = RequestDecoder(configuration: listed)
+        guard case .failure(let rejection) = decoder.decode(Array(#"{"id":"x","op":"topics.subscribe","topic":"t","tokens":["a"]}"#.utf8)) else {
+            Issue.record("a request of an op the pipeline does not take was accepted")
+            return
+        }
+        #expect(rejection.field == "op" && rejection.reason.contains("not taken by this pipeline (ops: installations.delete)"), "\(rejection)")
     }
 
     @Test("every setting is read, with units")
@@ -62,6 +85,8 @@ struct PipelineFileTests {
             ("request-topic: r\nretry: { initial-backoff: 2s, max-backoff: 1s }", "retry.max-backoff", "must not be shorter than initial-backoff"),
             ("request-topic: r\nbackend: grpc", "backend", "'grpc' is not a backend; expected iid-batch or fcm-v1"),
             ("request-topic: r\nrate-limit: -1", "rate-limit", "must be a positive number"),
+            ("request-topic: r\nops: [topics.explode]", "ops", "'topics.explode' is not an op"),
+            ("request-topic: r\nops: []", "ops", "must be a non-empty list of ops"),
             // Extreme values are refused with the key's name instead of trapping at start (issue 17).
             ("request-topic: r\nrate-limit: 1e-300", "rate-limit", "must be a positive number"),
             ("request-topic: r\nrate-limit: 1e300", "rate-limit", "must be a positive number"),

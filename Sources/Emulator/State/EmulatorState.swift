@@ -75,6 +75,14 @@ struct EmulatorState {
         }
     }
 
+    /// Marks a registration token deleted (its instance was deleted): later calls see NOT_FOUND.
+    mutating func forget(_ token: String, project: String) {
+        guard tokens[token] != nil else { return }
+        for topic in tokens[token]!.topics.keys { topicMembers[project + "|" + topic]?.remove(token) }
+        tokens[token]!.topics = [:]
+        tokens[token]!.deleted = true
+    }
+
     // MARK: Installations
 
     /// §3: 200 deleted, 404 never known, 409 already deleted, 400 malformed, 403 other project.

@@ -12,6 +12,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var outcomeTopic: String
     /// Where dead letters (and undecodable records, byte for byte) go.
     public var deadLetterTopic: String
+    /// The ops this pipeline takes (nil: any). A request of another op is rejected, and the
+    /// operator commands send each op to the request topic of the pipeline that lists it.
+    public var ops: Set<RequestOp>?
     /// Items per call, capped by each API's limit.
     public var maxItemsPerCall: Int
     /// How long a partial call may wait for more items before it is sent anyway.
@@ -67,6 +70,14 @@ public struct PipelineConfiguration: Sendable, Hashable {
         self.breakerThreshold = breakerThreshold
         self.breakerCooldown = breakerCooldown
         self.breakerMaxCooldown = breakerMaxCooldown
+    }
+
+    /// Whether this pipeline takes requests of `op`.
+    public func takes(_ op: RequestOp) -> Bool { ops?.contains(op) ?? true }
+
+    /// The pipeline of `pipelines` whose file lists `op` (one that takes any op when none lists it).
+    public static func pipeline(for op: RequestOp, in pipelines: [PipelineConfiguration]) -> PipelineConfiguration? {
+        pipelines.first { $0.ops?.contains(op) == true } ?? pipelines.first { $0.ops == nil }
     }
 
     /// Producer settings the pipeline needs unless the operator set them: `message.max.bytes` large

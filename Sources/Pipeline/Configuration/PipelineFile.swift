@@ -9,6 +9,7 @@ import Yams
 /// group: iidbatch-topics                # default: iidbatch-<request-topic>
 /// outcome-topic: iidbatch.outcomes      # default: <request-topic>.outcomes
 /// dead-letter-topic: iidbatch.topics.dead-letters
+/// ops: [topics.subscribe, topics.unsubscribe]  # default: any op
 /// backend: iid-batch                    # or fcm-v1 (topic pipelines)
 /// batching: { max-items: 1000, linger: 50ms }
 /// concurrency: 16
@@ -65,6 +66,7 @@ public enum PipelineFile {
         var pipeline = PipelineConfiguration(
             name: name, requestTopic: requestTopic, group: try reader.string("group"),
             outcomeTopic: try reader.topic("outcome-topic"), deadLetterTopic: try reader.topic("dead-letter-topic"))
+        pipeline.ops = try reader.ops("ops")
         if let backend = try reader.string("backend") {
             guard let choice = TopicBackend(rawValue: backend) else {
                 throw reader.error("backend", "'\(backend)' is not a backend; expected \(TopicBackend.allCases.map(\.rawValue).joined(separator: " or "))")

@@ -26,6 +26,19 @@ struct YAMLFields {
         return text
     }
 
+    mutating func ops(_ key: String) throws(PipelineFileError) -> Set<RequestOp>? {
+        guard let value = take(key) else { return nil }
+        guard let names = value as? [Any], !names.isEmpty else { throw error(key, "must be a non-empty list of ops, got \(value)") }
+        var ops: Set<RequestOp> = []
+        for name in names {
+            guard let text = name as? String, let op = RequestOp(rawValue: text) else {
+                throw error(key, "'\(name)' is not an op; expected \(RequestOp.names)")
+            }
+            ops.insert(op)
+        }
+        return ops
+    }
+
     mutating func topic(_ key: String, required: Bool = false) throws(PipelineFileError) -> String? {
         guard let name = try string(key) else {
             if required { throw error(key, "is required") }

@@ -10,6 +10,8 @@ public struct RequestDecoder: Sendable {
     public var maxItems: Int
     /// Requests whose outcome could be larger than this (`OutcomeSizeBound`) are rejected.
     public var maxOutcomeBytes: Int
+    /// The ops accepted (nil: any); a request of another op is rejected naming the pipeline's.
+    public var acceptedOps: Set<RequestOp>?
 
     /// A decoder with limits.
     public init(maxRecordBytes: Int = 1 << 20, maxItems: Int = 100_000, maxOutcomeBytes: Int = 1_000_000) {
@@ -21,6 +23,7 @@ public struct RequestDecoder: Sendable {
     /// A decoder with `configuration`'s limits.
     public init(configuration: PipelineConfiguration) {
         self.init(maxRecordBytes: configuration.maxRecordBytes, maxOutcomeBytes: configuration.maxOutcomeBytes)
+        acceptedOps = configuration.ops
     }
 
     /// Decodes one record's value.
@@ -49,6 +52,13 @@ public struct RequestDecoder: Sendable {
         let opName = try fields.requiredString("op")
         guard let op = RequestOp(rawValue: opName) else {
             throw RequestRejection(field: "op", reason: "unknown op '\(opName)'; expected one of \(RequestOp.names)")
+        }
+        if let acceptedOps, !acceptedOps.contains(op) {
+            throw RequestRejection(
+                field: "op",
+                reason:
+                    "'\(op.rawValue)' is not taken by this pipeline (ops: \(acceptedOps.map(\.rawValue).sorted().joined(separator: ", "))); send it to the request topic of the pipeline that lists it"
+            )
         }
         let items = try fields.items(op.itemsField, limit: maxItems)
         if let limit = op.requestItemLimit, items.count > limit {

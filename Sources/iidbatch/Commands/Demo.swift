@@ -111,13 +111,13 @@ struct Demo: AsyncParsableCommand {
 
     /// The request topic of the pipeline serving each kind of work.
     private static func pipelineTopics(_ files: [PipelineConfiguration]) throws -> (changes: String, deletions: String, imports: String, groups: String) {
-        func topic(_ name: String) throws -> String {
-            guard let file = files.first(where: { $0.name == name }) else {
-                throw ValidationError("the demo needs pipeline file \(name).yaml; found \(files.map(\.name).joined(separator: ", "))")
+        func topic(_ op: RequestOp) throws -> String {
+            guard let file = PipelineConfiguration.pipeline(for: op, in: files) else {
+                throw ValidationError("the demo needs a pipeline file that takes \(op.rawValue); found \(files.map(\.name).joined(separator: ", "))")
             }
             return file.requestTopic
         }
-        return (try topic("topic-changes"), try topic("deletions"), try topic("apns-imports"), try topic("device-groups"))
+        return (try topic(.topicsSubscribe), try topic(.installationsDelete), try topic(.apnsImport), try topic(.groupsCreate))
     }
 
     /// Waits until every request has an outcome, printing progress; returns how many have none.

@@ -18,8 +18,10 @@ struct Outcomes: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The outcome topic.", valueName: "kafka-topic"))
-    var from = "iidbatch.outcomes"
+    @Option(help: ArgumentHelp("The outcome topic (default: those of the pipeline files).", valueName: "kafka-topic"))
+    var from: String?
+
+    @OptionGroup var defaults: PipelineTopics
 
     @Option(help: "Only this request (and its replays).")
     var requestId: String?
@@ -65,18 +67,18 @@ struct Outcomes: AsyncParsableCommand {
 
     /// Reads the topic to its end, or with --follow until SIGINT/SIGTERM.
     private func readUntilInterrupted(_ configuration: KafkaConfiguration, _ body: @escaping (KafkaRecord) -> Void) async throws {
+        let topics = try from.map { [$0] } ?? defaults.outcomeTopics(orName: "--from")
         guard follow else {
-            try await TopicScan.read([from], kafka: configuration) { record in
+            try await TopicScan.read(topics, kafka: configuration) { record in
                 body(record)
                 return true
             }
             return
         }
         let (stream, continuation) = AsyncStream<KafkaRecord>.makeStream()
-        let from = self.from
         let reader = Task {
             defer { continuation.finish() }
-            try await TopicScan.read([from], kafka: configuration, follow: true) { record in
+            try await TopicScan.read(topics, kafka: configuration, follow: true) { record in
                 continuation.yield(record)
                 return !Task.isCancelled
             }

@@ -17,31 +17,38 @@ struct Reconcile: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("A request topic. Repeatable.", valueName: "kafka-topic"))
-    var requests: [String]
+    @Option(help: ArgumentHelp("A request topic. Repeatable. Default: those of the pipeline files.", valueName: "kafka-topic"))
+    var requests: [String] = []
 
-    @Option(help: ArgumentHelp("The outcome topic.", valueName: "kafka-topic"))
-    var outcomes = "iidbatch.outcomes"
+    @Option(help: ArgumentHelp("The outcome topic. Default: those of the pipeline files.", valueName: "kafka-topic"))
+    var outcomes: String?
+
+    @OptionGroup var defaults: PipelineTopics
 
     @Option(help: ArgumentHelp("Re-read until nothing is missing, for up to this long (e.g. 2m).", valueName: "duration"))
     var wait: DurationArgument?
 
     @OptionGroup var kafka: KafkaOptions
 
-    func validate() throws {
-        guard !requests.isEmpty else { throw ValidationError("--requests: name at least one request topic") }
-    }
-
     func run() async throws {
+        let topics = Topics(
+            requests: requests.isEmpty ? try defaults.requestTopics(orName: "--requests") : requests,
+            outcomes: try outcomes.map { [$0] } ?? defaults.outcomeTopics(orName: "--outcomes"))
         let configuration = try kafka.configuration()
         let deadline = ContinuousClock.now + (wait?.duration ?? .zero)
-        var audit = try await read(configuration)
+        var audit = try await read(configuration, topics)
         while !audit.reconciliation.isComplete && ContinuousClock.now < deadline {
             try await Task.sleep(for: .seconds(1))
-            audit = try await read(configuration)
+            audit = try await read(configuration, topics)
         }
-        report(audit)
+        report(audit, topics)
         if !audit.reconciliation.isComplete { throw ExitCode(1) }
+    }
+
+    /// The topics audited.
+    private struct Topics {
+        var requests: [String]
+        var outcomes: [String]
     }
 
     private struct Audit {
@@ -51,10 +58,10 @@ struct Reconcile: AsyncParsableCommand {
         var outcomes = 0
     }
 
-    private func read(_ configuration: KafkaConfiguration) async throws -> Audit {
+    private func read(_ configuration: KafkaConfiguration, _ topics: Topics) async throws -> Audit {
         var audit = Audit()
         let decoder = RequestDecoder()
-        try await TopicScan.read(requests, kafka: configuration) { record in
+        try await TopicScan.read(topics.requests, kafka: configuration) { record in
             audit.records += 1
             switch decoder.decode(record.value ?? []) {
             case .success(let request):
@@ -71,7 +78,7 @@ struct Reconcile: AsyncParsableCommand {
         }
         let expected = Set(audit.reconciliation.expected)
         let outcomeDecoder = Outcome.decoder()
-        try await TopicScan.read([outcomes], kafka: configuration) { record in
+        try await TopicScan.read(topics.outcomes, kafka: configuration) { record in
             guard let value = record.value, let outcome = try? outcomeDecoder.decode(Outcome.self, from: Data(value)),
                 expected.contains(outcome.replayOf ?? outcome.requestID)
             else { return true }
@@ -82,11 +89,11 @@ struct Reconcile: AsyncParsableCommand {
         return audit
     }
 
-    private func report(_ audit: Audit) {
+    private func report(_ audit: Audit, _ topics: Topics) {
         let r = audit.reconciliation
         let replayed = r.replayCounts.count
         Output.line(
-            "reconcile: \(r.expected.count) requests in \(requests.joined(separator: ", ")) (\(audit.records) records, \(audit.replayRecords) of them replays); \(audit.outcomes) of their outcomes in \(outcomes)"
+            "reconcile: \(r.expected.count) requests in \(topics.requests.joined(separator: ", ")) (\(audit.records) records, \(audit.replayRecords) of them replays); \(audit.outcomes) of their outcomes in \(topics.outcomes.joined(separator: ", "))"
         )
         for (op, statuses) in r.statusesByOp.sorted(by: { $0.key < $1.key }) {
             let byStatus = OutcomeStatus.allCases.compactMap { status in statuses[status].map { "\(status.rawValue) \($0)" } }

@@ -51,8 +51,10 @@ struct Submit: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Items per record (default: 1000 for topics, 100 for imports and deletions, 20 for groups).", valueName: "n"))
     var recordSize: Int?
 
-    @Option(help: ArgumentHelp("The request topic (default: the op's topic in pipelines/).", valueName: "kafka-topic"))
+    @Option(help: ArgumentHelp("The request topic (default: that of the pipeline file that takes the op).", valueName: "kafka-topic"))
     var requestTopic: String?
+
+    @OptionGroup var defaults: PipelineTopics
 
     @Option(help: "The input layout: lines or csv (default: csv for *.csv, else lines).")
     var format: String?
@@ -83,7 +85,7 @@ struct Submit: AsyncParsableCommand {
         }
         guard !list.items.isEmpty else { throw ValidationError("\(input): no items to submit") }
         let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix)
-        let topic = requestTopic ?? SubmitTarget.defaultRequestTopic(operation)
+        let topic = try requestTopic ?? defaults.requestTopic(for: operation, orName: "--request-topic")
         let records = plan.recordCount(items: list.items.count)
         let configuration = try kafka.configuration()
         let producer = try KafkaProducer(configuration: configuration)

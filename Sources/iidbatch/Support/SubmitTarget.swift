@@ -35,14 +35,4 @@ enum SubmitTarget {
         case .apnsImport, .installationsDelete, .instancesInfo: 100
         }
     }
-
-    /// The request topic of the op in the bundled pipeline files.
-    static func defaultRequestTopic(_ op: RequestOp) -> String {
-        switch op {
-        case .topicsSubscribe, .topicsUnsubscribe, .instancesInfo: "iidbatch.topic-changes"
-        case .installationsDelete: "iidbatch.deletions"
-        case .apnsImport: "iidbatch.apns-imports"
-        case .groupsCreate, .groupsAdd, .groupsRemove: "iidbatch.device-groups"
-        }
-    }
 }

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Pipeline
+
+/// The topics the operator commands use when none is named: those of the pipeline files
+/// (`--pipelines`, `pipelines/` by default), so the command line writes no topic name of its own.
+struct PipelineTopics: ParsableArguments {
+    @Option(help: ArgumentHelp("The pipeline files whose topics are the defaults (a folder or one file).", valueName: "path"))
+    var pipelines = "pipelines"
+
+    /// The pipeline files, or a usage error naming the option to give instead.
+    func load(orName option: String) throws -> [PipelineConfiguration] {
+        do { return try PipelineFile.loadAll(pipelines) } catch {
+            throw ValidationError("\(option) is needed: the default comes from the pipeline files, and \(error)")
+        }
+    }
+
+    /// The request topic of the pipeline that takes `op`.
+    func requestTopic(for op: RequestOp, orName option: String) throws -> String {
+        let files = try load(orName: option)
+        guard let pipeline = PipelineConfiguration.pipeline(for: op, in: files) else {
+            throw ValidationError("\(option) is needed: no pipeline file in \(pipelines) takes \(op.rawValue)")
+        }
+        return pipeline.requestTopic
+    }
+
+    /// Every request topic of the pipeline files.
+    func requestTopics(orName option: String) throws -> [String] {
+        Array(Set(try load(orName: option).map(\.requestTopic))).sorted()
+    }
+
+    /// Every outcome topic of the pipeline files.
+    func outcomeTopics(orName option: String) throws -> [String] {
+        Array(Set(try load(orName: option).map(\.outcomeTopic))).sorted()
+    }
+}
