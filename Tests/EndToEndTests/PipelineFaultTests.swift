@@ -90,7 +90,9 @@ struct PipelineFaultTests {
             let requests = stride(from: 0, to: tokens.count, by: 100).map { start in
                 PipelineRequest(id: "outage-\(start)", op: .topicsSubscribe, target: .topic("o\(start % 7)"), items: Array(tokens[start..<start + 100]))
             }
-            try fixture.backend.setFaults(FaultPlan(outages: [.init(startSeconds: 0, durationSeconds: 4)]))
+            // Every call answers 503 until the breaker has opened, and a few seconds more: the outage
+            // ends on what the worker did, not on a clock started before it had made a call.
+            try fixture.backend.setFaults(FaultPlan(callErrors: ["503": 1.0]))
             // A budget the outage would spend many times over if each failed call were charged.
             let worker = try fixture.startWorker(
                 fixture.pipeline {
@@ -98,6 +100,9 @@ struct PipelineFaultTests {
                     $0.breakerThreshold = 3
                 })
             try await fixture.submit(requests)
+            try await waitUntil("the breaker to open") { await worker.worker.currentStatistics().breakerOpenings >= 1 }
+            try await Task.sleep(for: .seconds(3))
+            try fixture.backend.setFaults(FaultPlan())
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             let statistics = await worker.worker.currentStatistics()
             await worker.stop()

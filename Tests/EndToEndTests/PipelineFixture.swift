@@ -61,6 +61,7 @@ final class PipelineFixture: Sendable {
             linger: .milliseconds(20), concurrency: 8,
             retry: RetryPolicy(maxAttempts: 8, initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(300), maxElapsed: .seconds(60)),
             drainTimeout: .seconds(10), breakerCooldown: .milliseconds(200), breakerMaxCooldown: .seconds(1))
+        pipeline.adaptiveRate.start = 200  // quick to start; the adaptive-rate tests set their own
         adjust(&pipeline)
         return pipeline
     }

@@ -94,8 +94,8 @@ struct ReadmeWalkthroughTests {
         let audits = output.components(separatedBy: "$ iidbatch reconcile --requests iidbatch.topic-changes")
         #expect(audits.count == 3, "two audits of the migration: \(output)")
         if audits.count == 3 {
-            #expect(audits[1].contains("topics.subscribe     partial"), "throttled items ran out of retries: \(audits[1])")
-            #expect(audits[1].contains("RESOURCE_EXHAUSTED="), "\(audits[1])")
+            #expect(audits[1].contains("topics.subscribe     partial"), "unavailable items ran out of retries: \(audits[1])")
+            #expect(audits[1].contains("UNAVAILABLE="), "\(audits[1])")
             #expect(audits[2].contains("topics.subscribe     succeeded 25; items: OK=25000"), "after the replay: \(audits[2])")
             #expect(audits[2].contains("complete: every request has an outcome"))
         }

@@ -16,7 +16,7 @@ struct ReplayCommandTests {
 
     @Test("dead letters by code and op, replayed after the fault clears: everything completes; a second replay changes nothing")
     func replayAfterFault() async throws {
-        try await withPipelineFixture(partitions: 2, faults: FaultPlan(itemErrors: ["RESOURCE_EXHAUSTED": 1.0])) { fixture in
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(itemErrors: ["UNAVAILABLE": 1.0])) { fixture in
             let brokers = fixture.kafka.bootstrapServers
             let folder = try OperatorCommand.temporaryFolder("replay")
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -37,7 +37,7 @@ struct ReplayCommandTests {
                 try await run(["reconcile", "--requests", fixture.requestTopic, "--outcomes", fixture.outcomeTopic, "--wait", "3m"])
             }
 
-            // Every subscribe throttled past its retries, then every import failing INTERNAL.
+            // Every subscribe unavailable past its retries, then every import failing INTERNAL.
             _ = try await run([
                 "submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", fixture.requestTopic,
                 folder.appendingPathComponent("tokens.txt").path,
@@ -50,20 +50,20 @@ struct ReplayCommandTests {
             ])
             _ = try await fixture.waitForDeadLetters(5, timeout: .seconds(120))
             let failed = try await reconcile()
-            #expect(failed.contains("topics.subscribe     failed 3; items: RESOURCE_EXHAUSTED=2500"), "\(failed)")
+            #expect(failed.contains("topics.subscribe     failed 3; items: UNAVAILABLE=2500"), "\(failed)")
             #expect(failed.contains("apns.import          failed 2; items: INTERNAL=150"), "\(failed)")
             #expect(fixture.backend.subscribers(of: "movies").isEmpty)
             try fixture.backend.setFaults(FaultPlan())
 
             // A dry run shows the selection and produces nothing.
             let requestsBefore = try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count
-            let dryRun = try await run(["replay", "--from", fixture.deadLetterTopic, "--code", "RESOURCE_EXHAUSTED", "--dry-run"])
+            let dryRun = try await run(["replay", "--from", fixture.deadLetterTopic, "--code", "UNAVAILABLE", "--dry-run"])
             #expect(dryRun.contains("dry run: would replay 3 record(s), 2500 items, of 5 in \(fixture.deadLetterTopic)"), "\(dryRun)")
-            #expect(dryRun.split(separator: "\n").filter { $0.contains("RESOURCE_EXHAUSTED → \(fixture.requestTopic)") }.count == 3, "\(dryRun)")
+            #expect(dryRun.split(separator: "\n").filter { $0.contains("UNAVAILABLE → \(fixture.requestTopic)") }.count == 3, "\(dryRun)")
             #expect(try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count == requestsBefore)
 
-            // Replay by code: only the throttled subscribes go back.
-            let byCode = try await run(["replay", "--from", fixture.deadLetterTopic, "--code", "RESOURCE_EXHAUSTED"])
+            // Replay by code: only the unavailable subscribes go back.
+            let byCode = try await run(["replay", "--from", fixture.deadLetterTopic, "--code", "UNAVAILABLE"])
             #expect(byCode.contains("replayed 3 record(s), 2500 items"), "\(byCode)")
             let half = try await reconcile()
             #expect(half.contains("topics.subscribe     succeeded 3; items: OK=2500"), "\(half)")
@@ -98,7 +98,7 @@ struct ReplayCommandTests {
             let id = try #require(fixture.outcomes.first { $0.op == .topicsSubscribe && $0.counts.values.reduce(0, +) == 1_000 }?.requestID)
             let table = try await run(["outcomes", "--from", fixture.outcomeTopic, "--request-id", id])
             #expect(table.contains("\(id) (replay)"), "\(table)")
-            #expect(table.contains("3 outcome(s): succeeded 2, failed 1; items: OK=2000 RESOURCE_EXHAUSTED=1000"), "\(table)")
+            #expect(table.contains("3 outcome(s): succeeded 2, failed 1; items: OK=2000 UNAVAILABLE=1000"), "\(table)")
             let json = try await run(["outcomes", "--from", fixture.outcomeTopic, "--json", "--since", "1h"])
             let lines = json.split(separator: "\n").filter { $0.hasPrefix("{") }
             #expect(lines.count == (try await OperatorCommand.records(fixture.kafka, fixture.outcomeTopic).count))

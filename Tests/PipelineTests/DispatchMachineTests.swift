@@ -13,6 +13,7 @@ struct DispatchMachineTests {
             name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
             retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
             breakerThreshold: 3, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        configuration.adaptiveRate.start = 1_000  // pacing is not the subject unless a test sets a rate
         adjust(&configuration)
         return configuration
     }
@@ -219,5 +220,52 @@ struct DispatchMachineTests {
         #expect(pauses(opened) == [true])
         _ = machine.finished(jobID: b.id, answers([.ok]), now: t0 + .milliseconds(10))
         #expect(!machine.breakerClosed, "b's answer was sent before the opening and proves nothing")
+    }
+
+    @Test("throttled items are paced, not charged: they outlast max-attempts and end OK (issue 12)")
+    func throttlingIsPacing() throws {
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.retry.maxAttempts = 2
+                $0.retry.maxElapsed = .seconds(600)
+                $0.callsPerSecond = 1_000
+            }, random: SplitMix64(seed: 10))
+        var job = try #require(started(machine.add(subscribe("a", 3), handle: 0, now: t0)).first)
+        var now = t0
+        // Ten throttled answers in a row: far more than max-attempts, and nothing is settled.
+        for _ in 0..<10 {
+            now += .milliseconds(50)
+            let actions = machine.finished(jobID: job.id, answers([.resourceExhausted, .resourceExhausted, .resourceExhausted]), now: now)
+            #expect(settled(actions).isEmpty, "throttling never ends an item within max-elapsed")
+            if let next = started(actions).first {
+                job = next
+            } else {
+                now = try #require(timers(actions).last)
+                job = try #require(started(machine.timerFired(now: now)).first)
+            }
+            #expect(job.attempts == 0, "not charged")
+        }
+        let done = machine.finished(jobID: job.id, answers([.ok, .ok, .ok]), now: now + .milliseconds(50))
+        #expect(settled(done).map(\.answer.result.code) == [.ok, .ok, .ok])
+        #expect(settled(done).allSatisfy { $0.attempts == 11 }, "the outcome still records every attempt")
+        let rate = try #require(machine.rates[.batchAdd])
+        #expect(rate.throttles == 10 && rate.rate < 1_000, "the rate was cut")
+    }
+
+    @Test("a 429 is pacing too, and a mixed answer splits: throttled items paced, failed ones backed off and charged")
+    func mixedAnswerSplits() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 11))
+        let job = try #require(started(machine.add(subscribe("a", 3), handle: 0, now: t0)).first)
+        let actions = machine.finished(jobID: job.id, answers([.ok, .resourceExhausted, .internal]), now: t0 + .milliseconds(5))
+        #expect(settled(actions).map(\.origin.index) == [0])
+        let paced = try #require(started(actions).first, "the throttled item goes again at once, paced by the rate")
+        #expect(paced.items == ["a-1"] && paced.attempts == 0)
+        let refused = machine.finished(jobID: paced.id, .failed(.throttled(api: .batchAdd, retryAfter: nil)), now: t0 + .milliseconds(10))
+        #expect(settled(refused).isEmpty, "a 429 is not charged")
+        #expect(started(refused).isEmpty || started(refused).first?.items == ["a-1"])
+        let both = started(refused) + started(machine.timerFired(now: t0 + .seconds(5)))
+        #expect(Set(both.map(\.items)) == [["a-1"], ["a-2"]])
+        #expect(both.first { $0.items == ["a-2"] }?.attempts == 1, "the INTERNAL item was charged")
     }
 }

@@ -21,8 +21,12 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var linger: Duration
     /// Backend calls in flight at once.
     public var concurrency: Int
-    /// Backend calls per second, per API (a token bucket); nil for no limit.
+    /// The most backend calls per second, per API (`rate-limit`): the adaptive rate's ceiling; nil
+    /// for none.
     public var callsPerSecond: Double?
+    /// How the rate per API is found under the ceiling (`adaptive-rate`); its `ceiling` is ignored
+    /// in favour of `callsPerSecond`.
+    public var adaptiveRate = AdaptiveRate.Settings()
     /// Retries of retryable items.
     public var retry: RetryPolicy
     /// Topic pipelines: the IID batch API or FCM v1 per token.
@@ -70,6 +74,13 @@ public struct PipelineConfiguration: Sendable, Hashable {
         self.breakerThreshold = breakerThreshold
         self.breakerCooldown = breakerCooldown
         self.breakerMaxCooldown = breakerMaxCooldown
+    }
+
+    /// The adaptive rate's settings, with `rate-limit` as the ceiling.
+    public var rateSettings: AdaptiveRate.Settings {
+        var settings = adaptiveRate
+        settings.ceiling = callsPerSecond
+        return settings
     }
 
     /// Whether this pipeline takes requests of `op`.

@@ -13,7 +13,8 @@ import Yams
 /// backend: iid-batch                    # or fcm-v1 (topic pipelines)
 /// batching: { max-items: 1000, linger: 50ms }
 /// concurrency: 16
-/// rate-limit: 500                       # calls per second per API
+/// rate-limit: 500                       # calls per second per API: the adaptive rate's ceiling
+/// adaptive-rate: { start: 20, floor: 1, increase: 2, decrease: 0.7 }
 /// max-in-flight-items: 50000
 /// max-record-bytes: 1048576
 /// max-outcome-bytes: 1000000                # requests whose outcome could be larger are rejected
@@ -80,6 +81,14 @@ public enum PipelineFile {
         }
         pipeline.concurrency = try reader.integer("concurrency", in: 1...1_024) ?? pipeline.concurrency
         pipeline.callsPerSecond = try reader.number("rate-limit", in: 0.01...1_000_000) ?? pipeline.callsPerSecond
+        if var adaptive = try reader.section("adaptive-rate") {
+            pipeline.adaptiveRate.start = try adaptive.number("start", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.start
+            pipeline.adaptiveRate.floor = try adaptive.number("floor", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.floor
+            pipeline.adaptiveRate.increase = try adaptive.number("increase", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.increase
+            pipeline.adaptiveRate.decrease = try adaptive.number("decrease", in: 0.05...0.95) ?? pipeline.adaptiveRate.decrease
+            if pipeline.adaptiveRate.floor > pipeline.adaptiveRate.start { throw adaptive.error("floor", "must not be above start") }
+            try adaptive.finish()
+        }
         pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: 1...10_000_000) ?? pipeline.maxInFlightItems
         pipeline.maxRecordBytes = try reader.integer("max-record-bytes", in: 64...(64 << 20)) ?? pipeline.maxRecordBytes
         pipeline.maxOutcomeBytes = try reader.integer("max-outcome-bytes", in: 16_384...(64 << 20)) ?? pipeline.maxOutcomeBytes

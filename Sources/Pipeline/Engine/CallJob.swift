@@ -15,6 +15,9 @@ struct CallJob: Sendable {
     var origins: [PlannedCall.Origin]
     /// Attempts made so far in this worker (every item of a job has had the same number).
     var attempts = 0
+    /// Attempts answered with throttling (`RESOURCE_EXHAUSTED`, 429): paced, not charged to
+    /// `max-attempts`, but reported with the item's attempts.
+    var throttles = 0
     /// When the first attempt started, for the elapsed-time budget.
     var firstAttempt: ContinuousClock.Instant?
     /// The worker's outage time (circuit breaker open) when the first attempt started: time spent
@@ -22,6 +25,20 @@ struct CallJob: Sendable {
     var outageAtFirstAttempt: Duration = .zero
     /// The last failure, for dead-letter headers and messages.
     var lastError: String?
+
+    /// The same job with no items, to take some of another attempt's items into.
+    func emptied() -> CallJob {
+        var job = self
+        job.items = []
+        job.origins = []
+        return job
+    }
+
+    /// Takes item `index` of `other` (an attempt of the same call).
+    mutating func take(_ index: Int, of other: CallJob) {
+        items.append(other.items[index])
+        origins.append(other.origins[index])
+    }
 
     /// Removes the items whose request is in `handles`; returns how many were removed.
     @discardableResult

@@ -86,6 +86,13 @@ struct CallQueue: Sendable {
         count = retries.count + unordered.count + ordered.values.reduce(0) { $0 + $1.count }
     }
 
+    /// A job split off a running one (its throttled items): it holds the key too, until released.
+    mutating func holdAlso(_ job: CallJob) {
+        guard let key = job.orderingKey, var holder = holders[key] else { return }
+        holder.count += 1
+        holders[key] = holder
+    }
+
     /// A job's items are all final: it no longer holds its key.
     mutating func release(_ job: CallJob) {
         guard let key = job.orderingKey, var holder = holders[key] else { return }

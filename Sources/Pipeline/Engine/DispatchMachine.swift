@@ -25,6 +25,8 @@ struct DispatchMachine: Sendable {
     private var queue = CallQueue()
     private var breaker: CircuitBreaker
     private var buckets: [BackendAPI: TokenBucket] = [:]
+    /// The adaptive rate of each API called so far.
+    private(set) var rates: [BackendAPI: AdaptiveRate] = [:]
     private var retryAfterUntil: [BackendAPI: ContinuousClock.Instant] = [:]
     private var backoffs = Heap<ScheduledRetry>()
     private var running: [Int: RunningCall] = [:]
@@ -82,27 +84,43 @@ struct DispatchMachine: Sendable {
         switch answer {
         case .items(let answers):
             breaker.recordSuccess(probe: call.probe)
-            job.attempts += 1
-            let mayRetry = configuration.retry.allowsRetry(attemptsMade: job.attempts, elapsed: chargedElapsed(job, now: now))
-            var retry = job
-            retry.items = []
-            retry.origins = []
+            func answer(_ index: Int) -> ItemAnswer {
+                index < answers.count ? answers[index] : ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
+            }
+            let throttled = job.items.indices.contains { answer($0).result.code == .resourceExhausted }
+            adapt(call, throttled: throttled, now: now)
+            // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
+            // by max-elapsed only. Every other item is charged the attempt.
+            let withinTime = configuration.retry.allowsRetry(attemptsMade: 0, elapsed: chargedElapsed(job, now: now))
+            var paced = job.emptied()
+            paced.throttles += 1
+            var charged = job
+            charged.attempts += 1
+            let mayRetry = configuration.retry.allowsRetry(attemptsMade: charged.attempts, elapsed: chargedElapsed(job, now: now))
+            var retry = charged.emptied()
             var settled: [ItemSettlement] = []
             for index in job.items.indices {
-                let answer = index < answers.count ? answers[index] : ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
-                if answer.result.code.isRetryable {
-                    guard mayRetry, !call.revoked.contains(index) else {
-                        if !call.revoked.contains(index) { settled.append(settlement(job, index, answer)) }
-                        continue
-                    }
-                    retry.items.append(job.items[index])
-                    retry.origins.append(job.origins[index])
+                let answer = answer(index)
+                let code = answer.result.code
+                if code.isRetryable, call.revoked.contains(index) { continue }  // revoked: never again
+                if code == .resourceExhausted {
+                    if withinTime { paced.take(index, of: job) } else { settled.append(settlement(paced, index, answer)) }
+                } else if code.isRetryable, mayRetry {
+                    retry.take(index, of: job)
                 } else {
-                    settled.append(settlement(job, index, answer))
+                    settled.append(settlement(charged, index, answer))
                 }
             }
             if !settled.isEmpty { actions.append(.settle(settled)) }
-            if retry.items.isEmpty { queue.release(job) } else { scheduleBackoff(retry, retryAfter: nil, now: now) }
+            switch (retry.items.isEmpty, paced.items.isEmpty) {
+            case (true, true): queue.release(job)
+            case (false, true): scheduleBackoff(retry, retryAfter: nil, now: now)
+            case (true, false): queue.enqueueRetry(paced)
+            case (false, false):
+                queue.holdAlso(paced)
+                scheduleBackoff(retry, retryAfter: nil, now: now)
+                queue.enqueueRetry(paced)
+            }
         case .failed(let error):
             let wasClosed = breaker.isClosed
             breaker.recordFailure(error, now: now, probe: call.probe)
@@ -113,8 +131,14 @@ struct DispatchMachine: Sendable {
             }
             job.lastError = error.description
             job.drop(revokedHandles(call))
+            let throttled = error.resultCode == .resourceExhausted
+            if throttled { adapt(call, throttled: true, now: now) }
             if job.items.isEmpty {
                 queue.release(job)
+            } else if throttled, configuration.retry.allowsRetry(attemptsMade: 0, elapsed: chargedElapsed(job, now: now)) {
+                // Quota: paced by the cut rate (and any Retry-After), not charged to max-attempts.
+                job.throttles += 1
+                queue.enqueueRetry(job)
             } else if error.isSystemic || (error.isRetryable && !breaker.isClosed) {
                 // A failure of the whole system: not the items' fault, so not charged to them.
                 queue.enqueueRetry(job)
@@ -228,7 +252,7 @@ struct DispatchMachine: Sendable {
             job.firstAttempt = now
             job.outageAtFirstAttempt = outageTime(now: now)
         }
-        running[job.id] = RunningCall(job: job, probe: probe)
+        running[job.id] = RunningCall(job: job, probe: probe, startedAt: now)
         return job
     }
 
@@ -241,10 +265,19 @@ struct DispatchMachine: Sendable {
             }
             retryAfterUntil[api] = nil
         }
-        guard let rate = configuration.callsPerSecond else { return true }
+        let rate = rates[api, default: AdaptiveRate(configuration.rateSettings)].rate
         guard let wait = buckets[api, default: TokenBucket(rate: rate, now: now)].take(now: now) else { return true }
         earliest = earlier(earliest, now + wait)
         return false
+    }
+
+    /// Moves the adaptive rate of `call`'s API on its answer, and the API's token bucket with it.
+    private mutating func adapt(_ call: RunningCall, throttled: Bool, now: ContinuousClock.Instant) {
+        let api = CallExecutor.api(for: call.job.op, topicBackend: configuration.topicBackend)
+        var rate = rates[api] ?? AdaptiveRate(configuration.rateSettings)
+        if throttled { rate.throttled(startedAt: call.startedAt, now: now) } else { rate.succeeded(startedAt: call.startedAt) }
+        rates[api] = rate
+        buckets[api]?.setRate(rate.rate, now: now)
     }
 
     // MARK: - Retries and the outage clock
@@ -278,7 +311,7 @@ struct DispatchMachine: Sendable {
     }
 
     private func settlement(_ job: CallJob, _ index: Int, _ answer: ItemAnswer) -> ItemSettlement {
-        ItemSettlement(origin: job.origins[index], answer: answer, attempts: job.attempts, lastError: job.lastError)
+        ItemSettlement(origin: job.origins[index], answer: answer, attempts: job.attempts + job.throttles, lastError: job.lastError)
     }
 
     private func earlier(_ a: ContinuousClock.Instant?, _ b: ContinuousClock.Instant) -> ContinuousClock.Instant {

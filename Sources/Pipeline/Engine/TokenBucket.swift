@@ -2,9 +2,9 @@
 /// and are told how long to wait when the bucket is empty.
 public struct TokenBucket: Sendable {
     /// Tokens added per second.
-    public let rate: Double
+    public private(set) var rate: Double
     /// The most tokens held (calls allowed back to back after a quiet spell).
-    public let burst: Double
+    public private(set) var burst: Double
     private var tokens: Double
     private var refilledAt: ContinuousClock.Instant
 
@@ -16,12 +16,25 @@ public struct TokenBucket: Sendable {
         self.refilledAt = now
     }
 
-    /// Takes one token and returns nil, or returns how long until one is there (taking nothing).
-    public mutating func take(now: ContinuousClock.Instant) -> Duration? {
+    /// Changes the rate from `now` on (the time before it is refilled at the old rate); the burst
+    /// follows the rate unless it was given.
+    public mutating func setRate(_ newRate: Double, now: ContinuousClock.Instant) {
+        refill(now: now)
+        rate = newRate
+        burst = max(1, newRate / 10)
+        tokens = min(tokens, burst)
+    }
+
+    private mutating func refill(now: ContinuousClock.Instant) {
         let elapsed = now - refilledAt
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         tokens = min(burst, tokens + seconds * rate)
         refilledAt = now
+    }
+
+    /// Takes one token and returns nil, or returns how long until one is there (taking nothing).
+    public mutating func take(now: ContinuousClock.Instant) -> Duration? {
+        refill(now: now)
         if tokens >= 1 {
             tokens -= 1
             return nil

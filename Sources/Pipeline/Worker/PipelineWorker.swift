@@ -128,6 +128,10 @@ public actor PipelineWorker {
     public func currentStatistics() -> WorkerStatistics {
         var statistics = statistics
         statistics.peakItemsInFlight = book.peakItemsInFlight
+        for (api, rate) in dispatch.rates {
+            statistics.rates[api.rawValue] = rate.rate
+            statistics.throttledCalls += rate.throttles
+        }
         return statistics
     }
 

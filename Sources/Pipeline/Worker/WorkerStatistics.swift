@@ -16,6 +16,10 @@ public struct WorkerStatistics: Sendable, Hashable {
     public var deadLetters = 0
     /// Items in published dead letters.
     public var deadLetterItems = 0
+    /// Call attempts answered with throttling (`RESOURCE_EXHAUSTED`, HTTP 429).
+    public var throttledCalls = 0
+    /// The adaptive rate per API (`iid.batchAdd`, …), calls per second; merged, the sum over workers.
+    public var rates: [String: Double] = [:]
     /// Times the circuit breaker opened.
     public var breakerOpenings = 0
     /// The most items held in flight at once.
@@ -43,6 +47,8 @@ public struct WorkerStatistics: Sendable, Hashable {
         deadLetters += other.deadLetters
         deadLetterItems += other.deadLetterItems
         breakerOpenings += other.breakerOpenings
+        throttledCalls += other.throttledCalls
+        rates.merge(other.rates, uniquingKeysWith: +)
         peakItemsInFlight = max(peakItemsInFlight, other.peakItemsInFlight)
         latency.merge(other.latency)
     }

@@ -65,7 +65,7 @@ struct Run: AsyncParsableCommand {
                     .init(
                         service: WorkerService(worker: $0), successTerminationBehavior: .gracefullyShutdownGroup,
                         failureTerminationBehavior: .gracefullyShutdownGroup)
-                },
+                } + [.init(service: StatisticsReporter(workers: workers, interval: .seconds(10)), successTerminationBehavior: .ignore)],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "iidbatch.run")))
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }

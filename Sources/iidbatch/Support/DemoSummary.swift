@@ -31,6 +31,7 @@ struct DemoSummary {
         Output.line(
             "backend: \(statistics.calls) call attempts (\(statistics.failedCalls) failed whole), \(statistics.retries) item retries, circuit breaker opened \(statistics.breakerOpenings) times"
         )
+        Output.line("adaptive rate: \(RateLine.describe(statistics)); \(statistics.throttledCalls) throttled attempts")
         let emulatorCalls = emulator.apis.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.calls)" }
         Output.line("emulator saw: \(emulatorCalls.joined(separator: ", "))")
         Output.line(

@@ -1,0 +1,30 @@
+import Logging
+import Pipeline
+import ServiceLifecycle
+
+/// Logs each worker's progress every `interval` while `iidbatch run` runs: records, outcomes,
+/// dead letters, call attempts, throttled attempts and the adaptive rate per API.
+struct StatisticsReporter: Service {
+    let workers: [PipelineWorker]
+    let interval: Duration
+    let logger = Logger(label: "iidbatch.run")
+
+    func run() async throws {
+        // Ends at once on a graceful shutdown, so it never delays the stop.
+        try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: interval)
+                await report()
+            }
+        }
+    }
+
+    private func report() async {
+        for worker in workers {
+            let statistics = await worker.currentStatistics()
+            logger.info(
+                "\(worker.configuration.name): \(statistics.records) records, \(statistics.outcomeCount) outcomes, \(statistics.deadLetters) dead letters, \(statistics.calls) call attempts (\(statistics.throttledCalls) throttled); rate \(RateLine.describe(statistics))"
+            )
+        }
+    }
+}
