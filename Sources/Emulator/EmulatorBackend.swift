@@ -65,7 +65,7 @@ public final class EmulatorBackend: Sendable {
 
     /// Counts one call of `api` that was answered `status`, carried `items` items, and whose
     /// items ended on `codes`.
-    func count(_ api: BackendAPI, status: Int, items: Int, codes: [String]) {
+    func count(_ api: BackendAPI, status: Int, items: Int, codes: [String], throttled: Bool) {
         state.withLock { state in
             var stats = state.stats.apis[api.rawValue] ?? EmulatorStats.API()
             stats.calls += 1
@@ -73,6 +73,7 @@ public final class EmulatorBackend: Sendable {
             stats.maxItemsPerCall = max(stats.maxItemsPerCall, items)
             stats.statuses[String(status), default: 0] += 1
             for code in codes { stats.itemCodes[code, default: 0] += 1 }
+            if throttled { stats.throttled += 1 }
             state.stats.apis[api.rawValue] = stats
         }
     }

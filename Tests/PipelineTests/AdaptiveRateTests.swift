@@ -44,4 +44,60 @@ struct AdaptiveRateTests {
         for i in 0..<10 { rate.throttled(startedAt: t0 + .seconds(i), now: t0 + .seconds(i)) }
         #expect(rate.rate == 2, "the floor holds")
     }
+
+    /// Workers with their own controllers and token buckets against one quota (a token bucket of
+    /// one second's calls, as the emulator's), on an injected clock in 1 ms steps; returns the
+    /// accepted calls and throttled attempts per second.
+    private func simulate(workers: Int, quota: (Int) -> Double, seconds: Int) -> [(accepted: Int, throttled: Int)] {
+        let settings = AdaptiveRate.Settings(start: 20, floor: 1, ceiling: 100, increase: 2, decrease: 0.7)
+        var rates = (0..<workers).map { _ in AdaptiveRate(settings) }
+        var buckets = rates.map { TokenBucket(rate: $0.rate, now: t0) }
+        var backendTokens = quota(0)
+        var inFlight: [(worker: Int, startedAt: ContinuousClock.Instant, throttled: Bool)] = []
+        var perSecond = Array(repeating: (accepted: 0, throttled: 0), count: seconds)
+        for step in 0..<(seconds * 1_000) {
+            let now = t0 + .milliseconds(step)
+            let second = step / 1_000
+            backendTokens = min(max(quota(second), 1), backendTokens + quota(second) / 1_000)
+            // Answers of the previous millisecond (5 ms calls would change nothing but the lag).
+            for call in inFlight {
+                if call.throttled {
+                    rates[call.worker].throttled(startedAt: call.startedAt, now: now)
+                } else {
+                    rates[call.worker].succeeded(startedAt: call.startedAt)
+                }
+                buckets[call.worker].setRate(rates[call.worker].rate, now: now)
+            }
+            inFlight = []
+            for worker in 0..<workers {
+                while buckets[worker].take(now: now) == nil {
+                    let throttled = backendTokens < 1
+                    if throttled {
+                        perSecond[second].throttled += 1
+                    } else {
+                        backendTokens -= 1
+                        perSecond[second].accepted += 1
+                    }
+                    inFlight.append((worker, now, throttled))
+                }
+            }
+        }
+        return perSecond
+    }
+
+    @Test("several workers against one quota converge near it with few throttled attempts, and follow a change within seconds")
+    func convergence() {
+        for workers in [1, 3] {
+            let seconds = simulate(workers: workers, quota: { _ in 40 }, seconds: 40)[10...]
+            let accepted = Double(seconds.reduce(0) { $0 + $1.accepted }) / Double(seconds.count)
+            let throttled = Double(seconds.reduce(0) { $0 + $1.throttled })
+            let share = throttled / max(1, throttled + Double(seconds.reduce(0) { $0 + $1.accepted }))
+            #expect(accepted >= 0.9 * 40 && accepted <= 40.5, "\(workers) workers: \(accepted) calls/s")
+            #expect(share < 0.1, "\(workers) workers: \(share) throttled")
+        }
+        let changed = simulate(workers: 1, quota: { $0 < 20 ? 80 : 20 }, seconds: 35)
+        let settled = changed[25...].allSatisfy { Double($0.throttled) < 0.1 * Double(max(1, $0.accepted + $0.throttled)) }
+        #expect(settled, "5 s after the quota fell from 80 to 20, every second is under 10 % throttled: \(Array(changed[20...]))")
+        #expect(changed[25...].allSatisfy { $0.accepted >= 15 }, "and it still uses the new quota")
+    }
 }

@@ -22,8 +22,10 @@ struct FaultMiddleware: RouterMiddleware {
             let name = status == 500 ? "INTERNAL" : status == 503 ? "UNAVAILABLE" : "UNKNOWN"
             return EmulatorResponse.googleError(status, name, "Injected failure.").httpResponse()
         case .throttle(let seconds) where !api.answersQuotaPerItem:
+            context.tally?.markThrottled()
             return EmulatorResponse.googleError(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", headers: [("Retry-After", "\(seconds)")]).httpResponse()
         case .throttle:
+            context.tally?.markThrottled()
             var context = context
             context.throttled = true
             return try await next(request, context)

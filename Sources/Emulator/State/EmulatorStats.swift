@@ -12,6 +12,21 @@ public struct EmulatorStats: Codable, Sendable, Hashable {
         public var statuses: [String: Int] = [:]
         /// Per-item results by code, for batch APIs.
         public var itemCodes: [String: Int] = [:]
+        /// Calls the quota throttled (429, or every item `RESOURCE_EXHAUSTED`).
+        public var throttled = 0
+
+        /// Counters with every field zero.
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            calls = try container.decode(Int.self, forKey: .calls)
+            items = try container.decode(Int.self, forKey: .items)
+            maxItemsPerCall = try container.decode(Int.self, forKey: .maxItemsPerCall)
+            statuses = try container.decode([String: Int].self, forKey: .statuses)
+            itemCodes = try container.decode([String: Int].self, forKey: .itemCodes)
+            throttled = try container.decodeIfPresent(Int.self, forKey: .throttled) ?? 0
+        }
     }
 
     /// By API name (`iid.batchAdd`, …).

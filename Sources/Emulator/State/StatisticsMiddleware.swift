@@ -15,7 +15,7 @@ struct StatisticsMiddleware: RouterMiddleware {
         context.tally = tally
         let response = try await next(request, context)
         let (items, codes) = tally.value
-        backend.count(api, status: Int(response.status.code), items: items, codes: codes)
+        backend.count(api, status: Int(response.status.code), items: items, codes: codes, throttled: tally.throttled)
         return response
     }
 }

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Emulator
+import Foundation
+import InstanceAPI
+import Kafka
+import Pipeline
+
+/// `iidbatch bench quota`: how close workers run to the backend's quota without tripping it.
+struct BenchQuota: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quota",
+        abstract: "Measure how workers find the backend's quota: calls/s against it, throttled share, dead letters, settle time.",
+        discussion: """
+            Starts an embedded Kafka cluster and the emulator in this process, with a quota of \
+            --quota batchAdd calls/s, produces a backlog of full calls (topics.subscribe requests of \
+            1,000 tokens), and runs --workers `iidbatch run` processes in one consumer group on the \
+            pipeline file (the shipped topic pipeline, unchanged, by default). Every second it reads \
+            the emulator's counters. It prints, after --warm-up seconds from the first call: the \
+            accepted calls/s as a fraction of the quota and the share of attempts throttled; the \
+            items dead-lettered; and with --change-at, the quota's change to --quota-after and the \
+            seconds until the throttled share stays under 10 %.
+            """
+    )
+
+    @Option(help: "The backend's batchAdd quota, calls per second.")
+    var quota = 40.0
+
+    @Option(help: "Worker processes in the group.")
+    var workers = 1
+
+    @Option(help: "Seconds to measure, from the first call.")
+    var seconds = 40
+
+    @Option(help: "Seconds after the first call before the figures count.")
+    var warmUp = 10
+
+    @Option(help: "Change the quota this many seconds after the first call.")
+    var changeAt: Int?
+
+    @Option(help: "The quota after --change-at.")
+    var quotaAfter: Double?
+
+    @Option(help: "The pipeline file the workers run (a topics pipeline on iid-batch).")
+    var pipeline = "pipelines/topic-changes.yaml"
+
+    @Option(help: "Partitions of the request topic.")
+    var partitions = 16
+
+    func validate() throws {
+        guard quota >= 1, quota <= 1_000 else { throw ValidationError("--quota must be 1...1000, got \(quota)") }
+        guard (1...8).contains(workers) else { throw ValidationError("--workers must be 1...8, got \(workers)") }
+        guard seconds > warmUp, seconds <= 600 else { throw ValidationError("--seconds must be above --warm-up and at most 600, got \(seconds)") }
+        guard (changeAt == nil) == (quotaAfter == nil) else { throw ValidationError("--change-at and --quota-after go together") }
+        if let changeAt { guard changeAt > 0, changeAt < seconds else { throw ValidationError("--change-at must be within --seconds, got \(changeAt)") } }
+    }
+
+    func run() async throws {
+        let file: PipelineConfiguration
+        do { file = try PipelineFile.load(pipeline) } catch { throw ValidationError(error.description) }
+        guard file.topicBackend == .iidBatch else { throw ValidationError("\(pipeline): the quota bench measures batchAdd; use an iid-batch topic pipeline") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-bench-quota-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let kafka = try EmbeddedKafka(brokers: 1)
+        try kafka.createTopic(file.requestTopic, partitions: partitions)
+        for topic in Set([file.outcomeTopic, file.deadLetterTopic]) { try kafka.createTopic(topic, partitions: 4) }
+        let api = BackendAPI.batchAdd.rawValue
+        let emulator = try await EmulatorServer.start(EmulatorConfiguration(faults: FaultPlan(quota: [api: quota])))
+        let tokens = (0..<1_000).map { String(format: "q-%06d", $0) }
+        emulator.backend.seed(SeedRequest(tokens: tokens))
+        let keyPath = folder.appendingPathComponent("key.json").path
+        try emulator.writeServiceAccountKey(to: keyPath)
+
+        // A backlog the workers cannot finish: more full calls than the quota allows in the run.
+        let backlog = Int(max(quota, quotaAfter ?? 0) * Double(seconds) * 1.3) + 100
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        try await producer.sendInOrder(
+            (0..<backlog).lazy.map { n in
+                let request = PipelineRequest(id: "bench-quota-\(n)", op: .topicsSubscribe, target: .topic("bench-\(n % 64)"), items: tokens)
+                return KafkaProducerRecord(topic: file.requestTopic, key: Array("bench-\(n % 64)".utf8), value: Array(request.jsonBody()))
+            })
+        await producer.close()
+        Output.line(
+            "bench quota: quota \(Self.number(quota)) batchAdd calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""); \(workers) worker process(es) on \(pipeline) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) calls"
+        )
+
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        let children = try (0..<workers).map { _ in
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [
+                "run", pipeline, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level", "error",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+
+        var samples: [(calls: Int, throttled: Int)] = []
+        var started: ContinuousClock.Instant?
+        let deadline = ContinuousClock.now + .seconds(seconds + 120)
+        while samples.count <= seconds, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .seconds(1))
+            let stats = emulator.backend.stats[api]
+            if started == nil, stats.calls > 0 { started = .now }
+            guard started != nil else { continue }
+            samples.append((stats.calls, stats.throttled))
+            if let changeAt, let quotaAfter, samples.count == changeAt {
+                try emulator.backend.setFaults(FaultPlan(quota: [api: quotaAfter]))
+            }
+        }
+        for child in children { child.interrupt() }
+        for child in children { child.waitUntilExit() }
+
+        let deadLetters = try await Self.deadLetterItems(kafka, topic: file.deadLetterTopic)
+        report(samples, deadLetters: deadLetters)
+        await emulator.shutdown()
+        kafka.shutdown()
+    }
+
+    /// Prints the figures from per-second samples of the emulator's cumulative counters.
+    private func report(_ samples: [(calls: Int, throttled: Int)], deadLetters: Int) {
+        guard samples.count > warmUp + 1 else {
+            Output.line("bench quota: the workers made no calls")
+            return
+        }
+        func window(_ from: Int, _ to: Int) -> (accepted: Int, throttled: Int) {
+            let calls = samples[to].calls - samples[from].calls
+            let throttled = samples[to].throttled - samples[from].throttled
+            return (calls - throttled, throttled)
+        }
+        let steadyEnd = min((changeAt ?? samples.count) - 1, samples.count - 1)
+        if steadyEnd > warmUp {
+            let steady = window(warmUp, steadyEnd)
+            let span = Double(steadyEnd - warmUp)
+            Output.line(
+                "at quota \(Self.number(quota)): \(Self.number(Double(steady.accepted) / span)) calls/s accepted = \(Self.percent(Double(steady.accepted) / span / quota)) of the quota; \(Self.percent(Double(steady.throttled) / Double(max(1, steady.accepted + steady.throttled)))) of attempts throttled (seconds \(warmUp)–\(steadyEnd))"
+            )
+        }
+        if let changeAt, let quotaAfter {
+            // Seconds after the change until every following second has under 10 % throttled.
+            var settle: Int?
+            for start in changeAt..<(samples.count - 1) {
+                let later = (start..<(samples.count - 1)).allSatisfy { second in
+                    let one = window(second, second + 1)
+                    return Double(one.throttled) < 0.1 * Double(max(1, one.accepted + one.throttled))
+                }
+                if later {
+                    settle = start - changeAt
+                    break
+                }
+            }
+            let after = window(min(changeAt + 10, samples.count - 2), samples.count - 1)
+            let span = Double(samples.count - 1 - min(changeAt + 10, samples.count - 2))
+            Output.line(
+                "after the change to \(Self.number(quotaAfter)): settled (under 10 % throttled every second) after \(settle.map { "\($0) s" } ?? "more than the run"); then \(Self.number(Double(after.accepted) / span)) calls/s = \(Self.percent(Double(after.accepted) / span / quotaAfter)) of the quota, \(Self.percent(Double(after.throttled) / Double(max(1, after.accepted + after.throttled)))) throttled"
+            )
+        }
+        Output.line("items dead-lettered: \(deadLetters)")
+    }
+
+    /// Items in the dead letters of `topic`.
+    private static func deadLetterItems(_ kafka: EmbeddedKafka, topic: String) async throws -> Int {
+        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic])
+        defer { reader.close() }
+        var items = 0
+        for try await record in reader.records {
+            items += DeadLetter(record).request?.items.count ?? 1
+        }
+        return items
+    }
+
+    private static func number(_ value: Double) -> String { String(format: "%.1f", value) }
+    private static func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
+}
