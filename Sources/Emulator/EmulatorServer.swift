@@ -28,7 +28,15 @@ public final class EmulatorServer: Sendable {
     ///
     /// - Throws: `EmulatorError.startFailed` naming the address when it cannot be bound.
     public static func start(_ configuration: EmulatorConfiguration, logger: Logger = Logger(label: "iidbatch.emulator")) async throws -> EmulatorServer {
-        let backend = try EmulatorBackend(configuration: configuration)
+        try await start(EmulatorBackend(configuration: configuration), logger: logger)
+    }
+
+    /// Starts serving `backend`, prepared beforehand (seeded, its key written), so that whoever
+    /// sees the port open finds it ready. Returns once the port is bound.
+    ///
+    /// - Throws: `EmulatorError.startFailed` naming the address when it cannot be bound.
+    public static func start(_ backend: EmulatorBackend, logger: Logger = Logger(label: "iidbatch.emulator")) async throws -> EmulatorServer {
+        let configuration = backend.configuration
         let bound = BoundPort()
         var quiet = logger  // Hummingbird logs every request at info; keep warnings and worse
         quiet.logLevel = max(logger.logLevel, .warning)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import InstanceAPI
 import Testing
 
@@ -32,6 +33,40 @@ struct EmulatorCommandTests {
         emulator.interrupt()
         #expect(try await emulator.waitForExit() == 0)
         #expect(emulator.text.contains("stopped on SIGINT"))
+    }
+
+    @Test("on a fixed port, the key file and the seeded state are there the moment the port accepts a connection (issue 14)")
+    func readyBeforeListening() async throws {
+        let folder = try OperatorCommand.temporaryFolder("emulator-ready")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyPath = folder.appendingPathComponent("key.json").path
+        let tokensPath = folder.appendingPathComponent("tokens.txt").path
+        try "tok-ready\n".write(toFile: tokensPath, atomically: true, encoding: .utf8)
+        let port = Int.random(in: 32_000..<38_000)
+        let emulator = try ChildProcess(try Programs.iidbatch, ["emulator", "--port", "\(port)", "--write-key", keyPath, "--tokens", tokensPath])
+        // As a script waits for the port, then reads the key at once.
+        try await waitUntil("port \(port) to accept connections (the emulator said: \(emulator.text))") { Self.accepts(port: port) }
+        let credentials = try ServiceAccountCredentials.load(from: keyPath)
+        #expect(credentials.tokenURI == "http://127.0.0.1:\(port)/token")
+        let seeded = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/emulator/v1/tokens/tok-ready"])
+        #expect(seeded.output == "200", "seeded before listening: \(seeded.output)")
+        emulator.interrupt()
+        #expect(try await emulator.waitForExit() == 0)
+    }
+
+    /// Whether a TCP connection to `port` on loopback succeeds now.
+    private static func accepts(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     @Test("a malformed fault flag is refused with the flag and value named")

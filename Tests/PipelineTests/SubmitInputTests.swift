@@ -15,6 +15,14 @@ struct SubmitInputTests {
         #expect(list.badLines[0].description.hasPrefix("line 4: 'tok 3' contains whitespace"))
     }
 
+    @Test("an empty file, a file of blank lines, or a CSV header alone says 'no items' (issue 14)")
+    func noItems() {
+        for (text, format) in [("", ItemList.Format.lines), ("\n  \n\r\n", .lines), ("user,token\n", .csv(column: "token"))] {
+            #expect(throws: ItemListError.noItems) { try ItemList(Data(text.utf8), format: format, op: .topicsSubscribe) }
+        }
+        #expect(ItemListError.noItems.description.hasPrefix("no items"))
+    }
+
     @Test("CSV: the named or numbered column under a header; quoting; short and broken rows are bad lines")
     func csv() throws {
         let text = "user,token,note\nu1,tok-a,x\nu2,\"tok-b\",\"a, b\"\nu3\nu4,\"tok-c,x\n"

@@ -80,6 +80,7 @@ public struct ItemList: Sendable {
                 lines.append(lineNumber)
             }
         }
+        if items.isEmpty, badLines.isEmpty { throw .noItems }
     }
 
     /// Why `item` cannot be an item of `op`, or nil.

@@ -4,11 +4,14 @@ public enum ItemListError: Error, Sendable, Hashable, CustomStringConvertible {
     case notUTF8
     /// The CSV header has no such column.
     case noSuchColumn(String, header: [String])
+    /// The input holds no item at all: it is empty, or every line is blank (or only a CSV header).
+    case noItems
 
     public var description: String {
         switch self {
         case .notUTF8: "the input is not UTF-8 text"
         case .noSuchColumn(let name, let header): "no column '\(name)' in the CSV header (\(header.joined(separator: ",")))"
+        case .noItems: "no items: the input is empty or every line is blank"
         }
     }
 }

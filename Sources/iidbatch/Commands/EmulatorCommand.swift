@@ -71,22 +71,29 @@ struct EmulatorCommand: AsyncParsableCommand {
                 itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage)
         } catch { throw ValidationError(error.description) }
         let configuration = EmulatorConfiguration(host: host, port: port, projectID: project, projectNumber: projectNumber, seed: seed, faults: faults)
-        let server = try await EmulatorServer.start(configuration)
+        // Everything is ready before the port opens: a script that waits for the port finds the
+        // key file (written atomically) and the seeded state.
+        let backend = try EmulatorBackend(configuration: configuration)
         for path in trustKey {
             guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--trust-key: cannot read \(path)") }
-            do { try server.backend.trustServiceAccountKey(data) } catch { throw ValidationError("--trust-key \(path): \(error)") }
+            do { try backend.trustServiceAccountKey(data) } catch { throw ValidationError("--trust-key \(path): \(error)") }
         }
         let seed = SeedRequest(tokens: try lines(of: tokens, option: "--tokens"), installations: try lines(of: installations, option: "--installations"))
+        if !seed.tokens.isEmpty || !seed.installations.isEmpty { backend.seed(seed) }
+        func writeKeyFile(to path: String, baseURL: String) throws {
+            let json = try backend.makeServiceAccountKey(tokenURI: baseURL + "/token")
+            do { try json.write(to: URL(fileURLWithPath: path), options: .atomic) } catch { throw RuntimeError("--write-key: cannot write \(path): \(error)") }
+        }
+        if let writeKey, port != 0 { try writeKeyFile(to: writeKey, baseURL: "http://\(host):\(port)") }
+        let server = try await EmulatorServer.start(backend)
+        // An ephemeral port is known only once bound: the key follows, before the banner says so.
+        if let writeKey, port == 0 { try writeKeyFile(to: writeKey, baseURL: server.baseURL) }
         if !seed.tokens.isEmpty || !seed.installations.isEmpty {
-            server.backend.seed(seed)
             Output.line("seeded \(seed.tokens.count) registration token(s) and \(seed.installations.count) installation(s)")
         }
         Output.line("iidbatch emulator: project \(project) (number \(projectNumber)) at \(server.baseURL)")
         Output.line("token endpoint: \(server.baseURL)/token")
-        if let writeKey {
-            try server.writeServiceAccountKey(to: writeKey)
-            Output.line("service-account key written to \(writeKey)")
-        }
+        if let writeKey { Output.line("service-account key written to \(writeKey)") }
         if faults != FaultPlan() { Output.line("faults: \(describe(faults))") }
         Output.line("Ctrl-C stops the emulator.")
         let signal = await Signals.waitForTermination()

@@ -116,8 +116,9 @@ struct Submit: AsyncParsableCommand {
         if input == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
-            guard let contents = FileManager.default.contents(atPath: input) else { throw ValidationError("\(input): cannot read the file") }
-            data = contents
+            do { data = try Data(contentsOf: URL(fileURLWithPath: input)) } catch {
+                throw ValidationError("\(input): cannot read the file: \((error as NSError).localizedDescription)")
+            }
         }
         let layout: ItemList.Format
         switch format ?? (input.lowercased().hasSuffix(".csv") ? "csv" : "lines") {
