@@ -26,4 +26,34 @@ struct RunLoggingTests {
             #expect(!worker.text.split(separator: "\n").contains { $0.hasPrefix("%") }, "a raw librdkafka line escaped:\n\(worker.text)")
         }
     }
+
+    @Test("--log-format json: every line of a run parses as one JSON object, librdkafka's included (issue 14)")
+    func jsonLines() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let folder = try RunFolder(fixture, name: "json")
+            defer { folder.remove() }
+            let pipeline = try folder.pipeline(fixture, group: "json-workers")
+            let tokens = fixture.seedTokens(3, prefix: "json")
+            try await fixture.submit([PipelineRequest(id: "json-1", op: .topicsSubscribe, target: .topic("j"), items: tokens)])
+            let worker = try ChildProcess(
+                try Programs.iidbatch,
+                folder.runArguments(fixture, pipeline: pipeline, ["-X", "linger.ms=5", "--log-level", "info", "--log-format", "json"]))
+            _ = try await fixture.waitForOutcomes(["json-1"])
+            _ = try await worker.waitFor("CONFWARN")
+            worker.interrupt()
+            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            let lines = worker.text.split(separator: "\n").filter { !$0.isEmpty }
+            var objects: [[String: Any]] = []
+            for line in lines {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(object != nil, "not one JSON object: \(line)")
+                if let object { objects.append(object) }
+            }
+            #expect(objects.allSatisfy { $0["timestamp"] is String && $0["level"] is String && $0["message"] is String })
+            let confwarn = try #require(objects.first { ($0["message"] as? String)?.contains("CONFWARN") == true })
+            #expect(confwarn["level"] as? String == "warning" && confwarn["label"] as? String == "iidbatch.kafka")
+            #expect(objects.contains { $0["pipeline"] as? String == "json-workers" }, "worker lines name their pipeline")
+            #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("iidbatch run: stopped after") == true }, "the run's own lines too")
+        }
+    }
 }

@@ -39,13 +39,16 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Log level of the workers: trace, debug, info, notice, warning, error.")
     var logLevel = "warning"
 
+    @Option(help: "Log format of the workers: text or json.")
+    var logFormat = "text"
+
     func validate() throws {
         guard scale > 0, scale <= 10 else { throw ValidationError("--scale must be in (0, 10], got \(scale)") }
         guard (1...64).contains(partitions) else { throw ValidationError("--partitions must be 1...64, got \(partitions)") }
     }
 
     func run() async throws {
-        try WorkerSetup.bootstrapLogging(logLevel)
+        try WorkerSetup.bootstrapLogging(logLevel, format: logFormat)
         let files: [PipelineConfiguration]
         do { files = try PipelineFile.loadAll(pipelines) } catch { throw ValidationError(error.description) }
         let byOp = try Self.pipelineTopics(files)

@@ -32,10 +32,13 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
+    @Option(help: "Log format: text, or json (one JSON object per line, every line the run writes).")
+    var logFormat = "text"
+
     @OptionGroup var kafka: KafkaOptions
 
     func run() async throws {
-        try WorkerSetup.bootstrapLogging(logLevel)
+        try WorkerSetup.bootstrapLogging(logLevel, format: logFormat, linesAsLog: true)
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
         let kafka = WorkerSetup.logging(try self.kafka.configuration())

@@ -1,13 +1,25 @@
 import Foundation
+import Logging
+import Synchronization
 
 /// Writes lines to stdout and flushes at once, so a pipe or a test reading them sees each line
-/// when it is written.
+/// when it is written. With `--log-format json` (`asLog`), lines go to the log instead, so every
+/// line the process writes is JSON.
 enum Output {
+    private static let logger = Mutex<Logger?>(nil)
+
+    /// From now on, lines are notice-level log records of `logger` and errors error-level ones.
+    static func asLog(_ target: Logger) {
+        logger.withLock { $0 = target }
+    }
+
     static func line(_ text: String) {
+        if let log = logger.withLock({ $0 }) { return log.notice("\(text)") }
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     static func error(_ text: String) {
+        if let log = logger.withLock({ $0 }) { return log.error("\(text)") }
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }

@@ -4,15 +4,24 @@ import Logging
 
 /// What `run`, `demo` and the benchmarks share to start workers.
 enum WorkerSetup {
-    /// Sends log lines at `levelName` and above to stderr.
-    static func bootstrapLogging(_ levelName: String) throws {
+    /// Sends log lines at `levelName` and above to stderr, as text or (`format` json) one JSON
+    /// object per line; in json with `linesAsLog`, the command's own lines become log lines too.
+    static func bootstrapLogging(_ levelName: String, format: String = "text", linesAsLog: Bool = false) throws {
         guard let level = Logger.Level(rawValue: levelName) else {
             throw ValidationError("--log-level: '\(levelName)' is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        switch format {
+        case "text":
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case "json":
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
+            if linesAsLog { Output.asLog(Logger(label: "iidbatch")) }
+        default:
+            throw ValidationError("--log-format: '\(format)' is not text or json")
         }
     }
 
