@@ -3,7 +3,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Buys access tokens with a service-account key (§1) and caches them.
+/// Buys access tokens (§1) with a service-account key, or from the metadata server, and caches
+/// them.
 ///
 /// However many callers ask at once, at most one request goes to the token endpoint. A cached
 /// token is refreshed `refreshMargin` before it expires; `invalidate` drops one the backend
@@ -15,7 +16,7 @@ public actor AccessTokenProvider {
         "https://www.googleapis.com/auth/cloud-platform",
     ]
 
-    private let credentials: ServiceAccountCredentials
+    private let source: CredentialSource
     private let httpClient: HTTPClient
     private let tokenURI: String
     private let scopes: [String]
@@ -35,9 +36,24 @@ public actor AccessTokenProvider {
         scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = 300,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
-        self.credentials = credentials
+        self.init(source: .serviceAccount(credentials), httpClient: httpClient, tokenURI: tokenURI, scopes: scopes, refreshMargin: refreshMargin, now: now)
+    }
+
+    /// A provider for `source`.
+    ///
+    /// - Parameter tokenURI: overrides a key file's `token_uri` (for a proxy or the emulator).
+    /// - Parameter now: the clock, replaceable in tests.
+    public init(
+        source: CredentialSource, httpClient: HTTPClient, tokenURI: String? = nil,
+        scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = 300,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.source = source
         self.httpClient = httpClient
-        self.tokenURI = tokenURI ?? credentials.tokenURI
+        switch source {
+        case .serviceAccount(let key): self.tokenURI = tokenURI ?? key.tokenURI
+        case .metadataServer(let host, _): self.tokenURI = "http://\(host)/computeMetadata/v1/instance/service-accounts/default/token"
+        }
         self.scopes = scopes
         self.refreshMargin = refreshMargin
         self.now = now
@@ -73,15 +89,21 @@ public actor AccessTokenProvider {
     }
 
     private func fetch() async throws -> AccessToken {
-        let assertion: String
-        do { assertion = try credentials.assertion(scopes: scopes, now: now(), audience: credentials.tokenURI) } catch {
-            throw InstanceAPIError.credentials("could not sign an assertion with the key of \(credentials)")
-        }
         var request = HTTPClientRequest(url: tokenURI)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let form = "grant_type=" + Self.formEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion=" + assertion
-        request.body = .bytes(ByteBuffer(string: form))
+        switch source {
+        case .serviceAccount(let credentials):
+            let assertion: String
+            do { assertion = try credentials.assertion(scopes: scopes, now: now(), audience: credentials.tokenURI) } catch {
+                throw InstanceAPIError.credentials("could not sign an assertion with the key of \(credentials)")
+            }
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            let form = "grant_type=" + Self.formEncode("urn:ietf:params:oauth:grant-type:jwt-bearer") + "&assertion=" + assertion
+            request.body = .bytes(ByteBuffer(string: form))
+        case .metadataServer:
+            request.method = .GET
+            request.headers.add(name: "Metadata-Flavor", value: "Google")
+        }
         let response: HTTPClientResponse
         let body: ByteBuffer
         do {

@@ -21,8 +21,16 @@ public final class InstanceAPIClient: Sendable {
     let logger: Logger
 
     /// A client that authenticates with `credentials`.
-    public init(
+    public convenience init(
         credentials: ServiceAccountCredentials, configuration: InstanceAPIConfiguration = InstanceAPIConfiguration(),
+        logger: Logger = Logger(label: "iidbatch.instance-api")
+    ) {
+        self.init(source: .serviceAccount(credentials), configuration: configuration, logger: logger)
+    }
+
+    /// A client that authenticates with tokens from `source`.
+    public init(
+        source: CredentialSource, configuration: InstanceAPIConfiguration = InstanceAPIConfiguration(),
         logger: Logger = Logger(label: "iidbatch.instance-api")
     ) {
         var httpConfiguration = HTTPClient.Configuration()
@@ -32,8 +40,8 @@ public final class InstanceAPIClient: Sendable {
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
         self.http = http
         self.configuration = configuration
-        self.projectID = configuration.projectID ?? credentials.projectID
-        self.tokens = AccessTokenProvider(credentials: credentials, httpClient: http, tokenURI: configuration.tokenURI)
+        self.projectID = configuration.projectID ?? source.projectID
+        self.tokens = AccessTokenProvider(source: source, httpClient: http, tokenURI: configuration.tokenURI)
         self.logger = logger
     }
 

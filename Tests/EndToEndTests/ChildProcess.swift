@@ -7,11 +7,13 @@ final class ChildProcess: Sendable {
     private let process: Process
     private let output = Mutex("")
 
-    /// Starts `executable` with `arguments`; stdout and stderr are collected together.
-    init(_ executable: URL, _ arguments: [String], stdin: Data? = nil) throws {
+    /// Starts `executable` with `arguments` (and `environment` over this process's); stdout and
+    /// stderr are collected together.
+    init(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -50,9 +50,28 @@ final class EmulatorAuth: Sendable {
         case .failure(let reason):
             return .json(["error": "invalid_grant", "error_description": reason], status: 400)
         case .success(let project):
-            let token = "ya29.emu-" + (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-            state.withLock { $0.tokens[token] = (project, Date().addingTimeInterval(TimeInterval(tokenLifetime))) }
-            return .json(TokenResponse(accessToken: token, expiresIn: tokenLifetime))
+            return .json(issueToken(project: project))
+        }
+    }
+
+    /// A new access token for `project`, valid for the token lifetime.
+    func issueToken(project: String) -> TokenResponse {
+        let token = "ya29.emu-" + (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        state.withLock { $0.tokens[token] = (project, Date().addingTimeInterval(TimeInterval(tokenLifetime))) }
+        return TokenResponse(accessToken: token, expiresIn: tokenLifetime)
+    }
+
+    /// The GCE metadata server's answers (§1, workload identity): the default service account's
+    /// token, and the project id as text. Without `Metadata-Flavor: Google` it refuses with 403,
+    /// as Google's does.
+    func metadata(_ request: EmulatorRequest, project: String) -> EmulatorResponse {
+        guard request.headers["metadata-flavor"] == "Google" else {
+            return EmulatorResponse(status: 403, body: Data("Missing required header: Metadata-Flavor".utf8))
+        }
+        switch request.path.joined(separator: "/") {
+        case "computeMetadata/v1/instance/service-accounts/default/token": return .json(issueToken(project: project))
+        case "computeMetadata/v1/project/project-id": return EmulatorResponse(status: 200, body: Data(project.utf8))
+        default: return EmulatorResponse(status: 404, body: Data("not found".utf8))
         }
     }
 

@@ -15,6 +15,9 @@ enum EmulatorRouter {
     static func make(_ backend: EmulatorBackend) -> Router<EmulatorContext> {
         let router = Router(context: EmulatorContext.self)
         serve(router.group(), .post, "token") { request, _ in backend.auth.tokenEndpoint(request) }
+        for path in ["computeMetadata/v1/instance/service-accounts/default/token", "computeMetadata/v1/project/project-id"] {
+            serve(router.group(), .get, RouterPath(path)) { request, _ in backend.auth.metadata(request, project: backend.configuration.projectID) }
+        }
         adminRoutes(router.group("emulator/v1"), backend)
 
         func api(_ api: BackendAPI, instanceID: Bool = false) -> RouterGroup<EmulatorContext> {

@@ -23,8 +23,11 @@ struct Run: AsyncParsableCommand {
     @Argument(help: "A folder of pipeline files, or one file.")
     var pipelines = "pipelines"
 
-    @Option(help: ArgumentHelp("A service-account key file (JSON).", valueName: "key.json"))
-    var credentials: String
+    @Option(
+        help: ArgumentHelp(
+            "A service-account key file (JSON). Default: as Google's libraries find credentials: $GOOGLE_APPLICATION_CREDENTIALS, then the metadata server ($GCE_METADATA_HOST or metadata.google.internal).",
+            valueName: "key.json"))
+    var credentials: String?
 
     @Option(help: ArgumentHelp("Serve every backend API from this base URL (the emulator); default: Google's endpoints.", valueName: "url"))
     var backendURL: String?
@@ -42,9 +45,12 @@ struct Run: AsyncParsableCommand {
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
         let kafka = WorkerSetup.logging(try self.kafka.configuration())
-        let key: ServiceAccountCredentials
-        do { key = try ServiceAccountCredentials.load(from: credentials) } catch { throw ValidationError("--credentials: \(error)") }
-        let client = InstanceAPIClient(credentials: key, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
+        let source: CredentialSource
+        do { source = try await ApplicationDefaultCredentials.find(explicitPath: credentials) } catch {
+            throw credentials == nil ? RuntimeError("\(error)") : ValidationError("--credentials: \(error)")
+        }
+        Output.line("iidbatch run: credentials from \(source)")
+        let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
         let workers: [PipelineWorker]
         let producer: KafkaProducer
         do {

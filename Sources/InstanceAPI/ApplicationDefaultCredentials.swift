@@ -1,0 +1,76 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// Finds credentials the way Google's client libraries do (Application Default Credentials):
+/// an explicit key file; else the key file `GOOGLE_APPLICATION_CREDENTIALS` names; else the
+/// metadata server (`GCE_METADATA_HOST`, or `metadata.google.internal`), which serves the
+/// workload's service account on GKE, Cloud Run and GCE. No secret is ever part of a message.
+public enum ApplicationDefaultCredentials {
+    /// Why no credentials were found: every source tried, and why each failed.
+    public struct NotFound: Error, Sendable, CustomStringConvertible {
+        /// Each source tried, with why it gave nothing.
+        public var tried: [String]
+
+        public var description: String {
+            "no credentials found; tried: " + tried.joined(separator: "; ")
+                + ". Pass --credentials key.json, set GOOGLE_APPLICATION_CREDENTIALS, or run where a metadata server serves a service account"
+        }
+    }
+
+    /// The first source that gives credentials.
+    ///
+    /// - Parameters:
+    ///   - explicitPath: a key file named by the user (`--credentials`); when given, the only source.
+    ///   - environment: the process environment (injected in tests).
+    ///   - metadataTimeout: how long the metadata server may take to answer the probe.
+    public static func find(
+        explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment, metadataTimeout: Duration = .seconds(3)
+    ) async throws -> CredentialSource {
+        if let explicitPath {
+            return .serviceAccount(try ServiceAccountCredentials.load(from: explicitPath))
+        }
+        var tried: [String] = []
+        if let path = environment["GOOGLE_APPLICATION_CREDENTIALS"], !path.isEmpty {
+            do { return .serviceAccount(try ServiceAccountCredentials.load(from: path)) } catch {
+                throw NotFound(tried: ["GOOGLE_APPLICATION_CREDENTIALS=\(path): \(error)"])
+            }
+        }
+        tried.append("GOOGLE_APPLICATION_CREDENTIALS is not set")
+        let host = environment["GCE_METADATA_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "metadata.google.internal"
+        switch await metadataProject(host: host, timeout: metadataTimeout) {
+        case .success(let project): return .metadataServer(host: host, projectID: project)
+        case .failure(let reason): tried.append("the metadata server at \(host): \(reason)")
+        }
+        throw NotFound(tried: tried)
+    }
+
+    /// The project id the metadata server at `host` serves, or why it could not be had.
+    private static func metadataProject(host: String, timeout: Duration) async -> Result<String, MetadataFailure> {
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        var request = HTTPClientRequest(url: "http://\(host)/computeMetadata/v1/project/project-id")
+        request.headers.add(name: "Metadata-Flavor", value: "Google")
+        let result: Result<String, MetadataFailure>
+        do {
+            let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout / .milliseconds(1))))
+            let body = String(buffer: try await response.body.collect(upTo: 4_096)).trimmingCharacters(in: .whitespacesAndNewlines)
+            if response.status != .ok {
+                result = .failure(MetadataFailure("answered HTTP \(response.status.code)"))
+            } else if body.isEmpty {
+                result = .failure(MetadataFailure("answered no project id"))
+            } else {
+                result = .success(body)
+            }
+        } catch {
+            result = .failure(MetadataFailure("no answer (\(HTTPFailure.describe(error)))"))
+        }
+        try? await client.shutdown()
+        return result
+    }
+
+    /// Why the metadata server gave nothing.
+    private struct MetadataFailure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}

@@ -1,0 +1,41 @@
+import Emulator
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+
+/// `iidbatch run` without `--credentials`: credentials found as Google's libraries find them.
+@Suite("iidbatch run: Application Default Credentials", .serialized)
+struct RunCredentialsTests {
+    @Test("with no key file, the metadata server (the emulator, through GCE_METADATA_HOST) serves the tokens")
+    func metadataServer() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let folder = try RunFolder(fixture, name: "adc")
+            defer { folder.remove() }
+            let pipeline = try folder.pipeline(fixture, group: "adc-workers")
+            let tokens = fixture.seedTokens(3, prefix: "adc")
+            try await fixture.submit([PipelineRequest(id: "adc-1", op: .topicsSubscribe, target: .topic("adc"), items: tokens)])
+            let host = fixture.emulator.baseURL.replacingOccurrences(of: "http://", with: "")
+            let worker = try ChildProcess(
+                try Programs.iidbatch,
+                ["run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--backend-url", fixture.emulator.baseURL, "--log-level", "warning"],
+                environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""])
+            let outcomes = try await fixture.waitForOutcomes(["adc-1"])
+            worker.interrupt()
+            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            #expect(outcomes["adc-1"]?.status == .succeeded)
+            #expect(worker.text.contains("credentials from the metadata server at \(host)"), "\(worker.text)")
+            #expect(!worker.text.contains("ya29."), "no token in the output")
+        }
+    }
+
+    @Test("with none to be found, run says what it tried and exits 1 without usage help")
+    func noneFound() async throws {
+        let run = try ChildProcess(
+            try Programs.iidbatch, ["run", "--brokers", "127.0.0.1:1"], environment: ["GCE_METADATA_HOST": "127.0.0.1:1", "GOOGLE_APPLICATION_CREDENTIALS": ""])
+        let status = try await run.waitForExit(seconds: 60)
+        #expect(status == 1, "\(run.text)")
+        #expect(run.text.contains("no credentials found; tried: GOOGLE_APPLICATION_CREDENTIALS is not set; the metadata server at 127.0.0.1:1"), "\(run.text)")
+        #expect(!run.text.contains("USAGE:"), "a runtime failure prints no usage help")
+    }
+}
