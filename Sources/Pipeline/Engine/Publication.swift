@@ -10,6 +10,8 @@ struct Publication: Sendable {
         var headers: [KafkaHeader]
         /// Items it holds (an undecodable record counts one).
         var items: Int
+        /// Why it is a dead letter.
+        var kind: DeadLetter.Kind
     }
 
     var outcome: Outcome

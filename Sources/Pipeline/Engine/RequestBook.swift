@@ -187,7 +187,7 @@ struct RequestBook: Sendable {
                 headers: DeadLetterHeader.headers(
                     partition: state.partition, offset: state.offset, requestID: state.request.id, error: letter.lastError,
                     attempts: letter.attempts, codes: letter.codes, kind: .retryExhausted),
-                items: letter.request.items.count)
+                items: letter.request.items.count, kind: .retryExhausted)
         }
         publishing[state.partition, default: 0] += 1
         return Publication(
@@ -209,7 +209,7 @@ struct RequestBook: Sendable {
             attempts: 0, kind: kind)
         publishing[record.topicPartition, default: 0] += 1
         return Publication(
-            outcome: outcome, deadLetter: Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1),
+            outcome: outcome, deadLetter: Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1, kind: kind),
             ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 0))
     }
 }

@@ -56,6 +56,7 @@ public actor PipelineWorker {
     private let ownsProducer: Bool
     private let executor: CallExecutor
     private let decoder: RequestDecoder
+    private let metrics: WorkerMetrics
     nonisolated let logger: Logger
     private let clock = ContinuousClock()
     private let work: AsyncStream<@Sendable () async -> Void>
@@ -70,6 +71,8 @@ public actor PipelineWorker {
     private var timer: Task<Void, Never>?
     private var drainWaiters: [Int: (condition: DrainCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
     private var nextWaiterID = 0
+    private var joined = false
+    private var breakerOpenedAt: ContinuousClock.Instant?
     /// Why the worker stopped itself, if it did.
     public private(set) var failure: PipelineWorkerError?
 
@@ -109,6 +112,7 @@ public actor PipelineWorker {
         self.decoder = RequestDecoder(configuration: configuration)
         self.book = RequestBook(maxInFlightItems: configuration.maxInFlightItems)
         self.dispatch = DispatchMachine(configuration: configuration)
+        self.metrics = WorkerMetrics(pipeline: configuration.name)
         var logger = logger
         logger[metadataKey: "pipeline"] = "\(configuration.name)"
         self.logger = logger
@@ -133,6 +137,12 @@ public actor PipelineWorker {
             statistics.throttledCalls += rate.throttles
         }
         return statistics
+    }
+
+    /// Whether the worker has joined its group (got an assignment, possibly empty), and since when
+    /// its circuit breaker has been open (nil while closed): what readiness is judged on.
+    public func health() -> (joined: Bool, breakerOpenSince: ContinuousClock.Instant?) {
+        (joined, dispatch.breakerClosed ? nil : breakerOpenedAt)
     }
 
     /// Requests received and not yet published.
@@ -209,10 +219,12 @@ public actor PipelineWorker {
             return
         case .rejected(let publication):
             statistics.records += 1
+            metrics.recordConsumed()
             logger.info("rejected \(record.topicPartition) offset \(record.offset): \(publication.outcome.reason ?? "")")
             publish([publication])
         case .admitted(let handle, let request):
             statistics.records += 1
+            metrics.recordConsumed()
             perform(dispatch.add(request, handle: handle, now: clock.now))
         }
         updateBackpressure()
@@ -220,6 +232,7 @@ public actor PipelineWorker {
 
     private func assign(_ partitions: [KafkaTopicPartition]) {
         let generation = book.assign(partitions)
+        joined = true
         logger.info("assigned \(partitions.map(\.description).joined(separator: ", ")) (\(generation))")
         // librdkafka remembers a partition's pause across a revoke; match ours exactly.
         do {
@@ -253,11 +266,18 @@ public actor PipelineWorker {
             switch action {
             case .start(let job):
                 statistics.calls += 1
-                if job.attempts > 0 { statistics.retries += job.items.count }
+                if job.attempts > 0 {
+                    statistics.retries += job.items.count
+                    metrics.retried(items: job.items.count)
+                }
                 book.noteCall(for: job.origins.lazy.map(\.request))
                 let executor = self.executor
+                let metrics = self.metrics
                 spawn {
+                    let started = ContinuousClock.now
                     let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
+                    let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
+                    metrics.callAttempt(api: executor.api(for: job.op).rawValue, status: status, duration: .now - started)
                     await self.callFinished(job.id, answer)
                 }
             case .settle(let settlements):
@@ -266,6 +286,7 @@ public actor PipelineWorker {
                 setPause(.breaker, paused)
             case .breakerOpened(let error):
                 statistics.breakerOpenings += 1
+                breakerOpenedAt = clock.now
                 logger.warning("circuit breaker open, pausing consumption: \(error)")
             case .setTimer(let instant):
                 timer?.cancel()
@@ -277,6 +298,13 @@ public actor PipelineWorker {
         }
         updateBackpressure()
         resumeDrainWaiters()
+        updateGauges()
+    }
+
+    private func updateGauges() {
+        metrics.state(
+            itemsInFlight: book.itemsInFlight, pausedPartitions: consumerPaused ? book.assignedPartitions.count : 0,
+            breakerOpen: !dispatch.breakerClosed, rates: Dictionary(uniqueKeysWithValues: dispatch.rates.map { ($0.key.rawValue, $0.value.rate) }))
     }
 
     private func callFinished(_ jobID: Int, _ answer: CallAnswer) {
@@ -329,7 +357,11 @@ public actor PipelineWorker {
             if let deadLetter = publication.deadLetter {
                 statistics.deadLetters += 1
                 statistics.deadLetterItems += deadLetter.items
+                metrics.deadLettered(kind: deadLetter.kind.rawValue)
             }
+            metrics.outcomePublished(
+                op: outcome.op?.rawValue ?? "none", status: outcome.status.rawValue, codes: outcome.counts,
+                latency: .milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000)))
             storeOffsets(book.published(publication.ticket))
         case .abandoned:
             book.publishFailed(publication.ticket)
@@ -339,6 +371,7 @@ public actor PipelineWorker {
         }
         updateBackpressure()
         resumeDrainWaiters()
+        updateGauges()
     }
 
     // MARK: - Pausing, offsets, drains

@@ -3,7 +3,9 @@ import Foundation
 import InstanceAPI
 import Kafka
 import Logging
+import Metrics
 import Pipeline
+import Prometheus
 import ServiceLifecycle
 
 /// `iidbatch run`: the workers of every pipeline file, until SIGINT or SIGTERM.
@@ -38,10 +40,18 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Log format: text, or json (one JSON object per line, every line the run writes).")
     var logFormat = "text"
 
+    @Option(help: "Serve /metrics (Prometheus), /livez, /healthz and /readyz on this port (default: off).")
+    var httpPort: Int?
+
+    @Option(help: ArgumentHelp("/readyz fails once a circuit breaker has been open this long.", valueName: "duration"))
+    var readyBreakerGrace = DurationArgument(argument: "60s")!
+
     @OptionGroup var kafka: KafkaOptions
 
     func run() async throws {
         try WorkerSetup.bootstrapLogging(logLevel, format: logFormat, linesAsLog: true)
+        let registry = PrometheusCollectorRegistry()
+        if httpPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
         let kafka = WorkerSetup.logging(try self.kafka.configuration())
@@ -74,7 +84,10 @@ struct Run: AsyncParsableCommand {
                     .init(
                         service: WorkerService(worker: $0), successTerminationBehavior: .gracefullyShutdownGroup,
                         failureTerminationBehavior: .gracefullyShutdownGroup)
-                } + [.init(service: StatisticsReporter(workers: workers, interval: .seconds(10)), successTerminationBehavior: .ignore)],
+                } + [.init(service: StatisticsReporter(workers: workers, interval: .seconds(10)), successTerminationBehavior: .ignore)]
+                    + (httpPort.map { port in
+                        [.init(service: OperationsServer.make(port: port, workers: workers, registry: registry, breakerGrace: readyBreakerGrace.duration))]
+                    } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "iidbatch.run")))
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }

@@ -5,9 +5,14 @@ import Pipeline
 struct DurationArgument: ExpressibleByArgument, Sendable {
     /// The length meant.
     var duration: Duration
+    /// The text it was written as, for `--help`'s defaults.
+    private let text: String
+
+    var defaultValueDescription: String { text }
 
     init?(argument: String) {
         guard let duration = DurationText.parse(argument, bareSeconds: true) else { return nil }
         self.duration = duration
+        self.text = argument
     }
 }

@@ -1,0 +1,94 @@
+import InstanceAPI
+import Metrics
+import Synchronization
+
+/// A worker's metrics through swift-metrics (Prometheus names: `_total`, `_seconds`, base units;
+/// every metric labelled with its `pipeline`). Without a metrics backend they cost next to nothing.
+/// Each metric name always has the same label names, and each labelled series is made once.
+final class WorkerMetrics: Sendable {
+    private let pipeline: String
+    private let counters = Mutex<[String: Counter]>([:])
+    private let gauges = Mutex<[String: Gauge]>([:])
+    private let timers = Mutex<[String: Metrics.Timer]>([:])
+
+    /// Metrics of pipeline `pipeline`.
+    init(pipeline: String) {
+        self.pipeline = pipeline
+    }
+
+    /// A record was read from the request topic.
+    func recordConsumed() { counter("iidbatch_records_consumed_total").increment() }
+
+    /// An outcome was acknowledged: the request's status and its items' final codes.
+    func outcomePublished(op: String, status: String, codes: [String: Int], latency: Duration) {
+        counter("iidbatch_requests_total", ("op", op), ("status", status)).increment()
+        for (code, count) in codes { counter("iidbatch_items_total", ("op", op), ("code", code)).increment(by: count) }
+        timer("iidbatch_request_duration_seconds").recordNanoseconds(Self.nanoseconds(latency))
+    }
+
+    /// A dead letter of `kind` was acknowledged.
+    func deadLettered(kind: String) { counter("iidbatch_dead_letters_total", ("kind", kind)).increment() }
+
+    /// A call attempt of `api` ended with HTTP `status` (or `none` without an answer) after `duration`.
+    func callAttempt(api: String, status: String, duration: Duration) {
+        counter("iidbatch_call_attempts_total", ("api", api), ("status", status)).increment()
+        timer("iidbatch_call_duration_seconds", ("api", api)).recordNanoseconds(Self.nanoseconds(duration))
+    }
+
+    /// Items started again after a failed attempt.
+    func retried(items: Int) { counter("iidbatch_item_retries_total").increment(by: items) }
+
+    /// The state the gauges show.
+    func state(itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [String: Double]) {
+        gauge("iidbatch_items_in_flight").record(itemsInFlight)
+        gauge("iidbatch_paused_partitions").record(pausedPartitions)
+        gauge("iidbatch_circuit_breaker_open").record(breakerOpen ? 1 : 0)
+        for (api, rate) in rates { gauge("iidbatch_rate_calls_per_second", ("api", api)).record(rate) }
+    }
+
+    private func dimensions(_ labels: [(String, String)]) -> [(String, String)] { [("pipeline", pipeline)] + labels }
+
+    private func key(_ name: String, _ labels: [(String, String)]) -> String {
+        ([name] + labels.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+    }
+
+    private func counter(_ name: String, _ labels: (String, String)...) -> Counter {
+        Self.made(key(name, labels), in: counters) { Counter(label: name, dimensions: dimensions(labels)) }
+    }
+
+    private func gauge(_ name: String, _ labels: (String, String)...) -> Gauge {
+        Self.made(key(name, labels), in: gauges) { Gauge(label: name, dimensions: dimensions(labels)) }
+    }
+
+    private func timer(_ name: String, _ labels: (String, String)...) -> Metrics.Timer {
+        Self.made(key(name, labels), in: timers) { Metrics.Timer(label: name, dimensions: dimensions(labels)) }
+    }
+
+    /// The metric stored under `key`, made (once) by `make` when there is none yet.
+    private static func made<M>(_ key: String, in store: borrowing Mutex<[String: M]>, _ make: () -> M) -> M {
+        store.withLock { metrics in
+            if let metric = metrics[key] { return metric }
+            let metric = make()
+            metrics[key] = metric
+            return metric
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+}
+
+extension InstanceAPIError {
+    /// The HTTP status the failure came with, as a metric label (`none` when there was no answer).
+    var statusLabel: String {
+        switch self {
+        case .badRequest: "400"
+        case .unauthenticated: "401"
+        case .permissionDenied: "403"
+        case .throttled: "429"
+        case .serverError(_, let status, _, _), .malformedResponse(_, let status, _): "\(status)"
+        case .transport, .timedOut, .credentials, .invalidArgument: "none"
+        }
+    }
+}
