@@ -93,6 +93,13 @@ public final class KafkaConsumer: Sendable {
         try client.resume(partitions)
     }
 
+    /// What librdkafka's latest statistics say (nil until the first, or without
+    /// `statistics.interval.ms`). librdkafka goes on reporting partitions after they were revoked:
+    /// keep only those the member owns.
+    public var statistics: KafkaConsumerStatistics? {
+        client.context.statistics.withLock { $0 }.flatMap(KafkaConsumerStatistics.init(json:))
+    }
+
     /// The partitions currently assigned to this member.
     public func assignment() throws(KafkaError) -> [KafkaTopicPartition] {
         try client.assignment().sorted()

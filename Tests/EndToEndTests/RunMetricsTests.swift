@@ -35,7 +35,12 @@ struct RunMetricsTests {
             let port = Int.random(in: 38_000..<44_000)
             let worker = try ChildProcess(
                 try Programs.iidbatch,
-                folder.runArguments(fixture, pipeline: pipeline, ["--http-port", "\(port)", "--ready-breaker-grace", "0s", "--log-level", "warning"]))
+                folder.runArguments(
+                    fixture, pipeline: pipeline,
+                    [
+                        "--http-port", "\(port)", "--ready-breaker-grace", "0s", "--log-level", "warning", "-X", "statistics.interval.ms=500",
+                        "-X", "auto.commit.interval.ms=500",
+                    ]))
             try await fixture.submit(requests)
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             let base = "http://127.0.0.1:\(port)"
@@ -54,6 +59,14 @@ struct RunMetricsTests {
             #expect(metrics.contains("iidbatch_call_duration_seconds_bucket{"), "a call-latency histogram")
             #expect(sum(metrics, "iidbatch_call_attempts_total", label: "status=\"200\"") > 0)
             #expect(metrics.contains("iidbatch_records_consumed_total{"))
+            // Consumer lag of the owned partitions, as kafka_exporter shapes it, going to zero.
+            var seen: [Substring] = []
+            // A partition with no committed offset yet has no lag to report (librdkafka says -1).
+            try await waitUntil("the lag of the partitions that hold requests to be reported as 0, saw \(seen)") {
+                seen = (try? await get(base + "/metrics").body)?.split(separator: "\n").filter { $0.hasPrefix("kafka_consumergroup_lag{") } ?? []
+                return !seen.isEmpty
+                    && seen.allSatisfy { $0.contains("consumergroup=\"metrics-workers\"") && Double($0.split(separator: " ").last ?? "") == 0 }
+            }
 
             // Credentials refused: the breaker opens and /readyz says why; accepted again: ready.
             try fixture.backend.setFaults(FaultPlan(rejectCredentials: true))

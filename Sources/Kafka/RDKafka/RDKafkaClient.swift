@@ -110,6 +110,14 @@ final class RDKafkaClient: @unchecked Sendable {
                 context.log(KafkaLogLevel(syslog: Int(level)), text)
             }
         }
+        if let interval = configuration.properties["statistics.interval.ms"], interval != "0" {
+            rd_kafka_conf_set_stats_cb(conf) { _, json, _, opaque in
+                guard let json, let context = RDKafkaContext.from(opaque) else { return 0 }
+                let text = String(cString: json)
+                context.statistics.withLock { $0 = text }
+                return 0  // librdkafka frees the JSON
+            }
+        }
         rd_kafka_conf_set_error_cb(conf) { _, code, reason, opaque in
             let context = RDKafkaContext.from(opaque)
             let text = reason.map { String(cString: $0) } ?? ""

@@ -8,6 +8,8 @@ import Synchronization
 /// `RDKafkaClient` keeps it alive until after `rd_kafka_destroy` returns.
 final class RDKafkaContext: Sendable {
     let logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?
+    /// The latest statistics JSON librdkafka emitted (`statistics.interval.ms`).
+    let statistics = Mutex<String?>(nil)
     /// Woken whenever the consumer queue gets something to poll.
     let wakeup = RDKafkaWakeup()
     /// Rebalance events produced by the rebalance callback, waiting for the consumer to hand them out.

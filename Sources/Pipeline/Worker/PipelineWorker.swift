@@ -105,7 +105,9 @@ public actor PipelineWorker {
         ownsProducer: Bool, client: InstanceAPIClient, logger: Logger
     ) throws(KafkaError) {
         self.configuration = configuration
-        self.consumer = try KafkaConsumer(configuration: consumerConfiguration, groupID: configuration.group, topics: [configuration.requestTopic])
+        self.consumer = try KafkaConsumer(
+            configuration: consumerConfiguration.withDefaults(["statistics.interval.ms": "5000"]), groupID: configuration.group,
+            topics: [configuration.requestTopic])
         self.producer = producer
         self.ownsProducer = ownsProducer
         self.executor = CallExecutor(client: client, topicBackend: configuration.topicBackend)
@@ -143,6 +145,13 @@ public actor PipelineWorker {
     /// its circuit breaker has been open (nil while closed): what readiness is judged on.
     public func health() -> (joined: Bool, breakerOpenSince: ContinuousClock.Instant?) {
         (joined, dispatch.breakerClosed ? nil : breakerOpenedAt)
+    }
+
+    /// The consumer lag of each partition the worker owns now, from librdkafka's statistics
+    /// (empty until the first report; `statistics.interval.ms` sets how often).
+    public func consumerLag() -> [KafkaTopicPartition: Int64] {
+        let owned = book.assignedPartitions
+        return consumer.statistics?.lag.filter { owned.contains($0.key) } ?? [:]
     }
 
     /// Requests received and not yet published.

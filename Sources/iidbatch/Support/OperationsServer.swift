@@ -6,7 +6,7 @@ import Prometheus
 
 /// `iidbatch run --http-port`: the endpoints operators and Kubernetes use.
 ///
-/// - `GET /metrics`: every metric in Prometheus's text format.
+/// - `GET /metrics`: every metric in Prometheus's text format, consumer lag read at scrape time.
 /// - `GET /livez` (and `/healthz`, for older probes): 200 while the workers answer.
 /// - `GET /readyz`: 200 when every worker has joined its group and no circuit breaker has been
 ///   open longer than `breakerGrace`; else 503 with a JSON body naming the reason.
@@ -16,8 +16,10 @@ enum OperationsServer {
         port: Int, workers: [PipelineWorker], registry: PrometheusCollectorRegistry, breakerGrace: Duration
     ) -> some ApplicationProtocol {
         let router = Router()
+        let lag = LagGauges()
         router.get("metrics") { _, _ in
-            Response(
+            await lag.update(workers)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
