@@ -2,15 +2,25 @@
 SWIFT ?= swift
 # Debian packages the build and the tests need: librdkafka's headers and library, pkg-config
 # to find them, kcat for the command-line tests against the embedded broker, and curl for the
-# README walkthrough (which a test runs as written).
+# README walkthrough (which a test runs as written). From PyPI: kubernetes-validate, which checks
+# the Kubernetes objects in deploy/ against their schemas in the suite.
 APT_PACKAGES := librdkafka-dev pkg-config kcat curl
+PIP_PACKAGES := kubernetes-validate
 
-.PHONY: all deps build test format format-check demo bench clean
+.PHONY: all deps apt-deps pip-deps build test format format-check demo bench clean
 
 all: build
 
 # Installs the Debian packages when any of them is missing; says clearly what to do when it cannot.
-deps:
+deps: apt-deps pip-deps
+
+pip-deps:
+	@command -v kubernetes-validate >/dev/null || { \
+		echo "make: installing $(PIP_PACKAGES) from PyPI (kubernetes-validate is missing)"; \
+		python3 -m pip install -q --disable-pip-version-check $(PIP_PACKAGES) \
+			|| { echo "make: error: 'python3 -m pip install $(PIP_PACKAGES)' failed; install it by hand and run make again" >&2; exit 1; }; }
+
+apt-deps:
 	@if pkg-config --exists rdkafka 2>/dev/null && [ -f /usr/include/librdkafka/rdkafka_mock.h ] && command -v kcat >/dev/null && command -v curl >/dev/null; then \
 		exit 0; \
 	fi; \

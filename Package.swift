@@ -116,7 +116,7 @@ let package = Package(
         // Runs the built `iidbatch` binary as a user would, next to kcat and real sockets.
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["InstanceAPI", "Kafka", "Emulator", "Pipeline"]
+            dependencies: ["InstanceAPI", "Kafka", "Emulator", "Pipeline", .product(name: "Yams", package: "Yams")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -17,51 +17,51 @@ final class WorkerMetrics: Sendable {
     }
 
     /// A record was read from the request topic.
-    func recordConsumed() { counter("iidbatch_records_consumed_total").increment() }
+    func recordConsumed() { counter(.recordsConsumed).increment() }
 
     /// An outcome was acknowledged: the request's status and its items' final codes.
     func outcomePublished(op: String, status: String, codes: [String: Int], latency: Duration) {
-        counter("iidbatch_requests_total", ("op", op), ("status", status)).increment()
-        for (code, count) in codes { counter("iidbatch_items_total", ("op", op), ("code", code)).increment(by: count) }
-        timer("iidbatch_request_duration_seconds").recordNanoseconds(Self.nanoseconds(latency))
+        counter(.requests, ("op", op), ("status", status)).increment()
+        for (code, count) in codes { counter(.items, ("op", op), ("code", code)).increment(by: count) }
+        timer(.requestDuration).recordNanoseconds(Self.nanoseconds(latency))
     }
 
     /// A dead letter of `kind` was acknowledged.
-    func deadLettered(kind: String) { counter("iidbatch_dead_letters_total", ("kind", kind)).increment() }
+    func deadLettered(kind: String) { counter(.deadLetters, ("kind", kind)).increment() }
 
     /// A call attempt of `api` ended with HTTP `status` (or `none` without an answer) after `duration`.
     func callAttempt(api: String, status: String, duration: Duration) {
-        counter("iidbatch_call_attempts_total", ("api", api), ("status", status)).increment()
-        timer("iidbatch_call_duration_seconds", ("api", api)).recordNanoseconds(Self.nanoseconds(duration))
+        counter(.callAttempts, ("api", api), ("status", status)).increment()
+        timer(.callDuration, ("api", api)).recordNanoseconds(Self.nanoseconds(duration))
     }
 
     /// Items started again after a failed attempt.
-    func retried(items: Int) { counter("iidbatch_item_retries_total").increment(by: items) }
+    func retried(items: Int) { counter(.itemRetries).increment(by: items) }
 
     /// The state the gauges show.
     func state(itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [String: Double]) {
-        gauge("iidbatch_items_in_flight").record(itemsInFlight)
-        gauge("iidbatch_paused_partitions").record(pausedPartitions)
-        gauge("iidbatch_circuit_breaker_open").record(breakerOpen ? 1 : 0)
-        for (api, rate) in rates { gauge("iidbatch_rate_calls_per_second", ("api", api)).record(rate) }
+        gauge(.itemsInFlight).record(itemsInFlight)
+        gauge(.pausedPartitions).record(pausedPartitions)
+        gauge(.circuitBreakerOpen).record(breakerOpen ? 1 : 0)
+        for (api, rate) in rates { gauge(.rate, ("api", api)).record(rate) }
     }
 
     private func dimensions(_ labels: [(String, String)]) -> [(String, String)] { [("pipeline", pipeline)] + labels }
 
-    private func key(_ name: String, _ labels: [(String, String)]) -> String {
-        ([name] + labels.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+    private func key(_ name: MetricName, _ labels: [(String, String)]) -> String {
+        ([name.rawValue] + labels.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
     }
 
-    private func counter(_ name: String, _ labels: (String, String)...) -> Counter {
-        Self.made(key(name, labels), in: counters) { Counter(label: name, dimensions: dimensions(labels)) }
+    private func counter(_ name: MetricName, _ labels: (String, String)...) -> Counter {
+        Self.made(key(name, labels), in: counters) { Counter(label: name.rawValue, dimensions: dimensions(labels)) }
     }
 
-    private func gauge(_ name: String, _ labels: (String, String)...) -> Gauge {
-        Self.made(key(name, labels), in: gauges) { Gauge(label: name, dimensions: dimensions(labels)) }
+    private func gauge(_ name: MetricName, _ labels: (String, String)...) -> Gauge {
+        Self.made(key(name, labels), in: gauges) { Gauge(label: name.rawValue, dimensions: dimensions(labels)) }
     }
 
-    private func timer(_ name: String, _ labels: (String, String)...) -> Metrics.Timer {
-        Self.made(key(name, labels), in: timers) { Metrics.Timer(label: name, dimensions: dimensions(labels)) }
+    private func timer(_ name: MetricName, _ labels: (String, String)...) -> Metrics.Timer {
+        Self.made(key(name, labels), in: timers) { Metrics.Timer(label: name.rawValue, dimensions: dimensions(labels)) }
     }
 
     /// The metric stored under `key`, made (once) by `make` when there is none yet.

@@ -22,7 +22,7 @@ final class LagGauges: Sendable {
                 let gauge =
                     gauges[key]
                     ?? Gauge(
-                        label: "kafka_consumergroup_lag",
+                        label: MetricName.consumerGroupLag.rawValue,
                         dimensions: [("consumergroup", entry.group), ("topic", entry.partition.topic), ("partition", "\(entry.partition.partition)")])
                 gauges[key] = gauge
                 gauge.record(entry.lag)

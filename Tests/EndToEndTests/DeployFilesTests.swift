@@ -1,0 +1,92 @@
+import Foundation
+import Pipeline
+import Testing
+import Yams
+
+/// The files in deploy/: each parses, the Kubernetes objects pass their schemas (kubernetes-validate,
+/// installed by `make deps`), and what they name (metrics, topics, groups, probe paths) exists.
+@Suite("Deploy files")
+struct DeployFilesTests {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+
+    private func yaml(_ path: String) throws -> [Any] {
+        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        return try Array(Yams.load_all(yaml: text)).compactMap { $0 }
+    }
+
+    private func text(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The metric names an expression uses, histogram suffixes removed.
+    private func metrics(in expression: String) -> Set<String> {
+        let regex = try! Regex("(iidbatch|kafka)_[a-z_]+")
+        return Set(
+            expression.matches(of: regex).map { match in
+                var name = String(expression[match.range])
+                for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
+                return name
+            })
+    }
+
+    @Test("the Kubernetes objects pass kubernetes-validate --strict; probes and scraping point at what run serves")
+    func kubernetes() async throws {
+        let path = root.appendingPathComponent("deploy/kubernetes/iidbatch.yaml").path
+        // Installed by `make deps`; found on PATH as a user would run it.
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["kubernetes-validate", "--strict", path], seconds: 120)
+        #expect(result.status == 0, "kubernetes-validate (run make deps if it is missing): \(result.output)")
+        #expect(result.output.contains("passed for resource deployment/iidbatch"), "\(result.output)")
+        let manifest = try text("deploy/kubernetes/iidbatch.yaml")
+        for fragment in ["path: /livez", "path: /readyz", "prometheus.io/scrape: \"true\"", "--http-port", "group.instance.id=$(POD_NAME)"] {
+            #expect(manifest.contains(fragment), "\(fragment)")
+        }
+    }
+
+    @Test("KEDA scales the Deployment on the lag of every shipped pipeline's topic and group")
+    func keda() throws {
+        let object = try #require(try yaml("deploy/kubernetes/keda-scaledobject.yaml").first as? [String: Any])
+        #expect(object["apiVersion"] as? String == "keda.sh/v1alpha1" && object["kind"] as? String == "ScaledObject")
+        let spec = try #require(object["spec"] as? [String: Any])
+        #expect((spec["scaleTargetRef"] as? [String: Any])?["name"] as? String == "iidbatch")
+        let triggers = try #require(spec["triggers"] as? [[String: Any]])
+        let pairs = Set(
+            triggers.compactMap { trigger -> String? in
+                guard trigger["type"] as? String == "kafka", let metadata = trigger["metadata"] as? [String: Any],
+                    let group = metadata["consumerGroup"] as? String, let topic = metadata["topic"] as? String, metadata["lagThreshold"] != nil
+                else { return nil }
+                return "\(group) \(topic)"
+            })
+        let pipelines = try PipelineFile.loadAll(root.appendingPathComponent("pipelines").path)
+        #expect(pairs == Set(pipelines.map { "\($0.group) \($0.requestTopic)" }))
+    }
+
+    @Test("compose runs Apache Kafka in KRaft mode, the emulator and run with its metrics port")
+    func compose() throws {
+        let document = try #require(try yaml("deploy/compose.yaml").first as? [String: Any])
+        let services = try #require(document["services"] as? [String: Any])
+        let kafka = try #require(services["kafka"] as? [String: Any])
+        #expect((kafka["image"] as? String)?.hasPrefix("apache/kafka:") == true)
+        let environment = try #require(kafka["environment"] as? [String: Any])
+        #expect((environment["KAFKA_PROCESS_ROLES"] as? String)?.contains("controller") == true, "KRaft: no ZooKeeper")
+        let run = try #require((services["iidbatch"] as? [String: Any])?["command"] as? [String])
+        #expect(run.first == "run" && run.contains("--http-port"))
+        #expect(((services["emulator"] as? [String: Any])?["command"] as? [String])?.first == "emulator")
+    }
+
+    @Test("the alert rules and the dashboard name only metrics iidbatch exports")
+    func metricNames() throws {
+        let known = Set(MetricName.allCases.map(\.rawValue))
+        let rules = try #require(try yaml("deploy/prometheus/alerts.yaml").first as? [String: Any])
+        let expressions = ((rules["groups"] as? [[String: Any]]) ?? []).flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }.compactMap { $0["expr"] as? String }
+        #expect(expressions.count == 4)
+        let dashboard = try #require(try JSONSerialization.jsonObject(with: Data(text("deploy/grafana/iidbatch-dashboard.json").utf8)) as? [String: Any])
+        let targets = ((dashboard["panels"] as? [[String: Any]]) ?? []).flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }.compactMap {
+            $0["expr"] as? String
+        }
+        #expect(targets.count >= 10)
+        var used: Set<String> = []
+        for expression in expressions + targets { used.formUnion(metrics(in: expression)) }
+        #expect(used.subtracting(known).isEmpty, "unknown metrics: \(used.subtracting(known).sorted())")
+        #expect(used.contains(MetricName.consumerGroupLag.rawValue) && used.contains(MetricName.circuitBreakerOpen.rawValue))
+    }
+}
