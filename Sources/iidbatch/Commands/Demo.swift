@@ -12,7 +12,7 @@ struct Demo: AsyncParsableCommand {
         abstract: "Run the pipelines end to end on an embedded broker and the emulator, then print a summary.",
         discussion: """
             Starts an embedded Kafka cluster and the backend emulator (2 % INTERNAL item errors, a \
-            quota on batchImport, latency, a 2-second outage), creates the topics, seeds the \
+            quota on batchImport, latency, a 3-second outage), creates the topics, seeds the \
             emulator, runs one worker per pipeline file and submits a mixed workload while they \
             run: about 100k topic changes, 10k deletions, 5k APNs imports, 300 device-group \
             changes (times --scale) and malformed records of every kind. It ends when every \
@@ -65,10 +65,10 @@ struct Demo: AsyncParsableCommand {
             ? FaultPlan()
             : FaultPlan(
                 itemErrors: ["INTERNAL": 0.02], quota: ["iid.batchImport": 20], latencyMilliseconds: 1, jitterMilliseconds: 4,
-                outages: [.init(startSeconds: 4, durationSeconds: 2)])
+                outages: [.init(startSeconds: 10, durationSeconds: 3)])
         try emulator.backend.setFaults(faults)
         Output.line("iidbatch demo: Kafka at \(kafka.bootstrapServers), emulator at \(emulator.baseURL)")
-        if !noFaults { Output.line("faults: 2 % INTERNAL items, batchImport quota 20/s, 1-5 ms latency, every call 503 from 4 s to 6 s") }
+        if !noFaults { Output.line("faults: 2 % INTERNAL items, batchImport quota 20/s, 1-5 ms latency, every call 503 from 10 s to 13 s") }
 
         // 2. One worker per pipeline, and a reader of outcomes.
         let credentials = try ServiceAccountCredentials(json: emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token"))
