@@ -40,14 +40,6 @@ public actor PipelineWorker {
         case stopping
     }
 
-    /// What a drain waits for.
-    private enum DrainCondition {
-        /// Nothing held, nothing being published.
-        case all
-        /// No running call carries these requests, and nothing of these partitions is publishing.
-        case partitions(Set<KafkaTopicPartition>, Set<RequestHandle>)
-    }
-
     /// The pipeline this worker runs.
     public nonisolated let configuration: PipelineConfiguration
     private let consumer: KafkaConsumer
@@ -69,8 +61,7 @@ public actor PipelineWorker {
     private var consumerPaused = false
     private var statistics = WorkerStatistics()
     private var timer: Task<Void, Never>?
-    private var drainWaiters: [Int: (condition: DrainCondition, continuation: CheckedContinuation<Bool, Never>)] = [:]
-    private var nextWaiterID = 0
+    private var drains = DrainWaiters()
     private var joined = false
     private var breakerOpenedAt: ContinuousClock.Instant?
     /// Why the worker stopped itself, if it did.
@@ -176,10 +167,7 @@ public actor PipelineWorker {
         storeOffsets(book.storable())
         phase = .stopped
         timer?.cancel()
-        for (id, waiter) in drainWaiters {
-            drainWaiters[id] = nil
-            waiter.continuation.resume(returning: false)
-        }
+        drains.expireAll()
         do { try await consumer.close() } catch { logger.warning("leaving the group failed: \(error)") }
         if ownsProducer {
             await producer.close(timeout: .seconds(5))
@@ -330,11 +318,7 @@ public actor PipelineWorker {
 
     private func publish(_ publications: [Publication]) {
         for publication in publications {
-            if publication.outcome.status != .rejected {
-                for (code, count) in publication.outcome.counts {
-                    statistics.itemCodes[publication.outcome.op?.rawValue ?? "?", default: [:]][code, default: 0] += count
-                }
-            }
+            statistics.noteCompleted(publication.outcome)
             let value: [UInt8]
             do { value = try publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes) } catch {
                 // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.
@@ -361,16 +345,10 @@ public actor PipelineWorker {
         switch result {
         case .delivered:
             let outcome = publication.outcome
-            statistics.outcomes[outcome.op?.rawValue ?? "?", default: [:]][outcome.status, default: 0] += 1
-            statistics.latency.record(.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000)))
-            if let deadLetter = publication.deadLetter {
-                statistics.deadLetters += 1
-                statistics.deadLetterItems += deadLetter.items
-                metrics.deadLettered(kind: deadLetter.kind.rawValue)
-            }
-            metrics.outcomePublished(
-                op: outcome.op?.rawValue ?? "none", status: outcome.status.rawValue, codes: outcome.counts,
-                latency: .milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000)))
+            let latency = Duration.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000))
+            statistics.notePublished(outcome, deadLetterItems: publication.deadLetter?.items, latency: latency)
+            if let deadLetter = publication.deadLetter { metrics.deadLettered(kind: deadLetter.kind.rawValue) }
+            metrics.outcomePublished(op: outcome.op?.rawValue ?? "none", status: outcome.status.rawValue, codes: outcome.counts, latency: latency)
             storeOffsets(book.published(publication.ticket))
         case .abandoned:
             book.publishFailed(publication.ticket)
@@ -409,7 +387,7 @@ public actor PipelineWorker {
         do { try consumer.storeOffsets(offsets) } catch { logger.debug("storing offsets failed: \(error)") }
     }
 
-    private func isDrained(_ condition: DrainCondition) -> Bool {
+    private func isDrained(_ condition: DrainWaiters.Condition) -> Bool {
         switch condition {
         case .all: book.isIdle
         case .partitions(let partitions, let handles): dispatch.runningCalls(carrying: handles) == 0 && book.publishing(in: partitions) == 0
@@ -418,28 +396,22 @@ public actor PipelineWorker {
 
     /// Waits until `condition` holds (true) or `deadline` passes (false), woken by the events
     /// that change it, not by polling.
-    private func waitForDrain(_ condition: DrainCondition, deadline: ContinuousClock.Instant) async -> Bool {
+    private func waitForDrain(_ condition: DrainWaiters.Condition, deadline: ContinuousClock.Instant) async -> Bool {
         if isDrained(condition) { return true }
-        let id = nextWaiterID
-        nextWaiterID += 1
+        let id = drains.reserve()
         let expiry = Task {
             try? await Task.sleep(until: deadline, clock: .continuous)
-            self.expireDrainWaiter(id)
+            self.drains.expire(id)
         }
         defer { expiry.cancel() }
         return await withCheckedContinuation { continuation in
-            drainWaiters[id] = (condition, continuation)
+            drains.add(id, condition, continuation)
         }
     }
 
     private func resumeDrainWaiters() {
-        for (id, waiter) in drainWaiters where isDrained(waiter.condition) {
-            drainWaiters[id] = nil
-            waiter.continuation.resume(returning: true)
-        }
-    }
-
-    private func expireDrainWaiter(_ id: Int) {
-        drainWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+        var drains = self.drains
+        drains.resume(where: isDrained)
+        self.drains = drains
     }
 }

@@ -36,6 +36,23 @@ public struct WorkerStatistics: Sendable, Hashable {
     /// Final items in all.
     public var items: Int { itemCodes.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
 
+    /// A request's items are all final: counts them by op and code (rejections hold no items).
+    mutating func noteCompleted(_ outcome: Outcome) {
+        guard outcome.status != .rejected else { return }
+        for (code, count) in outcome.counts { itemCodes[outcome.op?.rawValue ?? "?", default: [:]][code, default: 0] += count }
+    }
+
+    /// An outcome, and its dead letter of `deadLetterItems` items if any, was acknowledged
+    /// `latency` after its request arrived.
+    mutating func notePublished(_ outcome: Outcome, deadLetterItems: Int?, latency: Duration) {
+        outcomes[outcome.op?.rawValue ?? "?", default: [:]][outcome.status, default: 0] += 1
+        self.latency.record(latency)
+        if let deadLetterItems {
+            deadLetters += 1
+            self.deadLetterItems += deadLetterItems
+        }
+    }
+
     /// Adds another worker's figures.
     public mutating func merge(_ other: WorkerStatistics) {
         records += other.records
