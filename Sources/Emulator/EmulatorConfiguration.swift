@@ -15,11 +15,19 @@ public struct EmulatorConfiguration: Sendable {
     public var faults: FaultPlan
     /// Lifetime of the access tokens it issues, in seconds.
     public var tokenLifetimeSeconds: Int
+    /// Behave like a project created after the onboarding cut-offs (api-reference §6): the
+    /// Instance ID API and device groups are refused (`ProjectOnboarding`); FCM v1 topics and
+    /// deletions work.
+    public var newProject: Bool
+    /// The most subscriptions one page of the FCM v1 topic list holds, whatever `pageSize` asks
+    /// (Google's limit is `APILimits.topicListPage`; a smaller one makes paging easy to test).
+    public var topicListPageSize: Int
 
     /// A configuration.
     public init(
         host: String = "127.0.0.1", port: Int = 0, projectID: String = "demo", projectNumber: String = "123456789012",
-        seed: UInt64 = 1, faults: FaultPlan = FaultPlan(), tokenLifetimeSeconds: Int = 3600
+        seed: UInt64 = 1, faults: FaultPlan = FaultPlan(), tokenLifetimeSeconds: Int = 3600, newProject: Bool = false,
+        topicListPageSize: Int = 100
     ) {
         self.host = host
         self.port = port
@@ -28,5 +36,7 @@ public struct EmulatorConfiguration: Sendable {
         self.seed = seed
         self.faults = faults
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
+        self.newProject = newProject
+        self.topicListPageSize = topicListPageSize
     }
 }

@@ -8,6 +8,8 @@ public enum APILimits {
     public static let groupMembers = 20
     /// Topic subscriptions one instance may hold.
     public static let topicsPerInstance = 2_000
+    /// The largest page of one registration's topic subscriptions the FCM v1 list call returns.
+    public static let topicListPage = 2_000
 
     /// The topic name without a `/topics/` prefix, checked against `[a-zA-Z0-9-_.~%]+`.
     ///

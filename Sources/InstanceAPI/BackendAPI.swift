@@ -14,14 +14,31 @@ public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable, Custo
     case fcmSubscribe = "fcm.subscribe"
     /// §2.6 FCM v1 per-token unsubscribe.
     case fcmUnsubscribe = "fcm.unsubscribe"
+    /// §2.6 FCM v1 list of one registration's topic subscriptions (a page per call).
+    case fcmListTopics = "fcm.topics.list"
     /// §3 `DELETE /v1/project/{p}/instanceId/{id}`.
     case deleteInstance = "installations.delete"
     /// §4 `POST|GET /fcm/notification`.
     case deviceGroup = "fcm.notification"
+    /// §4, §6 the device-group export: `GET /fcm/notification?notification_key=…` lists a
+    /// group's registration tokens.
+    case groupExport = "fcm.notification.export"
     /// §4 `POST /fcm/send`.
     case groupSend = "fcm.send"
     /// §1 the OAuth2 token endpoint.
     case token = "oauth2.token"
+
+    /// The day Google turns the Instance ID server API and device groups down (api-reference §6).
+    public static let turndownDate = "2027-09-29"
+
+    /// Whether Google turns this API down on `turndownDate`: the Instance ID server API and device
+    /// groups, export included. New projects cannot onboard them even now.
+    public var isTurnedDown: Bool {
+        switch self {
+        case .instanceInfo, .topicRelation, .batchAdd, .batchRemove, .batchImport, .deviceGroup, .groupExport, .groupSend: true
+        case .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .token: false
+        }
+    }
 
     /// The API's name as statistics and messages write it (`iid.batchAdd`).
     public var description: String { rawValue }

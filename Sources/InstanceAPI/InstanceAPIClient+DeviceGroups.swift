@@ -24,6 +24,20 @@ extension InstanceAPIClient {
         return try groupAnswer(try await send(.deviceGroup, .GET, url, headers: groupHeaders))
     }
 
+    /// §4, §6 the export: the registration tokens of the group `key` belongs to. A key of no
+    /// group is the item's `NOT_FOUND`. Device groups, and this call, are turned down on
+    /// 2027-09-29; their data is not kept after it.
+    public func groupMembers(key: String) async throws(InstanceAPIError) -> ItemOutcome<[String]> {
+        try APILimits.identifier(key, field: "notification_key")
+        let url = configuration.fcmBaseURL + "/fcm/notification?notification_key=" + Self.segment(key)
+        let answer = try await send(.groupExport, .GET, url, headers: groupHeaders)
+        if answer.status == 200 { return .success(try decode(DeviceGroupExport.self, answer, api: .groupExport).registrationIDs) }
+        switch ResultClassifier.deviceGroup(status: answer.status, body: answer.text, retryAfter: answer.retryAfter) {
+        case .item(let result): return .failure(result)
+        case .call(let error): throw error
+        }
+    }
+
     /// §4: sends a data message to every member of a group.
     public func sendToGroup(key: String, data: [String: String]) async throws(InstanceAPIError) -> GroupSendResponse {
         try APILimits.identifier(key, field: "notification_key")

@@ -44,24 +44,60 @@ extension InstanceAPIClient {
         }
     }
 
-    /// §2.6: subscribes one token through the FCM v1 API; an existing subscription is `OK`.
+    /// §2.6: subscribes one registration (an FCM token or a FID) through the FCM v1 API,
+    /// idempotently: `PATCH …/topicSubscriptions/{topic}?allowMissing=true` creates the
+    /// subscription or returns the existing one, so a repeat is `OK` (as is a 409 or
+    /// `ALREADY_EXISTS`, should a backend answer so).
     public func fcmSubscribe(token: String, topic: String) async throws(InstanceAPIError) -> ItemResult {
         let name = try APILimits.topicName(topic)
-        try APILimits.identifier(token, field: "token")
-        let url =
-            configuration.fcmBaseURL + "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(token)
-            + "/topicSubscriptions?topic_name=" + Self.segment(name)
-        return try await fcmV1(.fcmSubscribe, .POST, url, body: Data("{}".utf8))
+        try APILimits.identifier(token, field: "registration")
+        let resource = subscriptionsPath(registration: token) + "/" + Self.segment(name)
+        let body = encode(TopicSubscriptionList.Subscription(name: String(resource.dropFirst("/v1/".count))))
+        return try await fcmV1(.fcmSubscribe, .PATCH, configuration.fcmBaseURL + resource + "?allowMissing=true", body: body)
     }
 
-    /// §2.6: unsubscribes one token through the FCM v1 API (`allow_missing=true`).
+    /// §2.6: unsubscribes one registration (an FCM token or a FID) through the FCM v1 API;
+    /// `allow_missing=true` makes a subscription that is not there `OK`.
     public func fcmUnsubscribe(token: String, topic: String) async throws(InstanceAPIError) -> ItemResult {
         let name = try APILimits.topicName(topic)
-        try APILimits.identifier(token, field: "token")
-        let url =
-            configuration.fcmBaseURL + "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(token)
-            + "/topicSubscriptions/" + Self.segment(name) + "?allow_missing=true"
+        try APILimits.identifier(token, field: "registration")
+        let url = configuration.fcmBaseURL + subscriptionsPath(registration: token) + "/" + Self.segment(name) + "?allow_missing=true"
         return try await fcmV1(.fcmUnsubscribe, .DELETE, url, body: nil)
+    }
+
+    /// §2.6: every topic one registration (an FCM token or a FID) is subscribed to, from the list
+    /// call, following `nextPageToken` through all pages. An unknown registration is the item's
+    /// `NOT_FOUND`. This is what replaces `iid/info?details=true` for topic lookups.
+    public func fcmTopics(registration: String) async throws(InstanceAPIError) -> ItemOutcome<[String]> {
+        try APILimits.identifier(registration, field: "registration")
+        let base = configuration.fcmBaseURL + subscriptionsPath(registration: registration) + "?pageSize=\(APILimits.topicListPage)"
+        var topics: [String] = []
+        var pageToken: String?
+        var pages = 0
+        repeat {
+            let url = base + (pageToken.map { "&pageToken=" + Self.segment($0) } ?? "")
+            let answer = try await send(.fcmListTopics, .GET, url, headers: [("X-GOOG-API-FORMAT-VERSION", "2")])
+            guard (200..<300).contains(answer.status) else {
+                switch ResultClassifier.fcmV1(.fcmListTopics, status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
+                case .item(let result): return .failure(result)
+                case .call(let error): throw error
+                }
+            }
+            let page = try decode(TopicSubscriptionList.self, answer, api: .fcmListTopics)
+            topics += (page.topicSubscriptions ?? []).map(\.topic)
+            pageToken = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+            pages += 1
+            // A registration holds at most `topicsPerInstance` topics: more pages than that is a loop.
+            guard pages <= APILimits.topicsPerInstance else {
+                throw .malformedResponse(api: .fcmListTopics, status: answer.status, message: "more than \(pages) pages for one registration")
+            }
+        } while pageToken != nil
+        return .success(topics)
+    }
+
+    /// `/v1/projects/{p}/registrations/{registration}/topicSubscriptions`, segments encoded.
+    private func subscriptionsPath(registration: String) -> String {
+        "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(registration) + "/topicSubscriptions"
     }
 
     private func fcmV1(_ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: Data?) async throws(InstanceAPIError) -> ItemResult {

@@ -16,9 +16,11 @@ struct EmulatorFixture {
     /// Starts an emulator with `faults` and a client of `project` (the emulator's own by default).
     static func start(
         faults: FaultPlan = FaultPlan(), seed: UInt64 = 42, keyProject: String? = nil, clientProject: String? = nil,
-        logger: Logger = Logger(label: "test")
+        logger: Logger = Logger(label: "test"), configure: (inout EmulatorConfiguration) -> Void = { _ in }
     ) async throws -> EmulatorFixture {
-        let server = try await EmulatorServer.start(EmulatorConfiguration(seed: seed, faults: faults))
+        var emulator = EmulatorConfiguration(seed: seed, faults: faults)
+        configure(&emulator)
+        let server = try await EmulatorServer.start(emulator)
         let json = try server.backend.makeServiceAccountKey(tokenURI: server.baseURL + "/token", project: keyProject)
         let credentials = try ServiceAccountCredentials(json: json)
         var configuration = InstanceAPIConfiguration.singleHost(server.baseURL)
@@ -43,9 +45,10 @@ struct EmulatorFixture {
 /// Runs `body` with a started fixture and always stops it.
 func withEmulator<T>(
     faults: FaultPlan = FaultPlan(), seed: UInt64 = 42, keyProject: String? = nil, clientProject: String? = nil,
-    logger: Logger = Logger(label: "test"), _ body: (EmulatorFixture) async throws -> T
+    logger: Logger = Logger(label: "test"), configure: (inout EmulatorConfiguration) -> Void = { _ in }, _ body: (EmulatorFixture) async throws -> T
 ) async throws -> T {
-    let fixture = try await EmulatorFixture.start(faults: faults, seed: seed, keyProject: keyProject, clientProject: clientProject, logger: logger)
+    let fixture = try await EmulatorFixture.start(
+        faults: faults, seed: seed, keyProject: keyProject, clientProject: clientProject, logger: logger, configure: configure)
     do {
         let result = try await body(fixture)
         await fixture.stop()

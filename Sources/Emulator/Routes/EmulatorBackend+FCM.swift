@@ -2,8 +2,15 @@ import Foundation
 import InstanceAPI
 
 extension EmulatorBackend {
-    /// §2.6 per-token subscribe / unsubscribe through the FCM v1 API.
-    func fcmTopic(_ api: BackendAPI, pathProject: String, token: String, topic: String?, project: String) -> EmulatorResponse {
+    /// §2.6 per-registration subscribe and unsubscribe through the FCM v1 API. A registration is
+    /// an FCM token or a FID. `POST …/topicSubscriptions?topic_name=` creates (an existing
+    /// subscription is 409 `ALREADY_EXISTS`, as Google answers a create of what exists);
+    /// `PATCH …/topicSubscriptions/{topic}?allowMissing=true` creates or returns it;
+    /// `DELETE …?allow_missing=true` removes it, and with `allow_missing` one that is not there is
+    /// fine.
+    func fcmTopic(
+        _ api: BackendAPI, _ request: EmulatorRequest, pathProject: String, token: String, topic: String?, project: String, create: Bool = false
+    ) -> EmulatorResponse {
         guard pathProject == project else {
             return EmulatorResponse.googleError(403, "PERMISSION_DENIED", "The caller does not have permission for project \(pathProject).").counting(items: 0)
         }
@@ -13,18 +20,27 @@ extension EmulatorBackend {
         if let injected = faults.itemErrors(count: 1)[0] {
             return EmulatorResponse.googleError(Self.status(forItemError: injected), injected, "Injected item failure.").counting(items: 1, codes: [injected])
         }
+        let allowMissing = request.query["allowMissing"] == "true" || request.query["allow_missing"] == "true"
+        if api == .fcmSubscribe && !create && !allowMissing {
+            return EmulatorResponse.googleError(400, "INVALID_ARGUMENT", "allowMissing=true is required to create a subscription with PATCH.").counting(
+                items: 1, codes: ["INVALID_ARGUMENT"])
+        }
         let today = Self.today
         let problem: String? = state.withLock { state in
             if api == .fcmSubscribe {
+                if create, state.problem(with: token, project: project) == nil, state.isSubscribed(token, to: name) { return "ALREADY_EXISTS" }
                 return state.subscribe(token, to: name, project: project, today: today)
             }
-            // allow_missing=true: a token that is not subscribed, or gone, is fine.
-            if state.problem(with: token, project: project) == "NOT_FOUND" { return nil }
+            // allow_missing=true: a registration that is not subscribed, or gone, is fine.
+            if allowMissing, state.problem(with: token, project: project) == "NOT_FOUND" { return nil }
             return state.unsubscribe(token, from: name, project: project)
         }
         switch problem {
         case nil:
-            return EmulatorResponse.json([String: String]()).counting(items: 1, codes: ["OK"])
+            let resource = "projects/\(project)/registrations/\(token)/topicSubscriptions/\(name)"
+            return EmulatorResponse.json(api == .fcmSubscribe ? ["name": resource] : [String: String]()).counting(items: 1, codes: ["OK"])
+        case "ALREADY_EXISTS":
+            return EmulatorResponse.googleError(409, "ALREADY_EXISTS", "Requested entity already exists.").counting(items: 1, codes: ["ALREADY_EXISTS"])
         case "NOT_FOUND":
             return EmulatorResponse.googleError(404, "NOT_FOUND", "Requested entity was not found.", fcmErrorCode: "UNREGISTERED").counting(
                 items: 1, codes: ["NOT_FOUND"])
@@ -36,6 +52,36 @@ extension EmulatorBackend {
                 400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token.", fcmErrorCode: "INVALID_ARGUMENT"
             ).counting(items: 1, codes: [code])
         }
+    }
+
+    /// §2.6 `GET …/registrations/{registration}/topicSubscriptions?pageSize=N&pageToken=T`: one
+    /// page of the registration's subscriptions, sorted by topic, at most
+    /// `min(pageSize, topicListPageSize)` long; `nextPageToken` is opaque to clients.
+    func fcmListTopics(_ request: EmulatorRequest, pathProject: String, registration: String, project: String) -> EmulatorResponse {
+        guard pathProject == project else {
+            return EmulatorResponse.googleError(403, "PERMISSION_DENIED", "The caller does not have permission for project \(pathProject).").counting(items: 0)
+        }
+        let asked = request.query["pageSize"].map { Int($0) } ?? APILimits.topicListPage
+        guard let asked, asked >= 0, asked <= APILimits.topicListPage else {
+            return EmulatorResponse.googleError(400, "INVALID_ARGUMENT", "pageSize must be 0 to \(APILimits.topicListPage).").counting(
+                items: 1, codes: ["INVALID_ARGUMENT"])
+        }
+        let pageSize = min(asked == 0 ? APILimits.topicListPage : asked, configuration.topicListPageSize)
+        let start = request.query["pageToken"].map { Int($0) } ?? 0
+        guard let start, start >= 0 else {
+            return EmulatorResponse.googleError(400, "INVALID_ARGUMENT", "Invalid pageToken.").counting(items: 1, codes: ["INVALID_ARGUMENT"])
+        }
+        guard let topics = state.withLock({ $0.topics(of: registration, project: project) }) else {
+            return EmulatorResponse.googleError(404, "NOT_FOUND", "Requested entity was not found.", fcmErrorCode: "UNREGISTERED").counting(
+                items: 1, codes: ["NOT_FOUND"])
+        }
+        let page = topics.dropFirst(start).prefix(pageSize)
+        let next = start + page.count < topics.count ? String(start + page.count) : nil
+        let list = TopicSubscriptionList(
+            topicSubscriptions: page.isEmpty
+                ? nil : page.map { TopicSubscriptionList.Subscription(name: "projects/\(project)/registrations/\(registration)/topicSubscriptions/\($0)") },
+            nextPageToken: next)
+        return EmulatorResponse.json(list).counting(items: 1, codes: ["OK"])
     }
 
     /// §3 `DELETE /v1/project/{p}/instanceId/{id}`.
@@ -65,6 +111,13 @@ extension EmulatorBackend {
         }
         guard header == project || header == projectNumber(of: project) else {
             return EmulatorResponse.error(403, "project_id \(header) does not match the credentials").counting(items: 0)
+        }
+        if request.method == "GET", let key = request.query["notification_key"] {
+            // §6 the export: the members of the group `key` belongs to.
+            guard let members = state.withLock({ $0.groups.members(key: key, project: project) }) else {
+                return EmulatorResponse.error(400, DeviceGroups.Refusal.notFound.message).counting(items: 1, codes: [DeviceGroups.Refusal.notFound.message])
+            }
+            return EmulatorResponse.json(DeviceGroupExport(notificationKey: key, registrationIDs: members)).counting(items: 1, codes: ["OK"])
         }
         if request.method == "GET" {
             guard let name = request.query["notification_key_name"], !name.isEmpty else {

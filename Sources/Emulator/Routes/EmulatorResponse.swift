@@ -39,12 +39,21 @@ public struct EmulatorResponse: Sendable {
         json(DeviceGroupErrorBody(error: text), status: status, headers: headers)
     }
 
-    /// A Google API style error: `{"error": {"code": N, "message": "...", "status": "NAME"}}`.
-    static func googleError(_ status: Int, _ name: String, _ message: String, fcmErrorCode: String? = nil, headers: [(String, String)] = []) -> EmulatorResponse
-    {
-        let details = fcmErrorCode.map { [["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": $0]] }
+    /// A Google API style error: `{"error": {"code": N, "message": "...", "status": "NAME"}}`,
+    /// with an `FcmError` detail and a `google.rpc.ErrorInfo` detail when given.
+    static func googleError(
+        _ status: Int, _ name: String, _ message: String, fcmErrorCode: String? = nil,
+        errorInfo: (reason: String, domain: String, metadata: [String: String])? = nil, headers: [(String, String)] = []
+    ) -> EmulatorResponse {
+        var details: [[String: Any]] = []
+        if let fcmErrorCode { details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": fcmErrorCode]) }
+        if let errorInfo {
+            details.append([
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": errorInfo.reason, "domain": errorInfo.domain, "metadata": errorInfo.metadata,
+            ])
+        }
         var error: [String: Any] = ["code": status, "message": message, "status": name]
-        if let details { error["details"] = details }
+        if !details.isEmpty { error["details"] = details }
         let body = (try? JSONSerialization.data(withJSONObject: ["error": error], options: [.sortedKeys])) ?? Data()
         return EmulatorResponse(status: status, headers: headers, body: body)
     }

@@ -21,10 +21,13 @@ enum EmulatorRouter {
         adminRoutes(router.group("emulator/v1"), backend)
 
         func api(_ api: BackendAPI, instanceID: Bool = false) -> RouterGroup<EmulatorContext> {
-            let group = router.group()
+            var group = router.group()
                 .add(middleware: StatisticsMiddleware(api: api, backend: backend))
                 .add(middleware: AuthMiddleware(backend: backend))
-                .add(middleware: FaultMiddleware(api: api, faults: backend.faults))
+            if backend.configuration.newProject, ProjectOnboarding.refuses(api) {
+                group = group.add(middleware: ProjectOnboarding(api: api, projectNumber: backend.configuration.projectNumber))
+            }
+            group = group.add(middleware: FaultMiddleware(api: api, faults: backend.faults))
             return instanceID ? group.add(middleware: AccessTokenAuthMiddleware()) : group
         }
         serve(api(.instanceInfo, instanceID: true), .get, "iid/info/:token") { request, context in
@@ -42,15 +45,24 @@ enum EmulatorRouter {
         serve(api(.batchImport, instanceID: true), .post, "iid/v1:batchImport") { request, context in
             backend.batchImport(request, project: context.project, throttled: context.throttled)
         }
-        serve(api(.fcmSubscribe), .post, "v1/projects/:project/registrations/:token/topicSubscriptions") { request, context in
+        let subscriptions = "v1/projects/:project/registrations/:token/topicSubscriptions"
+        serve(api(.fcmSubscribe), .post, RouterPath(subscriptions)) { request, context in
             backend.fcmTopic(
-                .fcmSubscribe, pathProject: parameter("project", context), token: parameter("token", context), topic: request.query["topic_name"],
+                .fcmSubscribe, request, pathProject: parameter("project", context), token: parameter("token", context), topic: request.query["topic_name"],
+                project: context.project, create: true)
+        }
+        serve(api(.fcmSubscribe), .patch, RouterPath(subscriptions + "/:topic")) { request, context in
+            backend.fcmTopic(
+                .fcmSubscribe, request, pathProject: parameter("project", context), token: parameter("token", context), topic: parameter("topic", context),
                 project: context.project)
         }
-        serve(api(.fcmUnsubscribe), .delete, "v1/projects/:project/registrations/:token/topicSubscriptions/:topic") { _, context in
+        serve(api(.fcmUnsubscribe), .delete, RouterPath(subscriptions + "/:topic")) { request, context in
             backend.fcmTopic(
-                .fcmUnsubscribe, pathProject: parameter("project", context), token: parameter("token", context), topic: parameter("topic", context),
+                .fcmUnsubscribe, request, pathProject: parameter("project", context), token: parameter("token", context), topic: parameter("topic", context),
                 project: context.project)
+        }
+        serve(api(.fcmListTopics), .get, RouterPath(subscriptions)) { request, context in
+            backend.fcmListTopics(request, pathProject: parameter("project", context), registration: parameter("token", context), project: context.project)
         }
         serve(api(.deleteInstance), .delete, "v1/project/:project/instanceId/:id") { _, context in
             backend.deleteInstance(pathProject: parameter("project", context), id: parameter("id", context), project: context.project)

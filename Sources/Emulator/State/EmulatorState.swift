@@ -29,18 +29,45 @@ struct EmulatorState {
 
     // MARK: Registration tokens and topics
 
-    /// Why `token` cannot be used by `project`, as a per-item error name; nil when it can.
+    /// Why `token` cannot be used by `project`, as a per-item error name; nil when it can. A
+    /// live installation id (FID) of the project is a registration too (§2.6).
     func problem(with token: String, project: String) -> String? {
         guard Self.isWellFormed(token) else { return "INVALID_ARGUMENT" }
-        guard let record = tokens[token], !record.deleted else { return "NOT_FOUND" }
+        guard let record = tokens[token] else { return liveInstallation(token, project: project) ? nil : "NOT_FOUND" }
+        guard !record.deleted else { return "NOT_FOUND" }
         guard record.project == project else { return "INVALID_ARGUMENT" }
         return nil
+    }
+
+    /// Whether `id` is an installation of `project` that is not deleted.
+    private func liveInstallation(_ id: String, project: String) -> Bool {
+        guard let installation = installations[id] else { return false }
+        return !installation.deleted && installation.project == project
+    }
+
+    /// A FID used as a registration for the first time gets a registration record, which holds
+    /// its subscriptions; deleting the installation forgets them with it.
+    private mutating func adoptInstallation(_ id: String, project: String) {
+        guard tokens[id] == nil, liveInstallation(id, project: project) else { return }
+        tokens[id] = Token(project: project, application: "", platform: "ANDROID")
+    }
+
+    /// Whether `token` holds a subscription to `topic`.
+    func isSubscribed(_ token: String, to topic: String) -> Bool {
+        tokens[token]?.topics[topic] != nil
+    }
+
+    /// The topics `registration` is subscribed to, sorted (nil when it is not usable).
+    func topics(of registration: String, project: String) -> [String]? {
+        guard problem(with: registration, project: project) == nil else { return nil }
+        return (tokens[registration]?.topics.keys).map { $0.sorted() } ?? []
     }
 
     /// Subscribes; nil on success, else the per-item error name. One hash lookup for the token,
     /// and the record is changed in place (this is the emulator's hottest path).
     mutating func subscribe(_ token: String, to topic: String, project: String, today: String) -> String? {
         guard Self.isWellFormed(token) else { return "INVALID_ARGUMENT" }
+        adoptInstallation(token, project: project)
         guard let index = tokens.index(forKey: token), !tokens.values[index].deleted else { return "NOT_FOUND" }
         guard tokens.values[index].project == project else { return "INVALID_ARGUMENT" }
         if tokens.values[index].topics[topic] == nil {
@@ -54,7 +81,7 @@ struct EmulatorState {
     /// Unsubscribes (idempotent); nil on success, else the per-item error name.
     mutating func unsubscribe(_ token: String, from topic: String, project: String) -> String? {
         if let problem = problem(with: token, project: project) { return problem }
-        if tokens[token]!.topics.removeValue(forKey: topic) != nil {
+        if tokens[token]?.topics.removeValue(forKey: topic) != nil {
             topicMembers[project + "|" + topic]?.remove(token)
         }
         return nil

@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// One pipeline's settings: where its requests come from, where outcomes and dead letters go,
 /// and how its calls are batched, paced and retried. Read from `pipelines/*.yaml` by
 /// `PipelineFile`; every field has a default fit for production except the topic names.
@@ -12,6 +14,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var outcomeTopic: String
     /// Where dead letters (and undecodable records, byte for byte) go.
     public var deadLetterTopic: String
+    /// Where `groups.export` writes each group it read (`GroupExport`, keyed by group): a topic
+    /// meant to be compacted, so that the latest export of every group stays.
+    public var exportTopic: String
     /// The ops this pipeline takes (nil: any). A request of another op is rejected, and the
     /// operator commands send each op to the request topic of the pipeline that lists it.
     public var ops: Set<RequestOp>?
@@ -50,7 +55,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
 
     /// A pipeline for `requestTopic`; the other topics and the group are derived from it.
     public init(
-        name: String, requestTopic: String, group: String? = nil, outcomeTopic: String? = nil, deadLetterTopic: String? = nil,
+        name: String, requestTopic: String, group: String? = nil, outcomeTopic: String? = nil, deadLetterTopic: String? = nil, exportTopic: String? = nil,
         maxItemsPerCall: Int = RequestOp.largestCallLimit, linger: Duration = .milliseconds(50), concurrency: Int = 16, callsPerSecond: Double? = nil,
         retry: RetryPolicy = RetryPolicy(), topicBackend: TopicBackend = .iidBatch, maxInFlightItems: Int = 50_000,
         maxRecordBytes: Int = 1 << 20, maxOutcomeBytes: Int = 1_000_000, drainTimeout: Duration = .seconds(20), breakerThreshold: Int = 5,
@@ -61,6 +66,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
         self.group = group ?? "iidbatch-" + requestTopic
         self.outcomeTopic = outcomeTopic ?? requestTopic + ".outcomes"
         self.deadLetterTopic = deadLetterTopic ?? requestTopic + ".dead-letters"
+        self.exportTopic = exportTopic ?? requestTopic + ".group-exports"
         self.maxItemsPerCall = maxItemsPerCall
         self.linger = linger
         self.concurrency = concurrency
@@ -81,6 +87,13 @@ public struct PipelineConfiguration: Sendable, Hashable {
         var settings = adaptiveRate
         settings.ceiling = callsPerSecond
         return settings
+    }
+
+    /// The APIs this pipeline calls that Google turns down on `BackendAPI.turndownDate`, sorted by
+    /// name (for a pipeline that takes any op: those of every op).
+    public var turnedDownAPIs: [BackendAPI] {
+        let apis = (ops.map(Array.init) ?? RequestOp.allCases).map { CallExecutor.api(for: $0, topicBackend: topicBackend) }
+        return Set(apis.filter(\.isTurnedDown)).sorted { $0.rawValue < $1.rawValue }
     }
 
     /// Whether this pipeline takes requests of `op`.

@@ -9,6 +9,7 @@ import Yams
 /// group: iidbatch-topics                # default: iidbatch-<request-topic>
 /// outcome-topic: iidbatch.outcomes      # default: <request-topic>.outcomes
 /// dead-letter-topic: iidbatch.topics.dead-letters
+/// export-topic: iidbatch.group-exports     # groups.export; default: <request-topic>.group-exports
 /// ops: [topics.subscribe, topics.unsubscribe]  # default: any op
 /// backend: iid-batch                    # or fcm-v1 (topic pipelines)
 /// batching: { max-items: 1000, linger: 50ms }
@@ -66,7 +67,8 @@ public enum PipelineFile {
         let requestTopic = try reader.topic("request-topic", required: true)!
         var pipeline = PipelineConfiguration(
             name: name, requestTopic: requestTopic, group: try reader.string("group"),
-            outcomeTopic: try reader.topic("outcome-topic"), deadLetterTopic: try reader.topic("dead-letter-topic"))
+            outcomeTopic: try reader.topic("outcome-topic"), deadLetterTopic: try reader.topic("dead-letter-topic"),
+            exportTopic: try reader.topic("export-topic"))
         pipeline.ops = try reader.ops("ops")
         if let backend = try reader.string("backend") {
             guard let choice = TopicBackend(rawValue: backend) else {
@@ -110,7 +112,8 @@ public enum PipelineFile {
             try breaker.finish()
         }
         try reader.finish()
-        for (key, topic) in [("outcome-topic", pipeline.outcomeTopic), ("dead-letter-topic", pipeline.deadLetterTopic)] where topic == requestTopic {
+        for (key, topic) in [("outcome-topic", pipeline.outcomeTopic), ("dead-letter-topic", pipeline.deadLetterTopic), ("export-topic", pipeline.exportTopic)]
+        where topic == requestTopic {
             throw PipelineFileError(file: file, key: key, reason: "'\(topic)' must differ from request-topic")
         }
         return pipeline

@@ -25,7 +25,8 @@ public struct CallExecutor: Sendable {
         case .topicsUnsubscribe: topicBackend == .iidBatch ? .batchRemove : .fcmUnsubscribe
         case .apnsImport: .batchImport
         case .groupsCreate, .groupsAdd, .groupsRemove: .deviceGroup
-        case .instancesInfo: .instanceInfo
+        case .instancesInfo: topicBackend == .iidBatch ? .instanceInfo : .fcmListTopics
+        case .groupsExport: .groupExport
         }
     }
 
@@ -49,11 +50,11 @@ public struct CallExecutor: Sendable {
             case (.topicsSubscribe, .topic(let topic)), (.topicsUnsubscribe, .topic(let topic)):
                 return try await topics(subscribe: op == .topicsSubscribe, topic: topic, items: items)
             case (.installationsDelete, _):
-                return try await eachItem(items) { id throws(InstanceAPIError) in (try await client.deleteInstance(id: id), nil) }
+                return try await eachItem(items) { id throws(InstanceAPIError) in ItemAnswer(try await client.deleteInstance(id: id)) }
             case (.instancesInfo, .info(let details)):
-                return try await eachItem(items) { token throws(InstanceAPIError) in
-                    (try await client.instanceInfo(token: token, details: details).result, nil)
-                }
+                return try await eachItem(items) { token throws(InstanceAPIError) in try await info(token, details: details) }
+            case (.groupsExport, .export(let byKey)):
+                return try await eachItem(items) { group throws(InstanceAPIError) in try await export(group, byKey: byKey) }
             case (.apnsImport, .apns(let application, let sandbox)):
                 let results = try await client.batchImport(application: application, sandbox: sandbox, apnsTokens: items)
                 return .items(results.map { ItemAnswer($0.result, value: $0.registrationToken) })
@@ -92,11 +93,39 @@ public struct CallExecutor: Sendable {
             return .items(results.map { ItemAnswer($0) })
         case .fcmV1:
             return try await eachItem(items) { token throws(InstanceAPIError) in
-                subscribe
-                    ? (try await client.fcmSubscribe(token: token, topic: topic), nil)
-                    : (try await client.fcmUnsubscribe(token: token, topic: topic), nil)
+                ItemAnswer(
+                    subscribe
+                        ? try await client.fcmSubscribe(token: token, topic: topic)
+                        : try await client.fcmUnsubscribe(token: token, topic: topic))
             }
         }
+    }
+
+    /// One registration's info: with `details`, its topics, from `iid/info?details=true` on the
+    /// Instance ID backend or from every page of the FCM v1 list call (the API that replaces it).
+    private func info(_ token: String, details: Bool) async throws(InstanceAPIError) -> ItemAnswer {
+        switch topicBackend {
+        case .iidBatch:
+            let outcome = try await client.instanceInfo(token: token, details: details)
+            let topics = outcome.value?.rel?.topics?.keys.sorted() ?? []
+            return ItemAnswer(outcome.result, list: details && outcome.value != nil ? topics : nil)
+        case .fcmV1:
+            let outcome = try await client.fcmTopics(registration: token)
+            return ItemAnswer(outcome.result, list: details ? outcome.value : nil)
+        }
+    }
+
+    /// One device group's members, by name (its key looked up first) or by key.
+    private func export(_ group: String, byKey: Bool) async throws(InstanceAPIError) -> ItemAnswer {
+        var key = group
+        if !byKey {
+            switch try await client.groupKey(name: group) {
+            case .success(let found): key = found
+            case .failure(let result): return ItemAnswer(result)
+            }
+        }
+        let members = try await client.groupMembers(key: key)
+        return ItemAnswer(members.result, value: key, list: members.value)
     }
 
     /// `groups.create` made idempotent: a name that already exists resolves its key and the
@@ -113,14 +142,11 @@ public struct CallExecutor: Sendable {
 
     /// Single-item APIs: one call per item, in order (calls of these ops carry one item).
     private func eachItem(
-        _ items: [String], _ call: (String) async throws(InstanceAPIError) -> (ItemResult, String?)
+        _ items: [String], _ call: (String) async throws(InstanceAPIError) -> ItemAnswer
     ) async throws(InstanceAPIError) -> CallAnswer {
         var answers: [ItemAnswer] = []
         answers.reserveCapacity(items.count)
-        for item in items {
-            let (result, value) = try await call(item)
-            answers.append(ItemAnswer(result, value: value))
-        }
+        for item in items { answers.append(try await call(item)) }
         return .items(answers)
     }
 

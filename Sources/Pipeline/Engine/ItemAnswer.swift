@@ -7,10 +7,14 @@ public struct ItemAnswer: Sendable, Hashable {
     public var result: ItemResult
     /// The value returned for the item, if the API returns one.
     public var value: String?
+    /// What the backend listed for the item, if the API lists something: a registration's
+    /// topics (`instances.info` with `details`), a group's members (`groups.export`).
+    public var list: [String]?
 
     /// An answer.
-    public init(_ result: ItemResult, value: String? = nil) {
+    public init(_ result: ItemResult, value: String? = nil, list: [String]? = nil) {
         self.result = result
         self.value = value
+        self.list = list
     }
 }

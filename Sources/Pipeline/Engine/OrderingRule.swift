@@ -11,7 +11,7 @@ enum OrderingRule {
     static func key(op: RequestOp, target: RequestTarget) -> String? {
         switch op {
         case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: target.batchKey
-        case .installationsDelete, .apnsImport, .instancesInfo: nil
+        case .installationsDelete, .apnsImport, .instancesInfo, .groupsExport: nil
         }
     }
 

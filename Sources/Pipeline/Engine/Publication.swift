@@ -1,7 +1,8 @@
 import Kafka
 
-/// An outcome ready to publish, the dead letter that goes before it (if any), and the ticket its
-/// acknowledgement hands back to the request book.
+/// An outcome ready to publish, the records that go before it (the dead letter, if any, and the
+/// groups a `groups.export` read), and the ticket its acknowledgement hands back to the request
+/// book.
 struct Publication: Sendable {
     /// A record to publish to the dead-letter topic.
     struct DeadLetterRecord: Sendable {
@@ -16,5 +17,7 @@ struct Publication: Sendable {
 
     var outcome: Outcome
     var deadLetter: DeadLetterRecord?
+    /// Groups to write to the export topic before the outcome.
+    var groupExports: [GroupExport] = []
     var ticket: PublishTicket
 }

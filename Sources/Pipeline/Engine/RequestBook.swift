@@ -191,7 +191,7 @@ struct RequestBook: Sendable {
         }
         publishing[state.partition, default: 0] += 1
         return Publication(
-            outcome: outcome, deadLetter: deadLetter,
+            outcome: outcome, deadLetter: deadLetter, groupExports: state.groupExports(),
             ticket: PublishTicket(partition: state.partition, offset: state.offset, generation: state.generation, items: state.request.items.count))
     }
 

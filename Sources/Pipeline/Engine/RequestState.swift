@@ -42,6 +42,7 @@ struct RequestState: Sendable {
         var counts: [String: Int] = [:]
         var failed: [FailedItem] = []
         var imports: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         for index in finals.indices {
             let final = finals[index]
             let result = final?.answer.result ?? ItemResult(.internal, message: "no result")
@@ -53,6 +54,7 @@ struct RequestState: Sendable {
                         message: result.message ?? final?.lastError))
             }
             if request.op == .apnsImport, result.code == .ok, let token = final?.answer.value { imports[request.items[index]] = token }
+            if result.code.isSuccess, let list = final?.answer.list { lists[request.items[index]] = list }
         }
         let receipt =
             request.op != .installationsDelete
@@ -66,7 +68,19 @@ struct RequestState: Sendable {
             requestID: request.id, op: request.op, target: request.target.outcomeFields,
             status: OutcomeStatus.of(finals.indices.map(code)), counts: counts, failedItems: failed,
             imports: request.op == .apnsImport ? imports : nil, receipt: receipt, notificationKey: notificationKey,
+            topics: request.target == .info(details: true) ? lists : nil, groupMembers: request.op == .groupsExport ? lists : nil,
             replayOf: request.replayOf, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
+    }
+
+    /// For `groups.export`: a record per group found, in request order, for the export topic.
+    func groupExports() -> [GroupExport] {
+        guard request.op == .groupsExport else { return [] }
+        return finals.indices.compactMap { index in
+            guard let final = finals[index], final.answer.result.code.isSuccess, let key = final.answer.value, let members = final.answer.list else {
+                return nil
+            }
+            return GroupExport(group: request.items[index], notificationKey: key, members: members, exportedAt: final.at, requestID: request.id)
+        }
     }
 
     /// The dead letter: a request of the items that ended on a retryable code, or nil.

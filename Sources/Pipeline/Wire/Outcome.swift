@@ -24,6 +24,13 @@ public struct Outcome: Sendable, Hashable, Codable {
     public var receipt: [ItemReceipt]?
     /// For device-group ops: the group's notification key.
     public var notificationKey: String?
+    /// For `instances.info` with `details`: each found registration's topics, sorted.
+    public var topics: [String: [String]]?
+    /// For `instances.info` with `details`: registrations whose topics were left out because the
+    /// outcome would pass `max-outcome-bytes` (ask for them in smaller requests).
+    public var topicsOmitted: [String]?
+    /// For `groups.export`: each found group's members (also written to the export topic).
+    public var groupMembers: [String: [String]]?
     /// Why a rejected record was rejected, naming the field.
     public var reason: String?
     /// For a replayed dead letter: the original request's id.
@@ -38,8 +45,8 @@ public struct Outcome: Sendable, Hashable, Codable {
     /// An outcome.
     public init(
         requestID: String, op: RequestOp?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
-        failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil, reason: String? = nil,
-        replayOf: String? = nil,
+        failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil,
+        topics: [String: [String]]? = nil, groupMembers: [String: [String]]? = nil, reason: String? = nil, replayOf: String? = nil,
         backendCalls: Int, receivedAt: Date, completedAt: Date
     ) {
         self.requestID = requestID
@@ -51,6 +58,8 @@ public struct Outcome: Sendable, Hashable, Codable {
         self.imports = imports
         self.receipt = receipt
         self.notificationKey = notificationKey
+        self.topics = topics
+        self.groupMembers = groupMembers
         self.reason = reason
         self.replayOf = replayOf
         self.backendCalls = backendCalls
@@ -60,18 +69,24 @@ public struct Outcome: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case requestID = "requestId"
-        case op, target, status, counts, failedItems, imports, receipt, notificationKey, reason, replayOf, backendCalls, receivedAt, completedAt
+        case op, target, status, counts, failedItems, imports, receipt, notificationKey, topics, topicsOmitted, groupMembers, reason, replayOf,
+            backendCalls, receivedAt, completedAt
     }
 
     /// The wire form, within `limit` bytes when `OutcomeSizeBound` admitted the request: when the
-    /// full outcome is larger, the failed items' messages (the backend's words, the only part the
-    /// bound does not count) are left out; codes, items and counts always stay.
+    /// full outcome is larger, the parts the bound does not count are left out, first the failed
+    /// items' messages (the backend's words), then the topic lists of `instances.info` (their
+    /// registrations listed in `topicsOmitted`); codes, items and counts always stay.
     public func wireBytes(limit: Int) throws -> [UInt8] {
         let encoder = Self.encoder()
         let full = try encoder.encode(self)
-        guard full.count > limit, failedItems.contains(where: { $0.message != nil }) else { return Array(full) }
+        guard full.count > limit else { return Array(full) }
         var compact = self
         for index in compact.failedItems.indices { compact.failedItems[index].message = nil }
+        let shorter = try encoder.encode(compact)
+        guard shorter.count > limit, let topics = compact.topics, !topics.isEmpty else { return Array(shorter) }
+        compact.topicsOmitted = topics.keys.sorted()
+        compact.topics = [:]
         return Array(try encoder.encode(compact))
     }
 

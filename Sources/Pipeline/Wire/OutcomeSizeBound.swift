@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// The most bytes a request's outcome can take on the wire, computed from the request alone, so
 /// that a request whose outcome could not be published is refused when it arrives instead of
 /// sticking its partition later.
@@ -5,7 +7,10 @@
 /// The bound covers the worst case: every item failing (each listed in `failedItems`, with a code
 /// of up to `maxCodeBytes` and no message, see `Outcome.wireBytes(limit:)`), a distinct count key
 /// per item, an erasure receipt line per installation, and an import per APNs token with a
-/// registration token of up to `maxRegistrationTokenBytes`. Strings are counted as JSON-escaped.
+/// registration token of up to `maxRegistrationTokenBytes`, a full group of such tokens per
+/// `groups.export` item, and a `topicsOmitted` entry per `instances.info` item with `details`
+/// (topic lists are not bounded: `Outcome.wireBytes(limit:)` leaves them out when they do not
+/// fit). Strings are counted as JSON-escaped.
 public enum OutcomeSizeBound {
     /// The longest result code an outcome carries (`UNKNOWN(...)` texts are cut to fit).
     public static let maxCodeBytes = 80
@@ -19,6 +24,10 @@ public enum OutcomeSizeBound {
     static let receiptBytes = 7 + 30 + 10 + 2 * maxCodeBytes + 10 + 3
     /// An import's fixed part and its registration token: `"<apns>":"<token>",`.
     static let importBytes = 6 + 2 * maxRegistrationTokenBytes
+    /// A group's members, `"<group>":["<token>",…],` with `APILimits.groupMembers` tokens.
+    static let groupExportBytes = 6 + APILimits.groupMembers * (2 * maxRegistrationTokenBytes + 3)
+    /// A `topicsOmitted` entry's fixed part: `"",`.
+    static let omittedBytes = 3
     /// Everything else: field names, status, dates, counts of backend calls, the target.
     static let fixedBytes = 2_048
 
@@ -26,10 +35,12 @@ public enum OutcomeSizeBound {
     public static func bytes(of request: PipelineRequest) -> Int {
         var total = fixedBytes + 2 * (escapedCount(request.id) + escapedCount(request.replayOf ?? ""))
         for value in request.target.outcomeFields.values { total += escapedCount(value) + 32 }
+        let listsTopics = request.target == .info(details: true)
         let perItem =
             failedItemBytes + countBytes
             + (request.op == .installationsDelete ? receiptBytes : 0) + (request.op == .apnsImport ? importBytes : 0)
-        let copies = 1 + (request.op == .installationsDelete || request.op == .apnsImport ? 1 : 0)
+            + (request.op == .groupsExport ? groupExportBytes : 0) + (listsTopics ? omittedBytes : 0)
+        let copies = 1 + ([.installationsDelete, .apnsImport, .groupsExport].contains(request.op) || listsTopics ? 1 : 0)
         for item in request.items { total += perItem + copies * escapedCount(item) }
         return total
     }

@@ -38,7 +38,7 @@ public struct PipelineRequest: Sendable, Hashable {
         case .subject(let subject): subject ?? id
         case .apns(let application, _): application
         case .group(let name, _): name
-        case .info: id
+        case .info, .export: id
         }
     }
 
@@ -55,6 +55,7 @@ public struct PipelineRequest: Sendable, Hashable {
             object["notificationKeyName"] = name
             if let key { object["notificationKey"] = key }
         case .info(let details): object["details"] = details
+        case .export(let byKey): if byKey { object["groupsBy"] = RequestTarget.groupsByKey }
         }
         if let replayOf { object["replayOf"] = replayOf }
         if priorAttempts > 0 { object["priorAttempts"] = priorAttempts }

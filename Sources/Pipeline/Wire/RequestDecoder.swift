@@ -85,6 +85,14 @@ public struct RequestDecoder: Sendable {
             target = .group(name: name, key: key)
         case .instancesInfo:
             target = .info(details: try fields.optionalBool("details") ?? false)
+        case .groupsExport:
+            switch try fields.optionalString("groupsBy") ?? RequestTarget.groupsByName {
+            case RequestTarget.groupsByName: target = .export(byKey: false)
+            case RequestTarget.groupsByKey: target = .export(byKey: true)
+            case let other:
+                throw RequestRejection(
+                    field: "groupsBy", reason: "'\(other)' is not \(RequestTarget.groupsByName) (the default) or \(RequestTarget.groupsByKey)")
+            }
         }
         let replayOf = try fields.optionalString("replayOf")
         let priorAttempts = try fields.optionalCount("priorAttempts") ?? 0

@@ -18,6 +18,9 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     case groupsRemove = "groups.remove"
     /// Read what the backend knows of tokens. One call per item.
     case instancesInfo = "instances.info"
+    /// Export device groups' members before device groups are turned down (api-reference §6).
+    /// One group per call.
+    case groupsExport = "groups.export"
 
     /// The name of the request field that holds the items.
     public var itemsField: String {
@@ -25,13 +28,14 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
         case .installationsDelete: "installations"
         case .apnsImport: "apnsTokens"
         case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove, .instancesInfo: "tokens"
+        case .groupsExport: "groups"
         }
     }
 
     /// Items one backend call may carry (`APILimits`).
     public var perCallLimit: Int {
         switch self {
-        case .installationsDelete, .instancesInfo: 1
+        case .installationsDelete, .instancesInfo, .groupsExport: 1
         case .topicsSubscribe, .topicsUnsubscribe: APILimits.topicBatch
         case .apnsImport: APILimits.importBatch
         case .groupsCreate, .groupsAdd, .groupsRemove: APILimits.groupMembers
@@ -43,7 +47,7 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     public var requestItemLimit: Int? {
         switch self {
         case .groupsCreate, .groupsAdd, .groupsRemove: APILimits.groupMembers
-        case .installationsDelete, .instancesInfo, .topicsSubscribe, .topicsUnsubscribe, .apnsImport: nil
+        case .installationsDelete, .instancesInfo, .topicsSubscribe, .topicsUnsubscribe, .apnsImport, .groupsExport: nil
         }
     }
 

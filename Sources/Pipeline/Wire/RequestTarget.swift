@@ -10,6 +10,13 @@ public enum RequestTarget: Sendable, Hashable {
     case group(name: String, key: String?)
     /// `instances.info`: whether to ask for topic subscriptions too.
     case info(details: Bool)
+    /// `groups.export`: whether the items are notification keys (else notification key names).
+    case export(byKey: Bool)
+
+    /// `groupsBy` of a `groups.export` request whose items are notification key names (the default).
+    public static let groupsByName = "notificationKeyName"
+    /// `groupsBy` of a `groups.export` request whose items are notification keys.
+    public static let groupsByKey = "notificationKey"
 
     /// What calls may share: requests with the same op and batch key are packed together, and
     /// operations with the same ordering key take effect in offset order.
@@ -20,6 +27,7 @@ public enum RequestTarget: Sendable, Hashable {
         case .apns(let application, let sandbox): "apns:\(application):\(sandbox)"
         case .group(let name, _): "group:" + name
         case .info(let details): "info:\(details)"
+        case .export(let byKey): "export:\(byKey)"
         }
     }
 
@@ -31,6 +39,7 @@ public enum RequestTarget: Sendable, Hashable {
         case .apns(let application, let sandbox): ["application": application, "sandbox": "\(sandbox)"]
         case .group(let name, let key): key.map { ["notificationKeyName": name, "notificationKey": $0] } ?? ["notificationKeyName": name]
         case .info(let details): ["details": "\(details)"]
+        case .export(let byKey): ["groupsBy": byKey ? Self.groupsByKey : Self.groupsByName]
         }
     }
 }

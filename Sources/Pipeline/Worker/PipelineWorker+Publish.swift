@@ -12,6 +12,19 @@ extension PipelineWorker {
         case refused(topic: String, KafkaError)
     }
 
+    /// Sends `records` side by side, each until acknowledged; the first result that is not
+    /// `.delivered` is the result of all.
+    nonisolated func deliverAll(_ producer: KafkaProducer, topic: String, _ records: [(key: [UInt8], value: [UInt8])]) async -> PublishResult {
+        await withTaskGroup(of: PublishResult.self) { group in
+            for record in records {
+                group.addTask { await self.deliver(producer, topic: topic, key: record.key, value: record.value, headers: []) }
+            }
+            var result = PublishResult.delivered
+            for await each in group where result == .delivered { result = each }
+            return result
+        }
+    }
+
     /// Sends until the broker acknowledges. Transient errors are retried with backoff (0.1 s
     /// doubling to 5 s) while the worker runs; a permanent one ends the attempt at once.
     nonisolated func deliver(

@@ -320,17 +320,22 @@ public actor PipelineWorker {
         for publication in publications {
             statistics.noteCompleted(publication.outcome)
             let value: [UInt8]
-            do { value = try publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes) } catch {
+            let exports: [(key: [UInt8], value: [UInt8])]
+            do {
+                value = try publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes)
+                exports = try publication.groupExports.map { ($0.recordKey, try $0.wireBytes()) }
+            } catch {
                 // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.
                 spawn { await self.fail(.unpublishable(requestID: publication.outcome.requestID, reason: "\(error)")) }
                 continue
             }
             let producer = self.producer
-            let topics = (outcome: configuration.outcomeTopic, deadLetter: configuration.deadLetterTopic)
+            let topics = (outcome: configuration.outcomeTopic, deadLetter: configuration.deadLetterTopic, export: configuration.exportTopic)
             spawn {
-                // The dead letter first: whoever sees an outcome can replay its dead letter at once.
-                var result = PublishResult.delivered
-                if let deadLetter = publication.deadLetter {
+                // Exported groups and the dead letter first: whoever sees an outcome finds its
+                // groups in the export topic and can replay its dead letter at once.
+                var result = await self.deliverAll(producer, topic: topics.export, exports)
+                if result == .delivered, let deadLetter = publication.deadLetter {
                     result = await self.deliver(producer, topic: topics.deadLetter, key: deadLetter.key, value: deadLetter.value, headers: deadLetter.headers)
                 }
                 if result == .delivered {

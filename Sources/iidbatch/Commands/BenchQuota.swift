@@ -12,8 +12,8 @@ struct BenchQuota: AsyncParsableCommand {
         abstract: "Measure how workers find the backend's quota: calls/s against it, throttled share, dead letters, settle time.",
         discussion: """
             Starts an embedded Kafka cluster and the emulator in this process, with a quota of \
-            --quota batchAdd calls/s, produces a backlog of full calls (topics.subscribe requests of \
-            1,000 tokens), and runs --workers `iidbatch run` processes in one consumer group on the \
+            --quota calls/s on the pipeline's subscribe API (FCM v1 per registration, or batchAdd \
+            on iid-batch), produces a backlog of topics.subscribe requests of 1,000 tokens, and runs --workers `iidbatch run` processes in one consumer group on the \
             pipeline file (the shipped topic pipeline, unchanged, by default). Every second it reads \
             the emulator's counters. It prints, after --warm-up seconds from the first call: the \
             accepted calls/s as a fraction of the quota and the share of attempts throttled; the \
@@ -22,7 +22,7 @@ struct BenchQuota: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The backend's batchAdd quota, calls per second.")
+    @Option(help: "The backend's quota on the subscribe API, calls per second.")
     var quota = 40.0
 
     @Option(help: "Worker processes in the group.")
@@ -40,14 +40,14 @@ struct BenchQuota: AsyncParsableCommand {
     @Option(help: "The quota after --change-at.")
     var quotaAfter: Double?
 
-    @Option(help: "The pipeline file the workers run (a topics pipeline on iid-batch).")
+    @Option(help: "The pipeline file the workers run (a topics pipeline).")
     var pipeline = "pipelines/topic-changes.yaml"
 
     @Option(help: "Partitions of the request topic.")
     var partitions = 16
 
     func validate() throws {
-        guard quota >= 1, quota <= 1_000 else { throw ValidationError("--quota must be 1...1000, got \(quota)") }
+        guard quota >= 1, quota <= 10_000 else { throw ValidationError("--quota must be 1...10000, got \(quota)") }
         guard (1...8).contains(workers) else { throw ValidationError("--workers must be 1...8, got \(workers)") }
         guard seconds > warmUp, seconds <= 600 else { throw ValidationError("--seconds must be above --warm-up and at most 600, got \(seconds)") }
         guard (changeAt == nil) == (quotaAfter == nil) else { throw ValidationError("--change-at and --quota-after go together") }
@@ -57,7 +57,7 @@ struct BenchQuota: AsyncParsableCommand {
     func run() async throws {
         let file: PipelineConfiguration
         do { file = try PipelineFile.load(pipeline) } catch { throw ValidationError(error.description) }
-        guard file.topicBackend == .iidBatch else { throw ValidationError("\(pipeline): the quota bench measures batchAdd; use an iid-batch topic pipeline") }
+        guard file.takes(.topicsSubscribe) else { throw ValidationError("\(pipeline): the quota bench needs a pipeline that takes topics.subscribe") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-bench-quota-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -65,7 +65,7 @@ struct BenchQuota: AsyncParsableCommand {
         let kafka = try EmbeddedKafka(brokers: 1)
         try kafka.createTopic(file.requestTopic, partitions: partitions)
         for topic in Set([file.outcomeTopic, file.deadLetterTopic]) { try kafka.createTopic(topic, partitions: 4) }
-        let api = BackendAPI.batchAdd.rawValue
+        let api = CallExecutor.api(for: .topicsSubscribe, topicBackend: file.topicBackend).rawValue
         let emulator = try await EmulatorServer.start(EmulatorConfiguration(faults: FaultPlan(quota: [api: quota])))
         let tokens = (0..<1_000).map { String(format: "q-%06d", $0) }
         emulator.backend.seed(SeedRequest(tokens: tokens))
@@ -73,7 +73,8 @@ struct BenchQuota: AsyncParsableCommand {
         try emulator.writeServiceAccountKey(to: keyPath)
 
         // A backlog the workers cannot finish: more full calls than the quota allows in the run.
-        let backlog = Int(max(quota, quotaAfter ?? 0) * Double(seconds) * 1.3) + 100
+        let callsPerRecord = Double(1_000 / file.itemsPerCall(.topicsSubscribe))
+        let backlog = Int(max(quota, quotaAfter ?? 0) * Double(seconds) * 1.3 / callsPerRecord) + 100
         let producer = try KafkaProducer(configuration: kafka.configuration())
         try await producer.sendInOrder(
             (0..<backlog).lazy.map { n in
@@ -82,7 +83,7 @@ struct BenchQuota: AsyncParsableCommand {
             })
         await producer.close()
         Output.line(
-            "bench quota: quota \(Self.number(quota)) batchAdd calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""); \(workers) worker process(es) on \(pipeline) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) calls"
+            "bench quota: quota \(Self.number(quota)) \(api) calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""); \(workers) worker process(es) on \(pipeline) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) records of 1,000 tokens"
         )
 
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])

@@ -64,13 +64,27 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An outage (every call 503) from START seconds after start, for DURATION seconds. Repeatable.", valueName: "START+DURATION"))
     var outage: [String] = []
 
+    @Flag(
+        help: """
+            Behave like a project created after the onboarding cut-offs: Instance ID calls and device-group \
+            calls are refused with 403 PERMISSION_DENIED (the Instance ID API as SERVICE_DISABLED), as Google \
+            refuses them; FCM v1 topics and deletions work.
+            """)
+    var newProject = false
+
+    @Option(help: ArgumentHelp("The most subscriptions one page of the FCM v1 topic list holds.", valueName: "n"))
+    var topicListPageSize = 100
+
     func run() async throws {
+        guard topicListPageSize >= 1 else { throw ValidationError("--topic-list-page-size: must be at least 1, got \(topicListPageSize)") }
         let faults: FaultPlan
         do {
             faults = try FaultPlan.parse(
                 itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage)
         } catch { throw ValidationError(error.description) }
-        let configuration = EmulatorConfiguration(host: host, port: port, projectID: project, projectNumber: projectNumber, seed: seed, faults: faults)
+        let configuration = EmulatorConfiguration(
+            host: host, port: port, projectID: project, projectNumber: projectNumber, seed: seed, faults: faults,
+            newProject: newProject, topicListPageSize: topicListPageSize)
         // Everything is ready before the port opens: a script that waits for the port finds the
         // key file (written atomically) and the seeded state.
         let backend = try EmulatorBackend(configuration: configuration)

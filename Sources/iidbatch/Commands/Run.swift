@@ -77,6 +77,12 @@ struct Run: AsyncParsableCommand {
             Output.line(
                 "iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group)"
             )
+            let legacy = pipeline.turnedDownAPIs
+            if !legacy.isEmpty {
+                Logger(label: "iidbatch.run").warning(
+                    "\(pipeline.name) calls \(legacy.map(\.rawValue).joined(separator: ", ")), which Google turns down on \(BackendAPI.turndownDate) (new projects cannot use them now); see \"Moving off the Instance ID API\" in the README"
+                )
+            }
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -48,6 +48,9 @@ struct Submit: AsyncParsableCommand {
     @Flag(help: "instances.info: ask for topic subscriptions too.")
     var details = false
 
+    @Flag(help: "groups.export: the lines are notification keys (default: notification key names).")
+    var byKey = false
+
     @Option(help: ArgumentHelp("Items per record (default: 1000 for topics, 100 for imports and deletions, 20 for groups).", valueName: "n"))
     var recordSize: Int?
 
@@ -74,7 +77,7 @@ struct Submit: AsyncParsableCommand {
         guard let operation = RequestOp(rawValue: op) else { throw ValidationError("--op: unknown op '\(op)'; expected one of \(RequestOp.names)") }
         let target = try SubmitTarget.target(
             for: operation, topic: topic, subject: subject, application: application, sandbox: sandbox, group: group, notificationKey: notificationKey,
-            details: details)
+            details: details, byKey: byKey)
         let size = recordSize ?? SubmitTarget.defaultRecordSize(operation)
         let limit = operation.requestItemLimit ?? RequestDecoder().maxItems
         guard (1...limit).contains(size) else { throw ValidationError("--record-size: \(size) is out of range 1-\(limit) for \(op)") }

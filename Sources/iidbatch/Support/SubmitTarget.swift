@@ -7,7 +7,7 @@ enum SubmitTarget {
     /// The op's target from the command-line flags, naming the missing or wrong one.
     static func target(
         for op: RequestOp, topic: String?, subject: String?, application: String?, sandbox: Bool, group: String?,
-        notificationKey: String?, details: Bool
+        notificationKey: String?, details: Bool, byKey: Bool = false
     ) throws -> RequestTarget {
         switch op {
         case .topicsSubscribe, .topicsUnsubscribe:
@@ -25,6 +25,8 @@ enum SubmitTarget {
             return .group(name: group, key: notificationKey)
         case .instancesInfo:
             return .info(details: details)
+        case .groupsExport:
+            return .export(byKey: byKey)
         }
     }
 
@@ -32,7 +34,7 @@ enum SubmitTarget {
     static func defaultRecordSize(_ op: RequestOp) -> Int {
         switch op {
         case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: op.perCallLimit
-        case .apnsImport, .installationsDelete, .instancesInfo: 100
+        case .apnsImport, .installationsDelete, .instancesInfo, .groupsExport: 100
         }
     }
 }
