@@ -15,6 +15,7 @@ final class PipelineFixture: Sendable {
     let requestTopic = "requests"
     let outcomeTopic = "outcomes"
     let deadLetterTopic = "dead-letters"
+    let exportTopic = "group-exports"
     private let collected = Collected()
     private let reader: KafkaConsumer
     private let readerTask: Task<Void, Never>
@@ -26,7 +27,7 @@ final class PipelineFixture: Sendable {
         self.emulator = emulator
         keyJSON = try emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token")
         client = InstanceAPIClient(credentials: try ServiceAccountCredentials(json: keyJSON), configuration: .singleHost(emulator.baseURL))
-        for topic in [requestTopic, outcomeTopic, deadLetterTopic] { try kafka.createTopic(topic, partitions: partitions) }
+        for topic in [requestTopic, outcomeTopic, deadLetterTopic, exportTopic] { try kafka.createTopic(topic, partitions: partitions) }
         let reader = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: "test-reader", topics: [outcomeTopic, deadLetterTopic])
         self.reader = reader
         let collected = self.collected
@@ -48,17 +49,34 @@ final class PipelineFixture: Sendable {
     }
 
     /// Starts both, with `faults` in the emulator and `partitions` per topic.
-    static func start(partitions: Int = 4, faults: FaultPlan = FaultPlan(), kafkaPort: Int? = nil) async throws -> PipelineFixture {
+    static func start(
+        partitions: Int = 4, faults: FaultPlan = FaultPlan(), kafkaPort: Int? = nil, emulator configure: (inout EmulatorConfiguration) -> Void = { _ in }
+    ) async throws -> PipelineFixture {
         let kafka = try EmbeddedKafka(brokers: 1, port: kafkaPort)
-        let emulator = try await EmulatorServer.start(EmulatorConfiguration(seed: 7, faults: faults))
+        var configuration = EmulatorConfiguration(seed: 7, faults: faults)
+        configure(&configuration)
+        let emulator = try await EmulatorServer.start(configuration)
         return try PipelineFixture(kafka: kafka, emulator: emulator, partitions: partitions)
+    }
+
+    /// The pipeline of a shipped file (`pipelines/NAME.yaml`) as it is, but on the fixture's topics
+    /// and group.
+    func shippedPipeline(_ name: String) throws -> PipelineConfiguration {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+        var pipeline = try PipelineFile.load(repository.appendingPathComponent("pipelines/\(name).yaml").path)
+        pipeline.requestTopic = requestTopic
+        pipeline.outcomeTopic = outcomeTopic
+        pipeline.deadLetterTopic = deadLetterTopic
+        pipeline.exportTopic = exportTopic
+        pipeline.group = "workers"
+        return pipeline
     }
 
     /// A pipeline on the fixture's topics, quick to retry and to linger, adjusted by `adjust`.
     func pipeline(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) -> PipelineConfiguration {
         var pipeline = PipelineConfiguration(
             name: "test", requestTopic: requestTopic, group: "workers", outcomeTopic: outcomeTopic, deadLetterTopic: deadLetterTopic,
-            linger: .milliseconds(20), concurrency: 8,
+            exportTopic: exportTopic, linger: .milliseconds(20), concurrency: 8,
             retry: RetryPolicy(maxAttempts: 8, initialBackoff: .milliseconds(20), maxBackoff: .milliseconds(300), maxElapsed: .seconds(60)),
             drainTimeout: .seconds(10), breakerCooldown: .milliseconds(200), breakerMaxCooldown: .seconds(1))
         pipeline.adaptiveRate.start = 200  // quick to start; the adaptive-rate tests set their own
@@ -168,9 +186,10 @@ struct FixtureError: Error, CustomStringConvertible {
 
 /// Runs `body` with a started fixture and always stops it.
 func withPipelineFixture<T>(
-    partitions: Int = 4, faults: FaultPlan = FaultPlan(), kafkaPort: Int? = nil, _ body: (PipelineFixture) async throws -> T
+    partitions: Int = 4, faults: FaultPlan = FaultPlan(), kafkaPort: Int? = nil, emulator: (inout EmulatorConfiguration) -> Void = { _ in },
+    _ body: (PipelineFixture) async throws -> T
 ) async throws -> T {
-    let fixture = try await PipelineFixture.start(partitions: partitions, faults: faults, kafkaPort: kafkaPort)
+    let fixture = try await PipelineFixture.start(partitions: partitions, faults: faults, kafkaPort: kafkaPort, emulator: emulator)
     do {
         let result = try await body(fixture)
         await fixture.stop()

@@ -38,7 +38,7 @@ struct OutcomeTests {
     @Test(
         "the outcome size bound holds for the worst outcome a request can have",
         arguments: [
-            RequestOp.installationsDelete, .topicsSubscribe, .apnsImport,
+            RequestOp.installationsDelete, .topicsSubscribe, .apnsImport, .groupsExport, .instancesInfo,
         ])
     func sizeBoundHolds(op: RequestOp) throws {
         // Items that need escaping, every item failed on a distinct long unknown code with a long
@@ -48,6 +48,8 @@ struct OutcomeTests {
             switch op {
             case .installationsDelete: .subject("subject/\"x\"")
             case .apnsImport: .apns(application: "com.example/app", sandbox: true)
+            case .groupsExport: .export(byKey: false)
+            case .instancesInfo: .info(details: true)
             default: .topic("movies")
             }
         let request = PipelineRequest(id: "worst/\"case\"", op: op, target: target, items: items, replayOf: "orig/\"inal\"", priorAttempts: 999_999)
@@ -62,13 +64,24 @@ struct OutcomeTests {
             imports: op == .apnsImport
                 ? Dictionary(uniqueKeysWithValues: items.map { ($0, String(repeating: "r", count: OutcomeSizeBound.maxRegistrationTokenBytes)) }) : nil,
             receipt: op == .installationsDelete ? items.indices.map { ItemReceipt(item: items[$0], code: codes[$0], at: now) } : nil,
-            notificationKey: nil, reason: nil, replayOf: request.replayOf, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
+            notificationKey: nil,
+            // Topic lists are not bounded (here 20 topics of 900 characters each): they are left out.
+            topics: op == .instancesInfo
+                ? Dictionary(uniqueKeysWithValues: items.map { ($0, (0..<20).map { "\($0)" + String(repeating: "%", count: 900) }) }) : nil,
+            groupMembers: op == .groupsExport
+                ? Dictionary(
+                    uniqueKeysWithValues: items.map { item in
+                        (item, (0..<20).map { "\($0)" + String(repeating: "t", count: OutcomeSizeBound.maxRegistrationTokenBytes - 2) })
+                    }) : nil,
+            reason: nil, replayOf: request.replayOf, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
         let bound = OutcomeSizeBound.bytes(of: request)
         let bytes = try outcome.wireBytes(limit: bound)
         #expect(bytes.count <= bound, "\(bytes.count) bytes written, bound \(bound)")
         #expect(try outcome.wireBytes(limit: .max).count > bound, "only the messages were left out to fit")
         let decoded = try Outcome.decoder().decode(Outcome.self, from: Data(bytes))
         #expect(decoded.failedItems.map(\.code) == codes && decoded.failedItems.allSatisfy { $0.message == nil })
+        if op == .instancesInfo { #expect(decoded.topicsOmitted == items.sorted() && decoded.topics == [:]) }
+        if op == .groupsExport { #expect(decoded.groupMembers == outcome.groupMembers, "group members are bounded and kept") }
     }
 
     @Test("a request whose outcome could pass max-outcome-bytes is refused naming its items field and how many fit")

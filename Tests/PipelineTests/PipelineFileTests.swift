@@ -10,7 +10,14 @@ struct PipelineFileTests {
         let pipelines = try PipelineFile.loadAll(folder)
         #expect(pipelines.map(\.name) == ["apns-imports", "deletions", "device-groups", "topic-changes"])
         let topics = try #require(pipelines.first { $0.name == "topic-changes" })
-        #expect(topics.maxItemsPerCall == 1_000 && topics.topicBackend == .iidBatch && topics.retry.maxAttempts == 6)
+        #expect(topics.topicBackend == .fcmV1 && topics.callsPerSecond == 3_000 && topics.itemsPerCall(.topicsSubscribe) == 1)
+        #expect(topics.turnedDownAPIs.isEmpty, "the shipped topic pipeline is on the API that stays")
+        let groups = try #require(pipelines.first { $0.name == "device-groups" })
+        #expect(groups.exportTopic == "iidbatch.group-exports" && groups.takes(.groupsExport))
+        #expect(groups.turnedDownAPIs.map(\.rawValue) == ["fcm.notification", "fcm.notification.export"])
+        var legacy = topics
+        legacy.topicBackend = .iidBatch
+        #expect(legacy.turnedDownAPIs.map(\.rawValue) == ["iid.batchAdd", "iid.batchRemove", "iid.info"])
         #expect(pipelines.first { $0.name == "apns-imports" }?.itemsPerCall(.apnsImport) == 100)
         // Every op is taken by exactly one shipped pipeline: the commands' default topics come from here.
         for op in RequestOp.allCases {

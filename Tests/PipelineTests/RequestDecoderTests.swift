@@ -21,6 +21,8 @@ struct RequestDecoderTests {
             PipelineRequest(id: "r7", op: .groupsAdd, target: .group(name: "user-1", key: "APA91b"), items: ["t2"]),
             PipelineRequest(id: "r8", op: .groupsRemove, target: .group(name: "user-1", key: "APA91b"), items: ["t2"]),
             PipelineRequest(id: "r9", op: .instancesInfo, target: .info(details: true), items: ["t1"]),
+            PipelineRequest(id: "r10", op: .groupsExport, target: .export(byKey: false), items: ["user-1", "user-2"]),
+            PipelineRequest(id: "r11", op: .groupsExport, target: .export(byKey: true), items: ["APA91b"]),
         ])
     func roundTrip(request: PipelineRequest) throws {
         #expect(try decoder.decode([UInt8](request.jsonBody())).get() == request)
@@ -58,6 +60,8 @@ struct RequestDecoderTests {
                 "tokens", "at most 20 members, got 21", "x"
             ),
             (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": ["t"], "priorAttempts": -1}"#, "priorAttempts", "non-negative integer", "x"),
+            (#"{"id": "x", "op": "groups.export", "tokens": ["g"]}"#, "groups", "is required", "x"),
+            (#"{"id": "x", "op": "groups.export", "groupsBy": "id", "groups": ["g"]}"#, "groupsBy", "'id' is not notificationKeyName", "x"),
         ] as [(String, String?, String, String?)])
     func rejections(text: String, field: String?, reason: String, id: String?) {
         guard case .failure(let rejection) = decode(text) else {
