@@ -12,7 +12,10 @@ import Testing
 struct MigrationTests {
     @Test("the shipped topic pipeline on a new project: tokens and FIDs succeed, a repeat changes nothing, info lists every page")
     func shippedTopicPipelineOnNewProject() async throws {
-        try await withPipelineFixture(emulator: { $0.newProject = true; $0.topicListPageSize = 5 }) { fixture in
+        try await withPipelineFixture(emulator: {
+            $0.newProject = true
+            $0.topicListPageSize = 5
+        }) { fixture in
             let pipeline = try fixture.shippedPipeline("topic-changes")
             #expect(pipeline.topicBackend == .fcmV1)
             #expect(pipeline.turnedDownAPIs.isEmpty, "the shipped topic pipeline calls nothing that is turned down")

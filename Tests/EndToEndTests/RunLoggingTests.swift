@@ -56,4 +56,29 @@ struct RunLoggingTests {
             #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("iidbatch run: stopped after") == true }, "the run's own lines too")
         }
     }
+
+    @Test("run warns once at start, per pipeline, of the APIs it calls that Google turns down; the FCM v1 pipeline gets no warning")
+    func turndownWarning() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let folder = try RunFolder(fixture, name: "turndown")
+            defer { folder.remove() }
+            _ = try folder.pipeline(fixture, group: "legacy-topics", "ops: [topics.subscribe]\nbackend: iid-batch")
+            let current = folder.url.appendingPathComponent("current.yaml").path
+            try """
+            request-topic: other-requests
+            group: current-topics
+            outcome-topic: \(fixture.outcomeTopic)
+            dead-letter-topic: \(fixture.deadLetterTopic)
+            ops: [topics.subscribe, instances.info]
+            backend: fcm-v1
+            """.write(toFile: current, atomically: true, encoding: .utf8)
+            let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: folder.url.path, ["--log-level", "warning"]))
+            _ = try await worker.waitFor("which Google turns down on 2027-09-29", seconds: 60)
+            worker.interrupt()
+            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            let warnings = worker.text.split(separator: "\n").filter { $0.contains("turns down on 2027-09-29") }
+            #expect(warnings.count == 1, "\(warnings)")
+            #expect(warnings.first?.contains("legacy-topics calls iid.batchAdd") == true, "\(warnings)")
+        }
+    }
 }

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Runs a README section (between `<!-- NAME -->` and `<!-- /NAME -->`) by bash as written. Two
+/// things differ from a person's run: the ports 9092 and 8080 become free ones, so the run cannot
+/// collide with a Kafka or a web server already on the machine; and each `command &` has its
+/// output sent to a log file and is waited for until it says it is ready, as a person waits for
+/// the banner before typing the next command.
+enum ReadmeScript {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+
+    /// The commands of the section's `sh` blocks, continuation lines joined.
+    static func commands(inReadme text: String, section: String = "walkthrough") throws -> [String] {
+        guard let start = text.range(of: "<!-- \(section) -->"), let end = text.range(of: "<!-- /\(section) -->") else {
+            throw ProcessFailure(message: "README.md has no <!-- \(section) --> … <!-- /\(section) --> section")
+        }
+        var commands: [String] = []
+        var inBlock = false
+        var pending = ""
+        for line in text[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                inBlock = line.hasPrefix("```sh")
+                continue
+            }
+            guard inBlock else { continue }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed.hasSuffix("\\") {
+                pending += trimmed.dropLast() + " "
+                continue
+            }
+            commands.append(pending + trimmed)
+            pending = ""
+        }
+        return commands
+    }
+
+    private static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    /// Runs the section's commands in a fresh folder that looks like the repository to them
+    /// (`.build/debug/iidbatch` and `pipelines/`); returns bash's exit status and the output,
+    /// each command echoed as `$ command` before its output.
+    static func run(section: String) async throws -> (commands: [String], status: Int32, output: String) {
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let commands = try commands(inReadme: readme, section: section)
+        let kafkaPort = Int.random(in: 20_000..<26_000)
+        let emulatorPort = Int.random(in: 26_000..<32_000)
+
+        let folder = try OperatorCommand.temporaryFolder(section)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent(".build"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent(".build/debug"), withDestinationURL: try Programs.iidbatch.deletingLastPathComponent())
+        try FileManager.default.createSymbolicLink(
+            at: folder.appendingPathComponent("pipelines"), withDestinationURL: repository.appendingPathComponent("pipelines"))
+
+        var script = """
+            set -euo pipefail
+            cd \(quoted(folder.path))
+            stop() {
+                local status=$?
+                set +e
+                kill -TERM $(jobs -rp) 2>/dev/null
+                for _ in $(seq 900); do [ -z "$(jobs -rp)" ] && break; sleep 0.1; done
+                [ -z "$(jobs -rp)" ] || { echo "still running 90 s after SIGTERM:"; jobs -l; kill -KILL $(jobs -rp); }
+                wait
+                for log in background-*.log; do echo "--- $log"; tail -n 20 "$log"; done
+                exit $status
+            }
+            trap stop EXIT
+            trap 'exit 143' TERM INT
+            ready() {
+                for _ in $(seq 1200); do grep -qE '^Ctrl-C stops|^iidbatch run: ' "$1" && return 0; sleep 0.1; done
+                echo "not ready after 120 s: $1"; cat "$1"; return 1
+            }
+
+            """
+        for (number, written) in commands.enumerated() {
+            let command = written.replacingOccurrences(of: "9092", with: "\(kafkaPort)").replacingOccurrences(of: "8080", with: "\(emulatorPort)")
+            script += "printf '%s\\n' \(quoted("$ " + command))\n"
+            if command.hasSuffix("&") {
+                script += "\(command.dropLast()) > background-\(number).log 2>&1 &\nready background-\(number).log\n"
+            } else {
+                script += command + "\n"
+            }
+        }
+        let scriptFile = folder.appendingPathComponent("\(section).sh")
+        try script.write(to: scriptFile, atomically: true, encoding: .utf8)
+        let (status, output) = try await ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [scriptFile.path], seconds: 600)
+        return (commands, status, output)
+    }
+}
