@@ -84,6 +84,10 @@ struct Run: AsyncParsableCommand {
                 )
             }
         }
+        // The export topics of pipelines that list groups.export (one that takes any op leaves it to the broker).
+        await CompactedTopics.ensure(
+            Set(pipelines.filter { $0.ops?.contains(.groupsExport) == true }.map(\.exportTopic)), configuration: kafka,
+            logger: Logger(label: "iidbatch.run"))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: workers.map {
