@@ -10,6 +10,9 @@ import Testing
 /// HTTP, and the emulator's "new project" mode.
 @Suite("FCM v1 topics, FIDs, the device-group export and new projects, client to emulator")
 struct TopicMigrationRoundTripTests {
+    static func pagesOfThree(_ configuration: inout EmulatorConfiguration) { configuration.topicListPageSize = 3 }
+    static func newProject(_ configuration: inout EmulatorConfiguration) { configuration.newProject = true }
+
     @Test("§2.6 PATCH with allowMissing subscribes idempotently; DELETE with allow_missing unsubscribes what is there or not")
     func patchAndDelete() async throws {
         try await withEmulator { (e: EmulatorFixture) async throws in
@@ -47,7 +50,7 @@ struct TopicMigrationRoundTripTests {
 
     @Test("§2.6 the list call pages: every topic comes back across pages, in order, and an unknown registration is NOT_FOUND")
     func listPages() async throws {
-        try await withEmulator(configure: { $0.topicListPageSize = 3 }) { (e: EmulatorFixture) async throws in
+        try await withEmulator(configure: Self.pagesOfThree) { (e: EmulatorFixture) async throws in
             let token = e.seedTokens(1)[0]
             let topics = (0..<8).map { "topic-\($0)" }
             for topic in topics { #expect(try await e.client.fcmSubscribe(token: token, topic: topic) == .ok) }
@@ -99,7 +102,7 @@ struct TopicMigrationRoundTripTests {
 
     @Test("a new project: Instance ID and device-group calls are refused 403 as Google refuses them; FCM v1 and deletion work")
     func newProject() async throws {
-        try await withEmulator(configure: { $0.newProject = true }) { (e: EmulatorFixture) async throws in
+        try await withEmulator(configure: Self.newProject) { (e: EmulatorFixture) async throws in
             let tokens = e.seedTokens(1)
             let batch = await #expect(throws: InstanceAPIError.self) { try await e.client.batchAdd(topic: "movies", tokens: tokens) }
             #expect(batch?.resultCode == .permissionDenied)

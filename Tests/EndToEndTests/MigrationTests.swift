@@ -10,12 +10,14 @@ import Testing
 /// lookups through the paged list call, and the device-group export.
 @Suite("Migration end to end: the shipped topic pipeline on a new project, and groups.export", .serialized)
 struct MigrationTests {
+    static func newProjectInPagesOfFive(_ configuration: inout EmulatorConfiguration) {
+        configuration.newProject = true
+        configuration.topicListPageSize = 5
+    }
+
     @Test("the shipped topic pipeline on a new project: tokens and FIDs succeed, a repeat changes nothing, info lists every page")
     func shippedTopicPipelineOnNewProject() async throws {
-        try await withPipelineFixture(emulator: {
-            $0.newProject = true
-            $0.topicListPageSize = 5
-        }) { fixture in
+        try await withPipelineFixture(emulator: Self.newProjectInPagesOfFive) { fixture in
             let pipeline = try fixture.shippedPipeline("topic-changes")
             #expect(pipeline.topicBackend == .fcmV1)
             #expect(pipeline.turnedDownAPIs.isEmpty, "the shipped topic pipeline calls nothing that is turned down")
