@@ -39,11 +39,14 @@ enum ReadmeScript {
     /// Runs the section's commands in a fresh folder that looks like the repository to them
     /// (`.build/debug/iidbatch` and `pipelines/`); returns bash's exit status and the output,
     /// each command echoed as `$ command` before its output.
-    static func run(section: String) async throws -> (commands: [String], status: Int32, output: String) {
+    /// Ports are drawn from `ports` (below Linux's ephemeral range, 32768+, and apart per
+    /// section, since suites run side by side): the lower half for Kafka, the upper for the emulator.
+    static func run(section: String, ports: Range<Int>) async throws -> (commands: [String], status: Int32, output: String) {
         let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
         let commands = try commands(inReadme: readme, section: section)
-        let kafkaPort = Int.random(in: 20_000..<26_000)
-        let emulatorPort = Int.random(in: 26_000..<32_000)
+        let middle = (ports.lowerBound + ports.upperBound) / 2
+        let kafkaPort = Int.random(in: ports.lowerBound..<middle)
+        let emulatorPort = Int.random(in: middle..<ports.upperBound)
 
         let folder = try OperatorCommand.temporaryFolder(section)
         defer { try? FileManager.default.removeItem(at: folder) }
