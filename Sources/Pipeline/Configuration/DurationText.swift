@@ -26,4 +26,14 @@ public enum DurationText {
         guard milliseconds <= Double(longest.components.seconds) * 1_000 else { return nil }
         return .milliseconds(Int64(milliseconds))
     }
+
+    /// `duration` in the largest unit that writes it exactly (`5m`, `90s`, `250ms`), so that
+    /// `parse(format(d)) == d` for every duration `parse` returns.
+    public static func format(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
+        for (suffix, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)] where milliseconds >= size && milliseconds % size == 0 {
+            return "\(milliseconds / size)\(suffix)"
+        }
+        return "\(milliseconds)ms"
+    }
 }

@@ -44,6 +44,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// (`OutcomeSizeBound`) is rejected on arrival, saying how many items fit. Keep it below the
     /// outcome topic's `max.message.bytes` (Kafka's default is 1,048,588).
     public var maxOutcomeBytes: Int
+    /// The live-overridable settings its file sets (the rest are built-in defaults), so that
+    /// `ControlledSettings` can say where each value comes from.
+    public var fileSettings: Set<ControlKey> = []
     /// How long a revoke or a stop waits for in-flight work before abandoning it.
     public var drainTimeout: Duration
     /// Call failures in a row that open the circuit breaker, and its first and longest pauses.

@@ -64,12 +64,18 @@ public enum PipelineFile {
             throw PipelineFileError(file: file, key: nil, reason: "must be a mapping of settings")
         }
         var reader = YAMLFields(file: file, fields: root, path: "")
+        let retrySection = root["retry"] as? [String: Any]
+        let written: [ControlKey: Bool] = [
+            .rateLimit: root["rate-limit"] != nil, .concurrency: root["concurrency"] != nil, .maxInFlightItems: root["max-in-flight-items"] != nil,
+            .retryMaxAttempts: retrySection?["max-attempts"] != nil, .retryMaxElapsed: retrySection?["max-elapsed"] != nil,
+        ]
         let requestTopic = try reader.topic("request-topic", required: true)!
         var pipeline = PipelineConfiguration(
             name: name, requestTopic: requestTopic, group: try reader.string("group"),
             outcomeTopic: try reader.topic("outcome-topic"), deadLetterTopic: try reader.topic("dead-letter-topic"),
             exportTopic: try reader.topic("export-topic"))
         pipeline.ops = try reader.ops("ops")
+        pipeline.fileSettings = Set(written.filter(\.value).keys)
         if let backend = try reader.string("backend") {
             guard let choice = TopicBackend(rawValue: backend) else {
                 throw reader.error("backend", "'\(backend)' is not a backend; expected \(TopicBackend.allCases.map(\.rawValue).joined(separator: " or "))")
@@ -81,8 +87,8 @@ public enum PipelineFile {
             pipeline.linger = try batching.duration("linger", allowZero: true) ?? pipeline.linger
             try batching.finish()
         }
-        pipeline.concurrency = try reader.integer("concurrency", in: 1...1_024) ?? pipeline.concurrency
-        pipeline.callsPerSecond = try reader.number("rate-limit", in: 0.01...1_000_000) ?? pipeline.callsPerSecond
+        pipeline.concurrency = try reader.integer("concurrency", in: ControlKey.concurrencyRange) ?? pipeline.concurrency
+        pipeline.callsPerSecond = try reader.number("rate-limit", in: ControlKey.rateLimitRange) ?? pipeline.callsPerSecond
         if var adaptive = try reader.section("adaptive-rate") {
             pipeline.adaptiveRate.start = try adaptive.number("start", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.start
             pipeline.adaptiveRate.floor = try adaptive.number("floor", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.floor
@@ -91,12 +97,12 @@ public enum PipelineFile {
             if pipeline.adaptiveRate.floor > pipeline.adaptiveRate.start { throw adaptive.error("floor", "must not be above start") }
             try adaptive.finish()
         }
-        pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: 1...10_000_000) ?? pipeline.maxInFlightItems
+        pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: ControlKey.maxInFlightItemsRange) ?? pipeline.maxInFlightItems
         pipeline.maxRecordBytes = try reader.integer("max-record-bytes", in: 64...(64 << 20)) ?? pipeline.maxRecordBytes
         pipeline.maxOutcomeBytes = try reader.integer("max-outcome-bytes", in: 16_384...(64 << 20)) ?? pipeline.maxOutcomeBytes
         pipeline.drainTimeout = try reader.duration("drain-timeout") ?? pipeline.drainTimeout
         if var retry = try reader.section("retry") {
-            pipeline.retry.maxAttempts = try retry.integer("max-attempts", in: 1...100) ?? pipeline.retry.maxAttempts
+            pipeline.retry.maxAttempts = try retry.integer("max-attempts", in: ControlKey.retryMaxAttemptsRange) ?? pipeline.retry.maxAttempts
             pipeline.retry.initialBackoff = try retry.duration("initial-backoff") ?? pipeline.retry.initialBackoff
             pipeline.retry.maxBackoff = try retry.duration("max-backoff") ?? pipeline.retry.maxBackoff
             pipeline.retry.maxElapsed = try retry.duration("max-elapsed") ?? pipeline.retry.maxElapsed
