@@ -55,13 +55,13 @@ public actor PipelineWorker {
     private let spawner: AsyncStream<@Sendable () async -> Void>.Continuation
 
     private var phase = Phase.running
-    private var book: RequestBook
-    private var dispatch: DispatchMachine
+    var book: RequestBook
+    var dispatch: DispatchMachine
     private var pauseReasons: Set<PauseReason> = []
     private var consumerPaused = false
     private var statistics = WorkerStatistics()
     private var timer: Task<Void, Never>?
-    private var drains = DrainWaiters()
+    var drains = DrainWaiters()
     private var joined = false
     private var breakerOpenedAt: ContinuousClock.Instant?
     /// Why the worker stopped itself, if it did.
@@ -390,33 +390,5 @@ public actor PipelineWorker {
     private func storeOffsets(_ offsets: [KafkaTopicPartition: Int64]) {
         guard !offsets.isEmpty else { return }
         do { try consumer.storeOffsets(offsets) } catch { logger.debug("storing offsets failed: \(error)") }
-    }
-
-    private func isDrained(_ condition: DrainWaiters.Condition) -> Bool {
-        switch condition {
-        case .all: book.isIdle
-        case .partitions(let partitions, let handles): dispatch.runningCalls(carrying: handles) == 0 && book.publishing(in: partitions) == 0
-        }
-    }
-
-    /// Waits until `condition` holds (true) or `deadline` passes (false), woken by the events
-    /// that change it, not by polling.
-    private func waitForDrain(_ condition: DrainWaiters.Condition, deadline: ContinuousClock.Instant) async -> Bool {
-        if isDrained(condition) { return true }
-        let id = drains.reserve()
-        let expiry = Task {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            self.drains.expire(id)
-        }
-        defer { expiry.cancel() }
-        return await withCheckedContinuation { continuation in
-            drains.add(id, condition, continuation)
-        }
-    }
-
-    private func resumeDrainWaiters() {
-        var drains = self.drains
-        drains.resume(where: isDrained)
-        self.drains = drains
     }
 }
