@@ -16,11 +16,16 @@ public final class KafkaTopicReader: Sendable {
     /// reaches `endOffsets`.
     private let positions: Mutex<[KafkaTopicPartition: Int64]>
 
-    /// Starts reading every partition of `topics` from its beginning.
+    /// Starts reading every partition of `topics` from its beginning, or from `starts` where it
+    /// names the partition (a later reader goes on where an earlier one ended, at its
+    /// `endOffsets`).
     ///
     /// - Parameter follow: false to end at the records that existed now; true to wait for more.
     /// - Throws: `.invalidArgument` naming a topic the cluster does not have, or the broker's error.
-    public init(configuration: KafkaConfiguration, topics: [String], follow: Bool = false, timeout: Duration = .seconds(10)) async throws(KafkaError) {
+    public init(
+        configuration: KafkaConfiguration, topics: [String], follow: Bool = false, from given: [KafkaTopicPartition: Int64] = [:],
+        timeout: Duration = .seconds(10)
+    ) async throws(KafkaError) {
         guard !topics.isEmpty else { throw .invalidArgument(name: "topics", value: "[]", reason: "read at least one topic") }
         // End-of-partition events say where a partition really ends: the last offsets of a
         // transactional topic hold commit markers, which are never handed out as records.
@@ -41,7 +46,7 @@ public final class KafkaTopicReader: Sendable {
             for partition in topic.partitions {
                 let tp = KafkaTopicPartition(topic: name, partition: partition.id)
                 let marks = try await offload { client.watermarks(tp, timeout: timeout) }.get()
-                starts[tp] = marks.low
+                starts[tp] = max(marks.low, given[tp] ?? marks.low)
                 ends[tp] = marks.high
             }
         }

@@ -11,6 +11,8 @@ struct IIDBatch: AsyncParsableCommand {
             imports, device-group changes) from Kafka, call the backend within its limits, and \
             publish one outcome per request. Start with `iidbatch broker` for a local Kafka.
             """,
-        subcommands: [Run.self, Submit.self, Outcomes.self, Replay.self, Reconcile.self, Demo.self, Broker.self, EmulatorCommand.self, Bench.self]
+        subcommands: [
+            Run.self, Control.self, Submit.self, Outcomes.self, Replay.self, Reconcile.self, Demo.self, Broker.self, EmulatorCommand.self, Bench.self,
+        ]
     )
 }

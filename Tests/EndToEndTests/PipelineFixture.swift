@@ -28,6 +28,7 @@ final class PipelineFixture: Sendable {
         keyJSON = try emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token")
         client = InstanceAPIClient(credentials: try ServiceAccountCredentials(json: keyJSON), configuration: .singleHost(emulator.baseURL))
         for topic in [requestTopic, outcomeTopic, deadLetterTopic, exportTopic] { try kafka.createTopic(topic, partitions: partitions) }
+        try kafka.createTopic(ControlTopic.defaultName)
         let reader = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: "test-reader", topics: [outcomeTopic, deadLetterTopic])
         self.reader = reader
         let collected = self.collected

@@ -40,6 +40,9 @@ public struct ControlledSettings: Sendable, Hashable {
     /// override sets one: no ceiling).
     public private(set) var settings: [ControlKey: Setting] = [:]
 
+    /// The version of each control document applied, by scope (the pipeline's name, `*`).
+    public private(set) var overrideVersions: [String: Int] = [:]
+
     /// The settings of `file` under the overrides of `*` (`all`) and of the pipeline (`own`).
     public init(file: PipelineConfiguration, all: ControlDocument?, own: ControlDocument?) {
         func base(_ key: ControlKey, _ value: ControlValue?) {
@@ -54,6 +57,7 @@ public struct ControlledSettings: Sendable, Hashable {
         base(.retryMaxElapsed, .duration(file.retry.maxElapsed))
         for (scope, document) in [(ControlDocument.allPipelines, all), (file.name, own)] {
             guard let document else { continue }
+            overrideVersions[scope] = document.version
             for (key, value) in document.overrides {
                 settings[key] = Setting(value: value, source: .override(scope: scope, version: document.version, updatedBy: document.updatedBy))
             }
@@ -72,5 +76,20 @@ public struct ControlledSettings: Sendable, Hashable {
         if case .count(let count)? = settings[.retryMaxAttempts]?.value { configuration.retry.maxAttempts = count }
         if case .duration(let duration)? = settings[.retryMaxElapsed]?.value { configuration.retry.maxElapsed = duration }
         return configuration
+    }
+
+    /// Every setting as `key=value (source)`, in key order, for logs.
+    public var summary: String {
+        settings.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value.value) (\($0.value.source))" }.joined(separator: ", ")
+    }
+
+    /// The settings whose value differ from `previous`, as `key: old → new (source)`, in key order.
+    public func changes(from previous: ControlledSettings) -> [String] {
+        ControlKey.allCases.sorted().compactMap { key in
+            let old = previous.settings[key]?.value
+            let new = settings[key]
+            guard old != new?.value else { return nil }
+            return "\(key.rawValue): \(old.map(\.description) ?? "none") → \(new.map { "\($0.value) (\($0.source))" } ?? "none")"
+        }
     }
 }

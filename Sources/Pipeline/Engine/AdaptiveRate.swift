@@ -36,7 +36,7 @@ public struct AdaptiveRate: Sendable, Hashable {
     }
 
     /// The settings.
-    public let settings: Settings
+    public private(set) var settings: Settings
     /// The current rate, calls per second.
     public private(set) var rate: Double
     /// Where slow start ends (the rate after the last cut); nil before the first throttle.
@@ -50,6 +50,13 @@ public struct AdaptiveRate: Sendable, Hashable {
     public init(_ settings: Settings) {
         self.settings = settings
         self.rate = Self.bounded(settings.start, settings)
+    }
+
+    /// New settings from now on (an operator moved the ceiling): the rate stays where it is,
+    /// within the new bounds, and the learned threshold is kept.
+    public mutating func reconfigure(_ settings: Settings) {
+        self.settings = settings
+        rate = Self.bounded(rate, settings)
     }
 
     /// A call started at `startedAt` was answered without throttling.

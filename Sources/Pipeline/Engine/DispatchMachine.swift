@@ -15,12 +15,16 @@ import InstanceAPI
 /// - At most `concurrency` calls run at once; per API, calls start no faster than
 ///   `callsPerSecond`, and never before a `Retry-After` the API sent has passed.
 /// - Only outages count toward the breaker; while it is open nothing starts, and the time it stays
-///   open is not charged to any item's `max-elapsed` budget. When its cooldown ends consumption is
+///   open is not charged to any item's `max-elapsed` budget. The same holds while an operator has
+///   paused the pipeline: nothing starts, running calls finish, and the pause costs no item its
+///   budget.
+/// - New settings (`reconfigure`) take effect at the next start decision: concurrency, the rate
+///   ceiling (each API's rate and bucket cut to it at once) and the retry budget. When its cooldown ends consumption is
 ///   resumed even with nothing queued, so the next work becomes the probe.
 /// - Items of dropped (revoked) requests never start again: queued and lingering ones are
 ///   forgotten at once, and those in a running call are settled if final, never retried.
 struct DispatchMachine: Sendable {
-    private let configuration: PipelineConfiguration
+    private var configuration: PipelineConfiguration
     private var planner: CallPlanner
     private var queue = CallQueue()
     private var breaker: CircuitBreaker
@@ -37,6 +41,8 @@ struct DispatchMachine: Sendable {
     private var outageBefore: Duration = .zero
     private var pausedForOutage = false
     private var stopped = false
+    /// An operator paused the pipeline: nothing starts until resumed.
+    private(set) var paused = false
     private var random: SplitMix64
 
     /// A machine for `configuration`'s batching, pacing, retry and breaker settings.
@@ -183,6 +189,23 @@ struct DispatchMachine: Sendable {
         return pump(now: now)
     }
 
+    /// An operator's settings take effect: `configuration`'s concurrency, rate ceiling and retry
+    /// budget from now on (batching, ordering and the breaker keep theirs), and `paused` stops or
+    /// resumes starting calls.
+    mutating func reconfigure(_ configuration: PipelineConfiguration, paused: Bool, now: ContinuousClock.Instant) -> [DispatchAction] {
+        self.configuration.concurrency = configuration.concurrency
+        self.configuration.callsPerSecond = configuration.callsPerSecond
+        self.configuration.adaptiveRate = configuration.adaptiveRate
+        self.configuration.retry = configuration.retry
+        for api in rates.keys {
+            rates[api]!.reconfigure(self.configuration.rateSettings)
+            buckets[api]?.setRate(rates[api]!.rate, now: now)
+        }
+        self.paused = paused
+        noteOutage(now: now)
+        return pump(now: now)
+    }
+
     /// No call starts from now on (the worker is stopping); answers still settle.
     mutating func stop() {
         stopped = true
@@ -209,7 +232,7 @@ struct DispatchMachine: Sendable {
         }
         var wakeAt: ContinuousClock.Instant? = lingerDue
         if let first = backoffs.min { wakeAt = earlier(wakeAt, first.due) }
-        while !stopped, running.count < configuration.concurrency, queue.count > 0 {
+        while !stopped, !paused, running.count < configuration.concurrency, queue.count > 0 {
             let permission = breaker.permission(now: now)
             if case .wait(let until) = permission {
                 wakeAt = earlier(wakeAt, until)
@@ -287,20 +310,22 @@ struct DispatchMachine: Sendable {
         backoffs.insert(ScheduledRetry(due: now + delay, job: job))
     }
 
-    /// Time since the job's first attempt, less the time the breaker was open meanwhile.
+    /// Time since the job's first attempt, less the time the breaker was open or the pipeline
+    /// paused meanwhile.
     private func chargedElapsed(_ job: CallJob, now: ContinuousClock.Instant) -> Duration {
         guard let first = job.firstAttempt else { return .zero }
         return (now - first) - (outageTime(now: now) - job.outageAtFirstAttempt)
     }
 
-    /// How long the breaker has been open, in all, up to `now`.
+    /// How long the breaker has been open or the pipeline paused, in all, up to `now`.
     private func outageTime(now: ContinuousClock.Instant) -> Duration {
         outageBefore + (outageStarted.map { now - $0 } ?? .zero)
     }
 
     private mutating func noteOutage(now: ContinuousClock.Instant) {
-        if !breaker.isClosed, outageStarted == nil { outageStarted = now }
-        if breaker.isClosed, let started = outageStarted {
+        let suspended = !breaker.isClosed || paused
+        if suspended, outageStarted == nil { outageStarted = now }
+        if !suspended, let started = outageStarted {
             outageBefore += now - started
             outageStarted = nil
         }

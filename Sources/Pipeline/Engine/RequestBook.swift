@@ -24,7 +24,7 @@ struct RequestBook: Sendable {
         case rejected(Publication)
     }
 
-    private let maxInFlightItems: Int
+    private var maxInFlightItems: Int
     private var tracker = OffsetTracker()
     private var requests: [RequestHandle: RequestState] = [:]
     private var handleByID: [String: RequestHandle] = [:]
@@ -63,7 +63,16 @@ struct RequestBook: Sendable {
         partitions.reduce(0) { $0 + (publishing[$1] ?? 0) }
     }
 
+    /// True while an outcome (or dead letter) is on its way to the broker.
+    var isPublishing: Bool { publishing.values.contains { $0 > 0 } }
+
     // MARK: - Events
+
+    /// The bound changes (an operator override): backpressure follows at the next
+    /// `updateBackpressure()`.
+    mutating func setMaxInFlightItems(_ items: Int) {
+        maxInFlightItems = items
+    }
 
     /// `partitions` were assigned: each starts a fresh ledger of a new generation.
     mutating func assign(_ partitions: [KafkaTopicPartition]) -> AssignmentGeneration {

@@ -25,6 +25,10 @@ public enum MetricName: String, Sendable, CaseIterable {
     case circuitBreakerOpen = "iidbatch_circuit_breaker_open"
     /// The adaptive rate by `api`, calls per second.
     case rate = "iidbatch_rate_calls_per_second"
+    /// 1 while an operator has paused the pipeline (`iidbatch control pause`), else 0.
+    case controlPaused = "iidbatch_control_paused"
+    /// The version of each control document in force, by `scope` (the pipeline's name or `*`).
+    case controlVersion = "iidbatch_control_version"
     /// Consumer lag per owned partition, in kafka_exporter's shape.
     case consumerGroupLag = "kafka_consumergroup_lag"
 }

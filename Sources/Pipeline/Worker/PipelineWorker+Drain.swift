@@ -1,10 +1,12 @@
 extension PipelineWorker {
     // MARK: - Waiting for in-flight work
 
-    /// Whether `condition` holds now: nothing in flight at all, or nothing of `partitions` running or publishing.
+    /// Whether `condition` holds now: nothing in flight at all (while an operator has paused the
+    /// pipeline: nothing running or publishing, since waiting work cannot start), or nothing of
+    /// `partitions` running or publishing.
     func isDrained(_ condition: DrainWaiters.Condition) -> Bool {
         switch condition {
-        case .all: book.isIdle
+        case .all: book.isIdle || (dispatch.paused && dispatch.runningCalls == 0 && !book.isPublishing)
         case .partitions(let partitions, let handles): dispatch.runningCalls(carrying: handles) == 0 && book.publishing(in: partitions) == 0
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Kafka
 
 extension PipelineWorker {
@@ -43,5 +44,57 @@ extension PipelineWorker {
                 backoff = min(backoff * 2, .seconds(5))
             }
         }
+    }
+
+    // MARK: - Publishing
+
+    func publish(_ publications: [Publication]) {
+        for publication in publications {
+            statistics.noteCompleted(publication.outcome)
+            let value: [UInt8]
+            let exports: [(key: [UInt8], value: [UInt8])]
+            do {
+                value = try publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes)
+                exports = try publication.groupExports.map { ($0.recordKey, try $0.wireBytes()) }
+            } catch {
+                // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.
+                spawn { await self.fail(.unpublishable(requestID: publication.outcome.requestID, reason: "\(error)")) }
+                continue
+            }
+            let producer = self.producer
+            let topics = (outcome: configuration.outcomeTopic, deadLetter: configuration.deadLetterTopic, export: configuration.exportTopic)
+            spawn {
+                // Exported groups and the dead letter first: whoever sees an outcome finds its
+                // groups in the export topic and can replay its dead letter at once.
+                var result = await self.deliverAll(producer, topic: topics.export, exports)
+                if result == .delivered, let deadLetter = publication.deadLetter {
+                    result = await self.deliver(producer, topic: topics.deadLetter, key: deadLetter.key, value: deadLetter.value, headers: deadLetter.headers)
+                }
+                if result == .delivered {
+                    result = await self.deliver(producer, topic: topics.outcome, key: Array(publication.outcome.requestID.utf8), value: value, headers: [])
+                }
+                await self.published(publication, result)
+            }
+        }
+    }
+
+    private func published(_ publication: Publication, _ result: PublishResult) async {
+        switch result {
+        case .delivered:
+            let outcome = publication.outcome
+            let latency = Duration.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000))
+            statistics.notePublished(outcome, deadLetterItems: publication.deadLetter?.items, latency: latency)
+            if let deadLetter = publication.deadLetter { metrics.deadLettered(kind: deadLetter.kind.rawValue) }
+            metrics.outcomePublished(op: outcome.op?.rawValue ?? "none", status: outcome.status.rawValue, codes: outcome.counts, latency: latency)
+            storeOffsets(book.published(publication.ticket))
+        case .abandoned:
+            book.publishFailed(publication.ticket)
+        case .refused(let topic, let error):
+            book.publishFailed(publication.ticket)
+            await fail(.publish(topic: topic, requestID: publication.outcome.requestID, error))
+        }
+        updateBackpressure()
+        resumeDrainWaiters()
+        updateGauges()
     }
 }

@@ -21,6 +21,8 @@ import Logging
 ///   of a revoked partition never starts after the revoke returns.
 /// - At most `maxInFlightItems` items are held until their outcomes are acknowledged; past it, and
 ///   while the circuit breaker is open, partitions are paused, newly assigned ones included.
+/// - Operator overrides (`apply(_:)`) take effect at once: while paused no call starts, calls in
+///   flight finish and publish, and partitions stay paused with the group kept.
 /// - `shutdown()` stops fetching, finishes in-flight work within `drainTimeout` (abandoning the
 ///   rest, which is then delivered again), commits and leaves the group.
 /// - A failure it cannot recover from (a fatal consumer error, an outcome the broker refuses for
@@ -34,23 +36,25 @@ public actor PipelineWorker {
     }
 
     /// Why consumption is paused.
-    private enum PauseReason: Hashable {
+    enum PauseReason: Hashable {
         case backpressure
         case breaker
         case stopping
+        /// An operator paused the pipeline.
+        case control
     }
 
     /// The pipeline this worker runs.
     public nonisolated let configuration: PipelineConfiguration
     private let consumer: KafkaConsumer
-    private let producer: KafkaProducer
+    let producer: KafkaProducer
     /// Whether the worker made its producer (and so closes it when it stops).
     private let ownsProducer: Bool
     private let executor: CallExecutor
     private let decoder: RequestDecoder
-    private let metrics: WorkerMetrics
+    let metrics: WorkerMetrics
     nonisolated let logger: Logger
-    private let clock = ContinuousClock()
+    let clock = ContinuousClock()
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawner: AsyncStream<@Sendable () async -> Void>.Continuation
 
@@ -59,7 +63,9 @@ public actor PipelineWorker {
     var dispatch: DispatchMachine
     private var pauseReasons: Set<PauseReason> = []
     private var consumerPaused = false
-    private var statistics = WorkerStatistics()
+    var statistics = WorkerStatistics()
+    /// The settings in force and where each comes from (file, default, operator override).
+    public internal(set) var controlled: ControlledSettings
     private var timer: Task<Void, Never>?
     var drains = DrainWaiters()
     private var joined = false
@@ -72,28 +78,33 @@ public actor PipelineWorker {
     /// - Throws: the consumer's or producer's configuration error.
     public init(
         configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration,
-        producer producerConfiguration: KafkaConfiguration, client: InstanceAPIClient,
+        producer producerConfiguration: KafkaConfiguration, client: InstanceAPIClient, control: ControlledSettings? = nil,
         logger: Logger = Logger(label: "iidbatch.pipeline")
     ) throws(KafkaError) {
         let producer = try KafkaProducer(configuration: producerConfiguration.withDefaults(configuration.producerDefaults))
-        try self.init(configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: true, client: client, logger: logger)
+        try self.init(
+            configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: true, client: client, control: control,
+            logger: logger)
     }
 
     /// A worker for `configuration` publishing through `producer`, which several workers may share
     /// and which the caller closes after the workers stopped (its `message.max.bytes` should be
-    /// at least `configuration.producerDefaults`').
+    /// at least `configuration.producerDefaults`'). `control` is the operator's settings fetched
+    /// before the start (nil: the file's), in force before the first record is read.
     ///
     /// - Throws: the consumer's configuration error.
     public init(
         configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration, producer: KafkaProducer,
-        client: InstanceAPIClient, logger: Logger = Logger(label: "iidbatch.pipeline")
+        client: InstanceAPIClient, control: ControlledSettings? = nil, logger: Logger = Logger(label: "iidbatch.pipeline")
     ) throws(KafkaError) {
-        try self.init(configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: false, client: client, logger: logger)
+        try self.init(
+            configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: false, client: client, control: control,
+            logger: logger)
     }
 
     private init(
         configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration, producer: KafkaProducer,
-        ownsProducer: Bool, client: InstanceAPIClient, logger: Logger
+        ownsProducer: Bool, client: InstanceAPIClient, control: ControlledSettings?, logger: Logger
     ) throws(KafkaError) {
         self.configuration = configuration
         self.consumer = try KafkaConsumer(
@@ -103,13 +114,26 @@ public actor PipelineWorker {
         self.ownsProducer = ownsProducer
         self.executor = CallExecutor(client: client, topicBackend: configuration.topicBackend)
         self.decoder = RequestDecoder(configuration: configuration)
-        self.book = RequestBook(maxInFlightItems: configuration.maxInFlightItems)
-        self.dispatch = DispatchMachine(configuration: configuration)
+        let controlled = control ?? ControlledSettings(file: configuration, all: nil, own: nil)
+        let effective = controlled.applied(to: configuration)
+        self.controlled = controlled
+        self.book = RequestBook(maxInFlightItems: effective.maxInFlightItems)
+        var dispatch = DispatchMachine(configuration: effective)
+        _ = dispatch.reconfigure(effective, paused: controlled.paused, now: clock.now)
+        self.dispatch = dispatch
+        if controlled.paused {
+            pauseReasons = [.control]
+            consumerPaused = true
+        }
         self.metrics = WorkerMetrics(pipeline: configuration.name)
         var logger = logger
         logger[metadataKey: "pipeline"] = "\(configuration.name)"
         self.logger = logger
         (work, spawner) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        metrics.control(paused: controlled.paused, overrides: controlled.overrideVersions)
+        if !controlled.overrideVersions.isEmpty {
+            logger.notice("starting under operator overrides: \(controlled.summary)")
+        }
     }
 
     /// Runs until `shutdown()` has finished, or the worker stopped itself (see `failure`). Call once.
@@ -258,7 +282,7 @@ public actor PipelineWorker {
 
     // MARK: - Performing the machines' actions
 
-    private func perform(_ actions: [DispatchAction]) {
+    func perform(_ actions: [DispatchAction]) {
         for action in actions {
             switch action {
             case .start(let job):
@@ -298,7 +322,7 @@ public actor PipelineWorker {
         updateGauges()
     }
 
-    private func updateGauges() {
+    func updateGauges() {
         metrics.state(
             itemsInFlight: book.itemsInFlight, pausedPartitions: consumerPaused ? book.assignedPartitions.count : 0,
             breakerOpen: !dispatch.breakerClosed, rates: Dictionary(uniqueKeysWithValues: dispatch.rates.map { ($0.key.rawValue, $0.value.rate) }))
@@ -314,65 +338,13 @@ public actor PipelineWorker {
         perform(dispatch.timerFired(now: clock.now))
     }
 
-    // MARK: - Publishing
-
-    private func publish(_ publications: [Publication]) {
-        for publication in publications {
-            statistics.noteCompleted(publication.outcome)
-            let value: [UInt8]
-            let exports: [(key: [UInt8], value: [UInt8])]
-            do {
-                value = try publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes)
-                exports = try publication.groupExports.map { ($0.recordKey, try $0.wireBytes()) }
-            } catch {
-                // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.
-                spawn { await self.fail(.unpublishable(requestID: publication.outcome.requestID, reason: "\(error)")) }
-                continue
-            }
-            let producer = self.producer
-            let topics = (outcome: configuration.outcomeTopic, deadLetter: configuration.deadLetterTopic, export: configuration.exportTopic)
-            spawn {
-                // Exported groups and the dead letter first: whoever sees an outcome finds its
-                // groups in the export topic and can replay its dead letter at once.
-                var result = await self.deliverAll(producer, topic: topics.export, exports)
-                if result == .delivered, let deadLetter = publication.deadLetter {
-                    result = await self.deliver(producer, topic: topics.deadLetter, key: deadLetter.key, value: deadLetter.value, headers: deadLetter.headers)
-                }
-                if result == .delivered {
-                    result = await self.deliver(producer, topic: topics.outcome, key: Array(publication.outcome.requestID.utf8), value: value, headers: [])
-                }
-                await self.published(publication, result)
-            }
-        }
-    }
-
-    private func published(_ publication: Publication, _ result: PublishResult) async {
-        switch result {
-        case .delivered:
-            let outcome = publication.outcome
-            let latency = Duration.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000))
-            statistics.notePublished(outcome, deadLetterItems: publication.deadLetter?.items, latency: latency)
-            if let deadLetter = publication.deadLetter { metrics.deadLettered(kind: deadLetter.kind.rawValue) }
-            metrics.outcomePublished(op: outcome.op?.rawValue ?? "none", status: outcome.status.rawValue, codes: outcome.counts, latency: latency)
-            storeOffsets(book.published(publication.ticket))
-        case .abandoned:
-            book.publishFailed(publication.ticket)
-        case .refused(let topic, let error):
-            book.publishFailed(publication.ticket)
-            await fail(.publish(topic: topic, requestID: publication.outcome.requestID, error))
-        }
-        updateBackpressure()
-        resumeDrainWaiters()
-        updateGauges()
-    }
-
     // MARK: - Pausing, offsets, drains
 
-    private func updateBackpressure() {
+    func updateBackpressure() {
         if let paused = book.updateBackpressure() { setPause(.backpressure, paused) }
     }
 
-    private func setPause(_ reason: PauseReason, _ on: Bool) {
+    func setPause(_ reason: PauseReason, _ on: Bool) {
         if on { pauseReasons.insert(reason) } else { pauseReasons.remove(reason) }
         let wanted = !pauseReasons.isEmpty
         guard wanted != consumerPaused else { return }
@@ -387,7 +359,7 @@ public actor PipelineWorker {
         }
     }
 
-    private func storeOffsets(_ offsets: [KafkaTopicPartition: Int64]) {
+    func storeOffsets(_ offsets: [KafkaTopicPartition: Int64]) {
         guard !offsets.isEmpty else { return }
         do { try consumer.storeOffsets(offsets) } catch { logger.debug("storing offsets failed: \(error)") }
     }

@@ -46,6 +46,18 @@ final class WorkerMetrics: Sendable {
         for (api, rate) in rates { gauge(.rate, ("api", api)).record(rate) }
     }
 
+    /// The operator's settings in force: paused or not, and the version of each control
+    /// document by scope (a scope reset to its file shows 0).
+    func control(paused: Bool, overrides: [String: Int]) {
+        gauge(.controlPaused).record(paused ? 1 : 0)
+        let shown = gauges.withLock { gauges in
+            gauges.keys.filter { $0.hasPrefix(MetricName.controlVersion.rawValue + "|scope=") }.map {
+                String($0.dropFirst(MetricName.controlVersion.rawValue.count + 7))
+            }
+        }
+        for scope in Set(shown).union(overrides.keys) { gauge(.controlVersion, ("scope", scope)).record(overrides[scope] ?? 0) }
+    }
+
     private func dimensions(_ labels: [(String, String)]) -> [(String, String)] { [("pipeline", pipeline)] + labels }
 
     private func key(_ name: MetricName, _ labels: [(String, String)]) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Kafka
+import Pipeline
 
 /// `iidbatch broker`: an embedded Kafka cluster in the foreground.
 struct Broker: AsyncParsableCommand {
@@ -9,7 +10,8 @@ struct Broker: AsyncParsableCommand {
             The brokers speak the real Kafka protocol on 127.0.0.1, so kcat or any client can use \
             them: kcat -L -b <bootstrap>. Brokers listen on ephemeral ports; with --port, a \
             forwarder on that port carries bootstrap traffic and clients then follow the \
-            advertised brokers. State lives in memory and is gone when the command stops.
+            advertised brokers. The cluster always has iidbatch's control topic \
+            (iidbatch.control). State lives in memory and is gone when the command stops.
             """
     )
 
@@ -31,9 +33,12 @@ struct Broker: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let specs = try topics.map { text in
+        var specs = try topics.map { text in
             do { return try KafkaTopicSpec(parsing: text) } catch { throw ValidationError("--topic: \(error)") }
         }
+        // iidbatch's control topic, which `run` reads before it starts (the mock cluster cannot
+        // create topics on request).
+        if !specs.contains(where: { $0.name == ControlTopic.defaultName }) { specs.append(KafkaTopicSpec(name: ControlTopic.defaultName)) }
         let printLog: @Sendable (KafkaLogLevel, String) -> Void = { level, line in Output.error("[\(level)] \(line)") }
         let kafka = try EmbeddedKafka(brokers: brokers, port: port, topics: specs, logHandler: verbose ? printLog : { _, _ in })
         Output.line("iidbatch broker: \(brokers) broker(s), librdkafka \(KafkaVersion.librdkafka) mock cluster on 127.0.0.1")

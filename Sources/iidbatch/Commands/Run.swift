@@ -18,6 +18,8 @@ struct Run: AsyncParsableCommand {
             backend. One worker per file joins its group; start more processes to scale out. On \
             SIGINT or SIGTERM each worker stops fetching, finishes in-flight work within its \
             drain-timeout (abandoning the rest, which is then delivered again), commits and exits 0. \
+            Before its first request each worker reads the whole control topic (operator overrides, \
+            see `iidbatch control`), then follows it and puts each new version in force at once. \
             -X passes Kafka client properties through verbatim (SASL, TLS, tuning), as in kcat.
             """
     )
@@ -48,6 +50,8 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var kafka: KafkaOptions
 
+    @OptionGroup var control: ControlOptions
+
     func run() async throws {
         try WorkerSetup.bootstrapLogging(logLevel, format: logFormat, linesAsLog: true)
         let registry = PrometheusCollectorRegistry()
@@ -61,13 +65,31 @@ struct Run: AsyncParsableCommand {
         }
         Output.line("iidbatch run: credentials from \(source)")
         let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
+        let logger = Logger(label: "iidbatch.run")
+        // The export topics of pipelines that list groups.export (one that takes any op leaves it
+        // to the broker), and the control topic, which must exist before the workers start.
+        let controlTopic = control.topic(kafka)
+        await CompactedTopics.ensure(
+            Set(pipelines.filter { $0.ops?.contains(.groupsExport) == true }.map(\.exportTopic) + [controlTopic.name]), configuration: kafka,
+            logger: logger)
+        // Fetch: the overrides in force, before any worker reads its first request.
+        let snapshot: ControlSnapshot
+        do { snapshot = try await controlTopic.fetch() } catch {
+            try? await client.shutdown()
+            throw RuntimeError(
+                "cannot read the control topic \(controlTopic.name): \(error). Create it with cleanup.policy=compact (or name another with --control-topic)")
+        }
+        for entry in snapshot.history {
+            if case .refused = entry.change { logger.warning("control: \(controlTopic.name) offset \(entry.offset): \(entry.change)") }
+        }
         let workers: [PipelineWorker]
         let producer: KafkaProducer
         do {
             // One producer for every pipeline of the process, sized for the largest record any sends.
             producer = try KafkaProducer(configuration: kafka.withDefaults(PipelineConfiguration.producerDefaults(for: pipelines)))
             workers = try pipelines.map { pipeline throws(KafkaError) in
-                try PipelineWorker(configuration: pipeline, consumer: kafka, producer: producer, client: client)
+                try PipelineWorker(
+                    configuration: pipeline, consumer: kafka, producer: producer, client: client, control: snapshot.board.settings(for: pipeline))
             }
         } catch {
             try? await client.shutdown()
@@ -79,26 +101,27 @@ struct Run: AsyncParsableCommand {
             )
             let legacy = pipeline.turnedDownAPIs
             if !legacy.isEmpty {
-                Logger(label: "iidbatch.run").warning(
+                logger.warning(
                     "\(pipeline.name) calls \(legacy.map(\.rawValue).joined(separator: ", ")), which Google turns down on \(BackendAPI.turndownDate) (new projects cannot use them now); see \"Moving off the Instance ID API\" in the README"
                 )
             }
         }
-        // The export topics of pipelines that list groups.export (one that takes any op leaves it to the broker).
-        await CompactedTopics.ensure(
-            Set(pipelines.filter { $0.ops?.contains(.groupsExport) == true }.map(\.exportTopic)), configuration: kafka,
-            logger: Logger(label: "iidbatch.run"))
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: workers.map {
                     .init(
                         service: WorkerService(worker: $0), successTerminationBehavior: .gracefullyShutdownGroup,
                         failureTerminationBehavior: .gracefullyShutdownGroup)
-                } + [.init(service: StatisticsReporter(workers: workers, interval: .seconds(10)), successTerminationBehavior: .ignore)]
+                } + [
+                    .init(service: StatisticsReporter(workers: workers, interval: .seconds(10)), successTerminationBehavior: .ignore),
+                    .init(
+                        service: ControlService(topic: controlTopic, snapshot: snapshot, workers: workers), successTerminationBehavior: .ignore,
+                        failureTerminationBehavior: .gracefullyShutdownGroup),
+                ]
                     + (httpPort.map { port in
                         [.init(service: OperationsServer.make(port: port, workers: workers, registry: registry, breakerGrace: readyBreakerGrace.duration))]
                     } ?? []),
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "iidbatch.run")))
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
         await producer.close(timeout: .seconds(5))

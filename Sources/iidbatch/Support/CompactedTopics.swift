@@ -1,7 +1,8 @@
 import Kafka
 import Logging
 
-/// Topics whose records are the latest state per key (a pipeline's group exports): created with
+/// Topics whose records are the latest state per key (a pipeline's group exports, the control
+/// topic): created with
 /// `cleanup.policy=compact` when they do not exist yet, where the cluster allows it.
 enum CompactedTopics {
     /// Makes sure each of `topics` exists; a missing one is created compacted. Never fails the

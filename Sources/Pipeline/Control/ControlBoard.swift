@@ -1,0 +1,93 @@
+import Kafka
+
+/// The control topic as a worker or `iidbatch control` has read it so far: the last good
+/// document of each scope (a pipeline's name, or `*`). A pure value fed one record at a time, so
+/// the rules below are tested alone.
+///
+/// Rules:
+/// - The latest record of a scope is its truth (the topic is compacted by scope); a valid
+///   document replaces the scope's overrides whole.
+/// - A tombstone (no value) removes the scope's overrides: its pipelines go back to their files.
+/// - A record that does not validate is refused, naming the key and value at fault, and the
+///   scope's last good document stays in force.
+public struct ControlBoard: Sendable, Hashable {
+    /// What one record did.
+    public enum Change: Sendable, Hashable, CustomStringConvertible {
+        /// `document` is now in force for `scope`.
+        case activated(scope: String, ControlDocument)
+        /// `scope` has no overrides any more (a tombstone, with who wrote it and why when its
+        /// headers say).
+        case reset(scope: String, updatedBy: String?, reason: String?)
+        /// The record was refused; the scope's previous document (if any) stays in force.
+        case refused(scope: String, ControlError)
+
+        /// The scope the record was written for.
+        public var scope: String {
+            switch self {
+            case .activated(let scope, _), .reset(let scope, _, _), .refused(let scope, _): scope
+            }
+        }
+
+        /// Whether it can change the settings of pipeline `name`.
+        public func affects(pipeline name: String) -> Bool {
+            scope == name || scope == ControlDocument.allPipelines
+        }
+
+        public var description: String {
+            switch self {
+            case .activated(let scope, let document):
+                let overrides = document.overrides.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }
+                return
+                    "\(scope) v\(document.version) by \(document.updatedBy) at \(document.updatedAt.formatted(.iso8601)) (\(document.reason)): \(overrides.isEmpty ? "no overrides" : overrides.joined(separator: ", "))"
+            case .reset(let scope, let updatedBy, let reason):
+                return "\(scope) reset to the pipeline files by \(updatedBy ?? "?") (\(reason ?? "no reason given"))"
+            case .refused(let scope, let error): return "\(scope) refused: \(error)"
+            }
+        }
+    }
+
+    /// The document in force for each scope.
+    public private(set) var documents: [String: ControlDocument] = [:]
+    /// The highest version ever read per scope, tombstoned ones included: a new version is one
+    /// more than this.
+    public private(set) var latestVersions: [String: Int] = [:]
+
+    /// Nothing read yet: every pipeline runs on its file.
+    public init() {}
+
+    /// Reads one record of the control topic: its key is the scope, its value the document.
+    public mutating func receive(_ record: KafkaRecord) -> Change {
+        guard let key = record.key, let scope = String(validating: key, as: UTF8.self), !scope.isEmpty else {
+            return .refused(scope: "?", .malformed("the record at offset \(record.offset) has no key naming its scope"))
+        }
+        guard let value = record.value else {
+            apply(scope: scope, nil)
+            return .reset(
+                scope: scope, updatedBy: record.headers.string(ControlTopic.updatedByHeader), reason: record.headers.string(ControlTopic.reasonHeader))
+        }
+        do {
+            let document = try ControlDocument.parse(value)
+            apply(scope: scope, document)
+            return .activated(scope: scope, document)
+        } catch {
+            return .refused(scope: scope, error)
+        }
+    }
+
+    /// Puts `document` in force for `scope` (nil: removes the scope's overrides), as reading a
+    /// valid record of it would.
+    public mutating func apply(scope: String, _ document: ControlDocument?) {
+        documents[scope] = document
+        if let document { latestVersions[scope] = max(latestVersions[scope] ?? 0, document.version) }
+    }
+
+    /// The version a new document of `scope` gets: one more than any read.
+    public func nextVersion(of scope: String) -> Int {
+        (latestVersions[scope] ?? 0) + 1
+    }
+
+    /// The settings pipeline `file` runs with under the documents in force.
+    public func settings(for file: PipelineConfiguration) -> ControlledSettings {
+        ControlledSettings(file: file, all: documents[ControlDocument.allPipelines], own: documents[file.name])
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+import Foundation
+
+/// Who changes the controls and why: every version written carries both, for the audit trail
+/// (`iidbatch control history`).
+struct ControlAuthor: ParsableArguments {
+    @Option(help: ArgumentHelp("Why (kept with the version; required).", valueName: "text"))
+    var reason: String
+
+    @Option(help: ArgumentHelp("Who (default: $USER).", valueName: "name"))
+    var by = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
+
+    func validate() throws {
+        guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must say why, got an empty text") }
+        guard !by.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--by must name someone, got an empty text") }
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import Pipeline
+
+/// What the writing `iidbatch control` commands share: checks the scope, writes the next
+/// version of a scope's overrides (or its tombstone), and prints what changes for each pipeline
+/// it concerns.
+struct ControlWriter {
+    let topic: ControlTopic
+    let pipelines: [PipelineConfiguration]
+    private(set) var board: ControlBoard
+    let author: ControlAuthor
+
+    init(_ opened: (topic: ControlTopic, pipelines: [PipelineConfiguration], snapshot: ControlSnapshot), author: ControlAuthor) {
+        (topic, pipelines, board) = (opened.topic, opened.pipelines, opened.snapshot.board)
+        self.author = author
+    }
+
+    /// `name` if it is `*` or the name of a pipeline file; a usage error naming the known ones
+    /// otherwise.
+    func scope(_ name: String) throws -> String {
+        guard name == ControlDocument.allPipelines || pipelines.contains(where: { $0.name == name }) else {
+            throw ValidationError(
+                "unknown pipeline '\(name)'; the pipeline files name \(pipelines.map(\.name).sorted().joined(separator: ", ")) (or use --all)")
+        }
+        return name
+    }
+
+    /// The overrides in force for `scope`.
+    func overrides(of scope: String) -> [ControlKey: ControlValue] {
+        board.documents[scope]?.overrides ?? [:]
+    }
+
+    /// Writes `overrides` as the next version of `scope` (nothing when they are those in force)
+    /// and prints the changes.
+    mutating func write(_ scope: String, _ overrides: [ControlKey: ControlValue]) async throws {
+        guard overrides != self.overrides(of: scope) || board.documents[scope] == nil else {
+            Output.line("\(scope): already \(Self.describe(overrides)); nothing written")
+            return
+        }
+        let document = ControlDocument(
+            version: board.nextVersion(of: scope), updatedAt: Date(), updatedBy: author.by, reason: author.reason, overrides: overrides)
+        var after = board
+        after.apply(scope: scope, document)
+        let report: String
+        do { report = "\(RecordPosition(try await topic.write(scope: scope, document)))" } catch {
+            throw RuntimeError("writing \(scope) to \(topic.name) failed: \(error)")
+        }
+        Output.line("\(scope) v\(document.version) by \(document.updatedBy) written to \(report): \(Self.describe(overrides))")
+        printChanges(scope, to: after)
+    }
+
+    /// Writes a tombstone for `scope`: its pipelines go back to their files.
+    mutating func reset(_ scope: String) async throws {
+        var after = board
+        after.apply(scope: scope, nil)
+        let report: String
+        do { report = "\(RecordPosition(try await topic.reset(scope: scope, updatedBy: author.by, reason: author.reason)))" } catch {
+            throw RuntimeError("writing the tombstone of \(scope) to \(topic.name) failed: \(error)")
+        }
+        Output.line("\(scope) reset by \(author.by), tombstone written to \(report)")
+        printChanges(scope, to: after)
+    }
+
+    private mutating func printChanges(_ scope: String, to after: ControlBoard) {
+        for pipeline in pipelines.sorted(by: { $0.name < $1.name }) where scope == ControlDocument.allPipelines || scope == pipeline.name {
+            let changes = after.settings(for: pipeline).changes(from: board.settings(for: pipeline))
+            Output.line("  \(pipeline.name): " + (changes.isEmpty ? "no change in force" : changes.joined(separator: "; ")))
+        }
+        board = after
+    }
+
+    /// `key=value, …` in key order, or `no overrides`.
+    static func describe(_ overrides: [ControlKey: ControlValue]) -> String {
+        overrides.isEmpty ? "no overrides" : overrides.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ", ")
+    }
+}
