@@ -63,10 +63,18 @@ public final class EmulatorBackend: Sendable {
     /// Forgets every issued access token (the next call with one gets 401).
     public func revokeAccessTokens() { auth.revokeAllTokens() }
 
-    /// Counts one call of `api` that was answered `status`, carried `items` items, and whose
-    /// items ended on `codes`.
-    func count(_ api: BackendAPI, status: Int, items: Int, codes: [String], throttled: Bool) {
+    /// When the calls answered so far arrived, in order of arrival (the latest 100,000 or more):
+    /// how tests see whether and how fast a client called.
+    public func callArrivals(after instant: ContinuousClock.Instant) -> [ContinuousClock.Instant] {
+        state.withLock { $0.arrivals.filter { $0 > instant } }.sorted()
+    }
+
+    /// Counts one call of `api` that arrived at `arrivedAt`, was answered `status`, carried
+    /// `items` items, and whose items ended on `codes`.
+    func count(_ api: BackendAPI, arrivedAt: ContinuousClock.Instant, status: Int, items: Int, codes: [String], throttled: Bool) {
         state.withLock { state in
+            state.arrivals.append(arrivedAt)
+            if state.arrivals.count >= 200_000 { state.arrivals.removeFirst(100_000) }
             var stats = state.stats.apis[api.rawValue] ?? EmulatorStats.API()
             stats.calls += 1
             stats.items += items

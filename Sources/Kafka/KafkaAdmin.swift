@@ -4,10 +4,28 @@
 /// not implement it, so `EmbeddedKafka.createTopic` is the way to make topics there.
 public final class KafkaAdmin: Sendable {
     private let client: RDKafkaClient
+    private let configuration: KafkaConfiguration
 
     /// Connects with `configuration` (only `bootstrap.servers` and security settings matter).
     public init(configuration: KafkaConfiguration) throws(KafkaError) {
         self.client = try RDKafkaClient(kind: .producer, configuration: configuration)
+        self.configuration = configuration
+    }
+
+    /// The offsets consumer group `group` has committed for `partitions` (the next offset each
+    /// member would read; absent where none), read without joining the group, so its members are
+    /// not disturbed.
+    public func committedOffsets(
+        group: String, partitions: [KafkaTopicPartition], timeout: Duration = .seconds(10)
+    ) async throws(KafkaError) -> [KafkaTopicPartition: Int64] {
+        var configuration = self.configuration
+        configuration["group.id"] = group
+        let reader = try RDKafkaClient(kind: .consumer, configuration: configuration)
+        defer { reader.stopBackgroundWork() }
+        let milliseconds = timeout.rdKafkaMilliseconds
+        return try await offload { () -> Result<[KafkaTopicPartition: Int64], KafkaError> in
+            do throws(KafkaError) { return .success(try reader.committed(partitions, timeoutMilliseconds: milliseconds)) } catch { return .failure(error) }
+        }.get()
     }
 
     /// Creates the topics; one that already exists counts as created.

@@ -26,6 +26,8 @@ struct EmulatorState {
     var imports: [String: String] = [:]
     var groups = DeviceGroups()
     var stats = EmulatorStats()
+    /// When the calls counted in `stats` arrived (the latest 100,000 or more).
+    var arrivals: [ContinuousClock.Instant] = []
 
     // MARK: Registration tokens and topics
 

@@ -10,12 +10,13 @@ struct StatisticsMiddleware: RouterMiddleware {
     let backend: EmulatorBackend
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let arrived = ContinuousClock.now
         let tally = CallTally()
         var context = context
         context.tally = tally
         let response = try await next(request, context)
         let (items, codes) = tally.value
-        backend.count(api, status: Int(response.status.code), items: items, codes: codes, throttled: tally.throttled)
+        backend.count(api, arrivedAt: arrived, status: Int(response.status.code), items: items, codes: codes, throttled: tally.throttled)
         return response
     }
 }

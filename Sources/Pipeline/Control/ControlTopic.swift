@@ -42,7 +42,9 @@ public struct ControlTopic: Sendable {
     ///
     /// - Throws: the reader's fatal error.
     public func follow(from snapshot: ControlSnapshot, _ body: (ControlBoard, ControlBoard.Change) async -> Void) async throws(KafkaError) {
-        let reader = try await KafkaTopicReader(configuration: configuration, topics: [name], follow: true, from: snapshot.endOffsets)
+        // A new version is fetched within about 100 ms of being written.
+        let reader = try await KafkaTopicReader(
+            configuration: configuration.withDefaults(["fetch.wait.max.ms": "100"]), topics: [name], follow: true, from: snapshot.endOffsets)
         defer { reader.close() }
         var board = snapshot.board
         for try await record in reader.records {

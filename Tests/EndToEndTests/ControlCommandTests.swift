@@ -1,0 +1,107 @@
+import Emulator
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+
+/// `iidbatch control` steering `iidbatch run` processes live through the control topic, against
+/// the embedded broker and the emulator over real sockets.
+@Suite("iidbatch control: live pause, resume, rate limit and validation", .serialized)
+struct ControlCommandTests {
+    private static let group = "control-workers"
+
+    private func control(_ fixture: PipelineFixture, _ pipeline: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await OperatorCommand.run(["control"] + arguments + ["--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers, seconds: 60)
+    }
+
+    private func requests(_ fixture: PipelineFixture, count: Int, prefix: String) -> [PipelineRequest] {
+        let tokens = fixture.seedTokens(count * 10, prefix: prefix)
+        return (0..<count).map { n in
+            PipelineRequest(id: "\(prefix)-\(n)", op: .topicsSubscribe, target: .topic("\(prefix)-t\(n % 4)"), items: Array(tokens[(n * 10)..<(n * 10 + 10)]))
+        }
+    }
+
+    /// Calls that arrived at the emulator so far.
+    private func calls(_ fixture: PipelineFixture) -> Int {
+        fixture.backend.stats.apis.values.reduce(0) { $0 + $1.calls }
+    }
+
+    /// Per partition, the offset of the first request without an outcome (the end where all have one).
+    private func firstUnfinished(_ reports: [KafkaDeliveryReport], _ ids: [String], finished: Set<String>) -> [KafkaTopicPartition: Int64] {
+        var first: [KafkaTopicPartition: Int64] = [:]
+        var end: [KafkaTopicPartition: Int64] = [:]
+        for (report, id) in zip(reports, ids) {
+            let partition = KafkaTopicPartition(topic: report.topic, partition: report.partition)
+            end[partition] = max(end[partition] ?? 0, report.offset + 1)
+            if !finished.contains(id) { first[partition] = min(first[partition] ?? .max, report.offset) }
+        }
+        return end.merging(first) { _, unfinished in unfinished }
+    }
+
+    @Test("pause: no new call after 1 s, in-flight requests publish and commit exactly; rate-limit=5 holds; resume finishes the backlog once")
+    func pauseRateLimitResume() async throws {
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 100)) { fixture in
+            let folder = try RunFolder(fixture, name: "control")
+            defer { folder.remove() }
+            let pipeline = try folder.pipeline(fixture, group: Self.group, "batching: { max-items: 10, linger: 5ms }\nconcurrency: 4\nrate-limit: 20")
+            let worker = try ChildProcess(
+                try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "notice", "-X", "auto.commit.interval.ms=200"]))
+            defer { worker.interrupt() }
+            let requests = requests(fixture, count: 80, prefix: "ctl")
+            let reports = try await fixture.submit(requests)
+            try await waitUntil("some outcomes before the pause", timeout: .seconds(120)) { fixture.outcomes.count >= 8 }
+
+            let pause = try await control(fixture, pipeline, ["pause", Self.group, "--reason", "incident drill", "--by", "tester"])
+            let paused = ContinuousClock.now
+            #expect(pause.status == 0, "\(pause.output)")
+            #expect(pause.output.contains("paused: false → true"), "set prints what changed: \(pause.output)")
+            try await worker.waitFor("control: paused: false → true")
+            // Calls started before the pause took effect finish; none arrives after one second.
+            try await Task.sleep(for: .seconds(3))
+            let late = fixture.backend.callArrivals(after: paused + .seconds(1))
+            #expect(late.isEmpty, "\(late.count) calls arrived more than 1 s after the pause was written")
+            let callsWhilePaused = calls(fixture)
+            #expect(callsWhilePaused < requests.count, "the pause came mid-run")
+            // One call per request (10 items each, 10 per call, no faults): every request whose
+            // call ran publishes its outcome, and the group's committed offsets reach exactly them.
+            try await waitUntil("an outcome for each of the \(callsWhilePaused) calls made") { fixture.outcomes.count == callsWhilePaused }
+            let finished = Set(fixture.outcomes.map(\.requestID))
+            let admin = try KafkaAdmin(configuration: fixture.kafka.configuration())
+            defer { admin.close() }
+            let partitions = Set(reports.map { KafkaTopicPartition(topic: $0.topic, partition: $0.partition) })
+            let expected = firstUnfinished(reports, requests.map(\.id), finished: finished)
+            var committed: [KafkaTopicPartition: Int64] = [:]
+            try await waitUntil("the committed offsets \(committed) to reach the finished requests \(expected)") {
+                committed = (try? await admin.committedOffsets(group: Self.group, partitions: Array(partitions))) ?? [:]
+                return partitions.allSatisfy { (committed[$0] ?? 0) == (expected[$0] ?? 0) }
+            }
+            #expect(calls(fixture) == callsWhilePaused, "still no call while paused")
+
+            // A slower ceiling, then resume: the calls that follow run at ≤ 5/s.
+            let slow = try await control(fixture, pipeline, ["set", Self.group, "rate-limit=5", "--reason", "quota needed elsewhere", "--by", "tester"])
+            #expect(slow.status == 0 && slow.output.contains("rate-limit: 20 → 5"), "\(slow.output)")
+            try await worker.waitFor("rate-limit: 20 → 5")
+            let resume = try await control(fixture, pipeline, ["resume", Self.group, "--reason", "drill over", "--by", "tester"])
+            #expect(resume.status == 0, "\(resume.output)")
+            let resumed = ContinuousClock.now
+            try await worker.waitFor("control: paused: true → false")
+            try await waitUntil("ten calls after the resume") { fixture.backend.callArrivals(after: resumed).count >= 10 }
+            let slowCalls = fixture.backend.callArrivals(after: resumed)
+            let span = slowCalls.last! - slowCalls.first!
+            // A token bucket of 5/s holding one token: n calls span at least (n - 1) / 5 s.
+            #expect(span >= .milliseconds(200 * (slowCalls.count - 1) - 50), "\(slowCalls.count) calls within \(span)")
+
+            // Back to the file's ceiling: the backlog completes, nothing lost, nothing repeated.
+            let reset = try await control(fixture, pipeline, ["reset", Self.group, "--reason", "done", "--by", "tester"])
+            #expect(reset.status == 0 && reset.output.contains("rate-limit: 5 → 20 (file)"), "\(reset.output)")
+            _ = try await fixture.waitForOutcomes(requests.map(\.id))
+            #expect(fixture.outcomes.count == requests.count, "one outcome per request")
+            #expect(fixture.outcomes.allSatisfy { $0.status == .succeeded })
+            #expect(calls(fixture) == requests.count, "each request called once")
+
+            let history = try await control(fixture, pipeline, ["history"])
+            #expect(history.output.contains("control topic iidbatch.control: 4 records"), "\(history.output)")
+            #expect(history.output.contains("reset to the pipeline files by tester (done)"), "\(history.output)")
+        }
+    }
+}
