@@ -104,4 +104,60 @@ struct ControlCommandTests {
             #expect(history.output.contains("reset to the pipeline files by tester (done)"), "\(history.output)")
         }
     }
+
+    @Test("an override written before the start holds from the first call; a bad one is refused naming key and value; two workers in one group both obey")
+    func lateStartRefusalTwoWorkers() async throws {
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 50)) { fixture in
+            let folder = try RunFolder(fixture, name: "control-two")
+            defer { folder.remove() }
+            let pipeline = try folder.pipeline(fixture, group: Self.group, "batching: { max-items: 10, linger: 5ms }\nconcurrency: 2\nrate-limit: 10")
+
+            // Refused before anything is written: the command names the key and the value.
+            let bad = try await control(fixture, pipeline, ["set", Self.group, "concurrency=0", "--reason", "typo"])
+            #expect(bad.status != 0 && bad.output.contains(#"concurrency: "0" is not an integer in 1...1024"#), "\(bad.output)")
+            let unknown = try await control(fixture, pipeline, ["set", "no-such-pipeline", "paused=true", "--reason", "typo"])
+            #expect(unknown.status != 0 && unknown.output.contains("unknown pipeline 'no-such-pipeline'"), "\(unknown.output)")
+            #expect(try await OperatorCommand.records(fixture.kafka, ControlTopic.defaultName).isEmpty, "nothing written")
+
+            // Paused before the workers start: both apply it before their first call.
+            let pause = try await control(fixture, pipeline, ["pause", "--all", "--reason", "hold until checked", "--by", "tester"])
+            #expect(pause.status == 0, "\(pause.output)")
+            let arguments = folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"])
+            let workers = [try ChildProcess(try Programs.iidbatch, arguments), try ChildProcess(try Programs.iidbatch, arguments)]
+            defer { for worker in workers { worker.interrupt() } }
+            for worker in workers { try await worker.waitFor("starting under operator overrides: concurrency=2 (file), max-in-flight-items") }
+            let requests = requests(fixture, count: 40, prefix: "two")
+            let reports = try await fixture.submit(requests, key: \.id)
+            #expect(Set(reports.map(\.partition)).count == 2, "requests in both partitions")
+            // Each worker owns one partition once the group has settled.
+            try await waitUntil("each worker to own one partition") {
+                workers.allSatisfy { $0.text.contains("assigned \(fixture.requestTopic)[") }
+            }
+            try await Task.sleep(for: .seconds(2))
+            #expect(calls(fixture) == 0, "no call while paused")
+
+            // A record that does not validate is refused by both, and the pause stays.
+            let garbage = #"{"version": 7, "updatedAt": "2026-11-23T10:00:00Z", "updatedBy": "script", "reason": "r", "overrides": {"rate-limit": "fast"}}"#
+            try await fixture.produce([(ControlDocument.allPipelines, Array(garbage.utf8))], topic: ControlTopic.defaultName)
+            for worker in workers { try await worker.waitFor(#"refused: rate-limit: "fast" is not a number"#) }
+            try await Task.sleep(for: .seconds(1))
+            #expect(calls(fixture) == 0, "the last good version (paused) stays in force")
+
+            // Resumed: both work, and the backlog completes once.
+            let resume = try await control(fixture, pipeline, ["resume", "--all", "--reason", "checked", "--by", "tester"])
+            #expect(resume.status == 0, "\(resume.output)")
+            try await waitUntil("some outcomes after the resume") { fixture.outcomes.count >= 6 }
+            // Both obey a live pause too: nothing arrives later than 1 s after it.
+            _ = try await control(fixture, pipeline, ["pause", "--all", "--reason", "again", "--by", "tester"])
+            let paused = ContinuousClock.now
+            for worker in workers { try await worker.waitFor("paused: false → true") }
+            try await Task.sleep(for: .seconds(2))
+            #expect(fixture.backend.callArrivals(after: paused + .seconds(1)).isEmpty, "both workers stopped calling")
+            let reset = try await control(fixture, pipeline, ["reset", "--all", "--reason", "done", "--by", "tester"])
+            #expect(reset.status == 0 && reset.output.contains("* reset by tester"), "\(reset.output)")
+            _ = try await fixture.waitForOutcomes(requests.map(\.id))
+            #expect(fixture.outcomes.count == requests.count && calls(fixture) == requests.count, "nothing lost, nothing repeated")
+            for worker in workers { #expect(worker.text.contains("control: paused: true → false"), "each worker resumed itself") }
+        }
+    }
 }
