@@ -85,6 +85,19 @@ struct AdaptiveRateTests {
         return perSecond
     }
 
+    @Test("an operator's new ceiling cuts the rate at once and keeps the learned threshold; a raised one lets it grow again")
+    func reconfigure() {
+        let now = ContinuousClock.now
+        var rate = AdaptiveRate(AdaptiveRate.Settings(start: 50, ceiling: 100))
+        rate.throttled(startedAt: now, now: now)
+        #expect(rate.rate == 35 && rate.threshold == 35)
+        rate.reconfigure(AdaptiveRate.Settings(start: 50, ceiling: 5))
+        #expect(rate.rate == 5 && rate.threshold == 35)
+        rate.reconfigure(AdaptiveRate.Settings(start: 50, ceiling: 100))
+        rate.succeeded(startedAt: now)
+        #expect(rate.rate == 6, "below the threshold, slow start again")
+    }
+
     @Test("several workers against one quota converge near it with few throttled attempts, and follow a change within seconds")
     func convergence() {
         for workers in [1, 3] {

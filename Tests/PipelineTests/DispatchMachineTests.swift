@@ -268,4 +268,61 @@ struct DispatchMachineTests {
         #expect(Set(both.map(\.items)) == [["a-1"], ["a-2"]])
         #expect(both.first { $0.items == ["a-2"] }?.attempts == 1, "the INTERNAL item was charged")
     }
+
+    @Test("paused: nothing starts, running calls settle, the pause costs no item its max-elapsed; resumed: the waiting work starts at once")
+    func pauseAndResume() throws {
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.concurrency = 1
+            }, random: SplitMix64(seed: 11))
+        let running = try #require(started(machine.add(subscribe("a", 2, topic: "x"), handle: 0, now: t0)).first)
+        _ = machine.add(subscribe("b", 2, topic: "y"), handle: 1, now: t0)
+        let configuration = pipeline {
+            $0.linger = .zero
+            $0.concurrency = 1
+        }
+        #expect(started(machine.reconfigure(configuration, paused: true, now: t0 + .milliseconds(1))).isEmpty)
+        // The running call's answer settles; its retryable item waits, and so does b.
+        let answer = machine.finished(jobID: running.id, answers([.ok, .unavailable]), now: t0 + .milliseconds(2))
+        #expect(settled(answer).map(\.answer.result.code) == [.ok])
+        #expect(started(answer).isEmpty)
+        let late = t0 + .seconds(60)  // far past max-elapsed (10 s), all of it paused
+        #expect(started(machine.timerFired(now: late)).isEmpty, "nothing starts while paused")
+        let resumed = machine.reconfigure(configuration, paused: false, now: late)
+        let next = try #require(started(resumed).first)
+        #expect(started(resumed).count == 1, "concurrency 1")
+        let more = machine.finished(jobID: next.id, answers(next.items.map { _ in .ok }), now: late + .milliseconds(1))
+        let rest = started(more) + started(machine.timerFired(now: late + .seconds(1)))
+        #expect(Set((started(resumed) + rest).flatMap(\.items)) == ["a-1", "b-0", "b-1"], "the retry was not dead-lettered for the paused time")
+    }
+
+    @Test("new settings govern the next start: concurrency grows at once, the rate ceiling cuts the bucket")
+    func reconfigure() {
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.concurrency = 1
+            }, random: SplitMix64(seed: 12))
+        var first: [CallJob] = []
+        for n in 0..<4 { first += started(machine.add(deletion("d\(n)"), handle: RequestHandle(n), now: t0)) }
+        #expect(first.count == 1)
+        let wider = machine.reconfigure(
+            pipeline {
+                $0.linger = .zero
+                $0.concurrency = 3
+            }, paused: false, now: t0)
+        #expect(started(wider).count == 2, "two more may run at once")
+        var slow = pipeline {
+            $0.linger = .zero
+            $0.concurrency = 8
+            $0.callsPerSecond = 2
+        }
+        slow.adaptiveRate.start = 1_000
+        _ = machine.reconfigure(slow, paused: false, now: t0)
+        #expect(!machine.rates.isEmpty && machine.rates.values.allSatisfy { $0.rate == 2 }, "the ceiling cuts the rate of every API called")
+        var starts = started(machine.add(deletion("d4"), handle: 4, now: t0 + .milliseconds(1)))
+        starts += started(machine.add(deletion("d5"), handle: 5, now: t0 + .milliseconds(2)))
+        #expect(starts.count <= 1, "at 2 calls/s, with a bucket of one, at most one call starts at once")
+    }
 }

@@ -197,9 +197,12 @@ struct DispatchMachine: Sendable {
         self.configuration.callsPerSecond = configuration.callsPerSecond
         self.configuration.adaptiveRate = configuration.adaptiveRate
         self.configuration.retry = configuration.retry
-        for api in rates.keys {
-            rates[api]!.reconfigure(self.configuration.rateSettings)
-            buckets[api]?.setRate(rates[api]!.rate, now: now)
+        // Every API called so far, answered or not: a bucket exists from an API's first call.
+        for api in Set(rates.keys).union(buckets.keys) {
+            var rate = rates[api] ?? AdaptiveRate(self.configuration.rateSettings)
+            rate.reconfigure(self.configuration.rateSettings)
+            rates[api] = rate
+            buckets[api]?.setRate(rate.rate, now: now)
         }
         self.paused = paused
         noteOutage(now: now)
