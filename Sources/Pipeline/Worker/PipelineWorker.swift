@@ -149,6 +149,8 @@ public actor PipelineWorker {
     public func currentStatistics() -> WorkerStatistics {
         var statistics = statistics
         statistics.peakItemsInFlight = book.peakItemsInFlight
+        statistics.paused = controlled.paused
+        statistics.controlVersions = controlled.overrideVersions
         for (api, rate) in dispatch.rates {
             statistics.rates[api.rawValue] = rate.rate
             statistics.throttledCalls += rate.throttles

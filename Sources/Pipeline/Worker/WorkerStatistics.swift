@@ -26,6 +26,11 @@ public struct WorkerStatistics: Sendable, Hashable {
     public var peakItemsInFlight = 0
     /// Request received → outcome acknowledged.
     public var latency = LatencyHistogram()
+    /// Whether an operator has paused the pipeline now; merged, whether any is.
+    public var paused = false
+    /// The version of each control document in force now, by scope (the pipeline's name, `*`);
+    /// merged, the highest seen.
+    public var controlVersions: [String: Int] = [:]
 
     /// No figures yet.
     public init() {}
@@ -68,5 +73,14 @@ public struct WorkerStatistics: Sendable, Hashable {
         rates.merge(other.rates, uniquingKeysWith: +)
         peakItemsInFlight = max(peakItemsInFlight, other.peakItemsInFlight)
         latency.merge(other.latency)
+        paused = paused || other.paused
+        controlVersions.merge(other.controlVersions, uniquingKeysWith: max)
+    }
+
+    /// `control: topics v3, * v1 (paused)`-style text for logs; empty when no override is in force.
+    public var controlLine: String {
+        guard !controlVersions.isEmpty || paused else { return "" }
+        let versions = controlVersions.sorted { $0.key < $1.key }.map { "\($0.key) v\($0.value)" }.joined(separator: ", ")
+        return "control: " + (versions.isEmpty ? "no override" : versions) + (paused ? " (PAUSED)" : "")
     }
 }

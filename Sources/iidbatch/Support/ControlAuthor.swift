@@ -7,8 +7,8 @@ struct ControlAuthor: ParsableArguments {
     @Option(help: ArgumentHelp("Why (kept with the version; required).", valueName: "text"))
     var reason: String
 
-    @Option(help: ArgumentHelp("Who (default: $USER).", valueName: "name"))
-    var by = ProcessInfo.processInfo.environment["USER"].flatMap { $0.isEmpty ? nil : $0 } ?? "unknown"
+    @Option(help: ArgumentHelp("Who (default: $USER, else $LOGNAME).", valueName: "name"))
+    var by = ["USER", "LOGNAME"].lazy.compactMap { ProcessInfo.processInfo.environment[$0] }.first { !$0.isEmpty } ?? "unknown"
 
     func validate() throws {
         guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must say why, got an empty text") }

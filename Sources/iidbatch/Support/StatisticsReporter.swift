@@ -3,7 +3,8 @@ import Pipeline
 import ServiceLifecycle
 
 /// Logs each worker's progress every `interval` while `iidbatch run` runs: records, outcomes,
-/// dead letters, call attempts, throttled attempts and the adaptive rate per API.
+/// dead letters, call attempts, throttled attempts, the adaptive rate per API and the operator's
+/// overrides in force (their versions, and whether paused).
 struct StatisticsReporter: Service {
     let workers: [PipelineWorker]
     let interval: Duration
@@ -23,7 +24,7 @@ struct StatisticsReporter: Service {
         for worker in workers {
             let statistics = await worker.currentStatistics()
             logger.info(
-                "\(worker.configuration.name): \(statistics.records) records, \(statistics.outcomeCount) outcomes, \(statistics.deadLetters) dead letters, \(statistics.calls) call attempts (\(statistics.throttledCalls) throttled); rate \(RateLine.describe(statistics))"
+                "\(worker.configuration.name): \(statistics.records) records, \(statistics.outcomeCount) outcomes, \(statistics.deadLetters) dead letters, \(statistics.calls) call attempts (\(statistics.throttledCalls) throttled); rate \(RateLine.describe(statistics))\(statistics.controlLine.isEmpty ? "" : "; " + statistics.controlLine)"
             )
         }
     }

@@ -32,7 +32,7 @@ struct ControlGet: AsyncParsableCommand {
             for key in ControlKey.allCases.sorted() {
                 let setting = settings.settings[key]
                 Output.line(
-                    "  " + key.rawValue.padded(20) + (setting.map { "\($0.value)" } ?? "none").padded(10)
+                    "  " + key.rawValue.padded(22) + (setting.map { "\($0.value)" } ?? "none").padded(10)
                         + (setting.map { "\($0.source)" } ?? "no ceiling"))
             }
         }
