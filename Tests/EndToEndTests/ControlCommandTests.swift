@@ -43,13 +43,14 @@ struct ControlCommandTests {
         try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 100)) { fixture in
             let folder = try RunFolder(fixture, name: "control")
             defer { folder.remove() }
-            let pipeline = try folder.pipeline(fixture, group: Self.group, "batching: { max-items: 10, linger: 5ms }\nconcurrency: 4\nrate-limit: 20")
+            let pipeline = try folder.pipeline(fixture, group: Self.group, "batching: { max-items: 10, linger: 5ms }\nconcurrency: 4\nrate-limit: 10")
             let worker = try ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "notice", "-X", "auto.commit.interval.ms=200"]))
             defer { worker.interrupt() }
-            let requests = requests(fixture, count: 80, prefix: "ctl")
+            // 15 s of work at 10 calls/s: the pause comes early in it, however busy the machine.
+            let requests = requests(fixture, count: 150, prefix: "ctl")
             let reports = try await fixture.submit(requests)
-            try await waitUntil("some outcomes before the pause", timeout: .seconds(120)) { fixture.outcomes.count >= 8 }
+            try await waitUntil("some outcomes before the pause", timeout: .seconds(120)) { fixture.outcomes.count >= 5 }
 
             let pause = try await control(fixture, pipeline, ["pause", Self.group, "--reason", "incident drill", "--by", "tester"])
             let paused = ContinuousClock.now
@@ -79,8 +80,8 @@ struct ControlCommandTests {
 
             // A slower ceiling, then resume: the calls that follow run at ≤ 5/s.
             let slow = try await control(fixture, pipeline, ["set", Self.group, "rate-limit=5", "--reason", "quota needed elsewhere", "--by", "tester"])
-            #expect(slow.status == 0 && slow.output.contains("rate-limit: 20 → 5"), "\(slow.output)")
-            try await worker.waitFor("rate-limit: 20 → 5")
+            #expect(slow.status == 0 && slow.output.contains("rate-limit: 10 → 5"), "\(slow.output)")
+            try await worker.waitFor("rate-limit: 10 → 5")
             let resume = try await control(fixture, pipeline, ["resume", Self.group, "--reason", "drill over", "--by", "tester"])
             #expect(resume.status == 0, "\(resume.output)")
             let resumed = ContinuousClock.now
@@ -93,7 +94,7 @@ struct ControlCommandTests {
 
             // Back to the file's ceiling: the backlog completes, nothing lost, nothing repeated.
             let reset = try await control(fixture, pipeline, ["reset", Self.group, "--reason", "done", "--by", "tester"])
-            #expect(reset.status == 0 && reset.output.contains("rate-limit: 5 → 20 (file)"), "\(reset.output)")
+            #expect(reset.status == 0 && reset.output.contains("rate-limit: 5 → 10 (file)"), "\(reset.output)")
             _ = try await fixture.waitForOutcomes(requests.map(\.id))
             #expect(fixture.outcomes.count == requests.count, "one outcome per request")
             #expect(fixture.outcomes.allSatisfy { $0.status == .succeeded })

@@ -78,7 +78,7 @@ struct DeployFilesTests {
         let known = Set(MetricName.allCases.map(\.rawValue))
         let rules = try #require(try yaml("deploy/prometheus/alerts.yaml").first as? [String: Any])
         let expressions = ((rules["groups"] as? [[String: Any]]) ?? []).flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }.compactMap { $0["expr"] as? String }
-        #expect(expressions.count == 4)
+        #expect(expressions.count == 5)
         let dashboard = try #require(try JSONSerialization.jsonObject(with: Data(text("deploy/grafana/iidbatch-dashboard.json").utf8)) as? [String: Any])
         let targets = ((dashboard["panels"] as? [[String: Any]]) ?? []).flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }.compactMap {
             $0["expr"] as? String
