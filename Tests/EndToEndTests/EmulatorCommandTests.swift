@@ -21,14 +21,20 @@ struct EmulatorCommandTests {
         var configuration = InstanceAPIConfiguration(iidBaseURL: baseURL, fcmBaseURL: baseURL, installationsBaseURL: baseURL)
         configuration.timeout = .seconds(30)
         let client = InstanceAPIClient(credentials: credentials, configuration: configuration)
+        // The client is shut down whatever happens: one dropped running stops the test process.
+        let calls: Result<Void, any Error>
         do {
             let results = try await client.batchAdd(topic: "movies", tokens: ["a-token", "another-token"])
             #expect(results.map(\.code) == [.internal, .internal], "the --item-error flag is in force")
             // A single-item call answers an item fault with HTTP 500: a retryable failed call.
             let error = await #expect(throws: InstanceAPIError.self) { try await client.deleteInstance(id: "dNeverExisted000000000") }
             #expect(error?.resultCode == .internal && error?.isRetryable == true)
+            calls = .success(())
+        } catch {
+            calls = .failure(error)
         }
         try await client.shutdown()
+        try calls.get()
 
         emulator.interrupt()
         #expect(try await emulator.waitForExit() == 0)

@@ -25,11 +25,13 @@ final class PipelineFixture: Sendable {
     private init(kafka: EmbeddedKafka, emulator: EmulatorServer, partitions: Int) throws {
         self.kafka = kafka
         self.emulator = emulator
-        keyJSON = try emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token")
-        client = InstanceAPIClient(credentials: try ServiceAccountCredentials(json: keyJSON), configuration: .singleHost(emulator.baseURL))
+        // Everything that may throw comes before the client: one dropped running stops the process.
         for topic in [requestTopic, outcomeTopic, deadLetterTopic, exportTopic] { try kafka.createTopic(topic, partitions: partitions) }
         try kafka.createTopic(ControlTopic.defaultName)
+        keyJSON = try emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token")
+        let credentials = try ServiceAccountCredentials(json: keyJSON)
         let reader = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: "test-reader", topics: [outcomeTopic, deadLetterTopic])
+        client = InstanceAPIClient(credentials: credentials, configuration: .singleHost(emulator.baseURL))
         self.reader = reader
         let collected = self.collected
         let outcomeTopic = self.outcomeTopic
