@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Kafka
 import Pipeline
 
 /// What the writing `iidbatch control` commands share: checks the scope, writes the next
@@ -40,26 +41,31 @@ struct ControlWriter {
         }
         let document = ControlDocument(
             version: board.nextVersion(of: scope), updatedAt: Date(), updatedBy: author.by, reason: author.reason, overrides: overrides)
-        var after = board
-        after.apply(scope: scope, document)
-        let report: String
-        do { report = "\(RecordPosition(try await topic.write(scope: scope, document)))" } catch {
-            throw RuntimeError("writing \(scope) to \(topic.name) failed: \(error)")
-        }
+        let topic = self.topic
+        let report = try await commit(scope, document, what: "v\(document.version)") { try await topic.write(scope: scope, document) }
         Output.line("\(scope) v\(document.version) by \(document.updatedBy) written to \(report): \(Self.describe(overrides))")
-        printChanges(scope, to: after)
     }
 
     /// Writes a tombstone for `scope`: its pipelines go back to their files.
     mutating func reset(_ scope: String) async throws {
-        var after = board
-        after.apply(scope: scope, nil)
-        let report: String
-        do { report = "\(RecordPosition(try await topic.reset(scope: scope, updatedBy: author.by, reason: author.reason)))" } catch {
-            throw RuntimeError("writing the tombstone of \(scope) to \(topic.name) failed: \(error)")
+        let (topic, author) = (self.topic, self.author)
+        let report = try await commit(scope, nil, what: "the tombstone") {
+            try await topic.reset(scope: scope, updatedBy: author.by, reason: author.reason)
         }
         Output.line("\(scope) reset by \(author.by), tombstone written to \(report)")
+    }
+
+    /// Sends `document` (nil: a tombstone) for `scope` by `send`, prints what changes for each
+    /// pipeline it concerns, and returns where the broker stored it.
+    private mutating func commit(
+        _ scope: String, _ document: ControlDocument?, what: String, send: () async throws -> KafkaDeliveryReport
+    ) async throws -> RecordPosition {
+        var after = board
+        after.apply(scope: scope, document)
+        let report: RecordPosition
+        do { report = RecordPosition(try await send()) } catch { throw RuntimeError("writing \(what) of \(scope) to \(topic.name) failed: \(error)") }
         printChanges(scope, to: after)
+        return report
     }
 
     private mutating func printChanges(_ scope: String, to after: ControlBoard) {
