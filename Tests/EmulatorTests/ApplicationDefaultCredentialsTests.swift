@@ -16,30 +16,49 @@ struct ApplicationDefaultCredentialsTests {
         return path
     }
 
+    /// `body` with a client of `source`, shut down whatever `body` throws: a client dropped
+    /// running stops the whole test process.
+    private func withClient<T>(
+        _ source: CredentialSource, _ fixture: EmulatorFixture, _ body: (InstanceAPIClient) async throws -> T
+    ) async throws -> T {
+        let client = InstanceAPIClient(source: source, configuration: .singleHost(fixture.server.baseURL))
+        do {
+            let result = try await body(client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
     /// A call made with tokens from `source` works.
     private func works(_ source: CredentialSource, _ fixture: EmulatorFixture) async throws {
         let tokens = fixture.seedTokens(2, prefix: "adc")
-        let client = InstanceAPIClient(source: source, configuration: .singleHost(fixture.server.baseURL))
-        let results = try await client.batchAdd(topic: "adc", tokens: tokens)
+        let results = try await withClient(source, fixture) { client in try await client.batchAdd(topic: "adc", tokens: tokens) }
         #expect(results.map(\.code) == [.ok, .ok])
-        try await client.shutdown()
     }
 
     @Test("an explicit key file wins over everything else")
     func explicit() async throws {
-        let fixture = try await EmulatorFixture.start()
+        try await withEmulator { fixture in try await explicit(fixture) }
+    }
+
+    private func explicit(_ fixture: EmulatorFixture) async throws {
         let path = try keyFile(fixture)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = try await ApplicationDefaultCredentials.find(
             explicitPath: path, environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/nonexistent.json"].merging(nowhere) { $1 })
         guard case .serviceAccount = source else { throw FixtureFailure("expected the key file, got \(source)") }
         try await works(source, fixture)
-        await fixture.stop()
     }
 
     @Test("GOOGLE_APPLICATION_CREDENTIALS names the key file when no flag does; a bad one is named in the error")
     func environmentVariable() async throws {
-        let fixture = try await EmulatorFixture.start()
+        try await withEmulator { fixture in try await environmentVariable(fixture) }
+    }
+
+    private func environmentVariable(_ fixture: EmulatorFixture) async throws {
         let path = try keyFile(fixture)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let source = try await ApplicationDefaultCredentials.find(
@@ -50,22 +69,21 @@ struct ApplicationDefaultCredentialsTests {
             try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/nonexistent/key.json"])
         }
         #expect(error?.description.contains("GOOGLE_APPLICATION_CREDENTIALS=/nonexistent/key.json") == true)
-        await fixture.stop()
     }
 
     @Test("the metadata server (GCE_METADATA_HOST) gives the project and tokens; the token is never in a description")
     func metadataServer() async throws {
-        let fixture = try await EmulatorFixture.start()
+        try await withEmulator { fixture in try await metadataServer(fixture) }
+    }
+
+    private func metadataServer(_ fixture: EmulatorFixture) async throws {
         let host = fixture.server.baseURL.replacingOccurrences(of: "http://", with: "")
         let source = try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: ["GCE_METADATA_HOST": host])
         guard case .metadataServer(let found, let project) = source else { throw FixtureFailure("expected the metadata server, got \(source)") }
         #expect(found == host && project == fixture.backend.configuration.projectID)
         try await works(source, fixture)
-        let client = InstanceAPIClient(source: source, configuration: .singleHost(fixture.server.baseURL))
-        let token = try await client.tokens.token()
+        let token = try await withClient(source, fixture) { client in try await client.tokens.token() }
         #expect(!"\(token)".contains(token.value) && !"\(source)".contains(token.value))
-        try await client.shutdown()
-        await fixture.stop()
     }
 
     @Test("none found: the error names every source tried")
