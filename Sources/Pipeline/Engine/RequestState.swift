@@ -43,10 +43,19 @@ struct RequestState: Sendable {
         var failed: [FailedItem] = []
         var imports: [String: String] = [:]
         var lists: [String: [String]] = [:]
+        var succeeded = 0
+        // Items mostly end in long runs of one code: counted per run, not hashed per item.
+        var run: (code: ResultCode, count: Int)?
         for index in finals.indices {
             let final = finals[index]
             let result = final?.answer.result ?? ItemResult(.internal, message: "no result")
-            counts[result.code.rawValue, default: 0] += 1
+            if run?.code == result.code {
+                run!.count += 1
+            } else {
+                if let run { counts[run.code.rawValue, default: 0] += run.count }
+                run = (result.code, 1)
+            }
+            if result.code.isSuccess { succeeded += 1 }
             if !result.code.isSuccess {
                 failed.append(
                     FailedItem(
@@ -56,6 +65,7 @@ struct RequestState: Sendable {
             if request.op == .apnsImport, result.code == .ok, let token = final?.answer.value { imports[request.items[index]] = token }
             if result.code.isSuccess, let list = final?.answer.list { lists[request.items[index]] = list }
         }
+        if let run { counts[run.code.rawValue, default: 0] += run.count }
         let receipt =
             request.op != .installationsDelete
             ? nil
@@ -66,7 +76,7 @@ struct RequestState: Sendable {
         if case .group(_, let key) = request.target { notificationKey = finals.lazy.compactMap { $0?.answer.value }.first ?? key }
         return Outcome(
             requestID: request.id, op: request.op, target: request.target.outcomeFields,
-            status: OutcomeStatus.of(finals.indices.map(code)), counts: counts, failedItems: failed,
+            status: OutcomeStatus.of(succeeded: succeeded, failed: finals.count - succeeded), counts: counts, failedItems: failed,
             imports: request.op == .apnsImport ? imports : nil, receipt: receipt, notificationKey: notificationKey,
             topics: request.target == .info(details: true) ? lists : nil, groupMembers: request.op == .groupsExport ? lists : nil,
             replayOf: request.replayOf, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
