@@ -52,26 +52,19 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
-    /// Appends `text` as a JSON string literal to `out`.
-    public static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        // Tokens and codes need no escaping: copy them whole.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out.append(contentsOf: text.utf8)
-            out.append(UInt8(ascii: "\""))
-            return
+    /// True when no byte of `text` is one a JSON writer may escape: a control character, `"`,
+    /// `\` or `/` (Foundation's encoder escapes `/`). Such text is written as it is, and takes
+    /// exactly its UTF-8 length inside a JSON string. Tokens, ids and codes are plain.
+    public static func isPlain(_ text: String) -> Bool {
+        // Branch-free over the bytes, so the compiler vectorises it: this runs per item.
+        let bytes = text.utf8.span
+        var special = false
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            special = special || byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
+            index += 1
         }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0..<0x20: out.append(contentsOf: Array(String(format: "\\u%04x", byte).utf8))
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        return !special
     }
 }

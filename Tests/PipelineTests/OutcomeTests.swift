@@ -84,6 +84,88 @@ struct OutcomeTests {
         if op == .groupsExport { #expect(decoded.groupMembers == outcome.groupMembers, "group members are bounded and kept") }
     }
 
+    @Test("the written wire form is byte for byte what the Codable encoder writes, for every kind of outcome")
+    func writerMatchesEncoder() throws {
+        let now = Date(timeIntervalSince1970: 1_795_413_917.842_9)
+        let outcomes = [
+            Outcome(
+                requestID: "r/\"1\"", op: .topicsSubscribe, target: ["topic": "movies"], status: .partial,
+                counts: ["OK": 998, "NOT_FOUND": 1, "UNKNOWN(NEW)": 1],
+                failedItems: [
+                    FailedItem(index: 1, item: "t1", code: .notFound, attempts: 1, message: "NOT_FOUND: \n gone"),
+                    FailedItem(index: 3, item: "t\u{1}3", code: .unknown("NEW"), attempts: 12, message: nil),
+                ],
+                replayOf: "orig", backendCalls: 3, receivedAt: now, completedAt: now.addingTimeInterval(0.2506)),
+            Outcome(
+                requestID: "d-1", op: .installationsDelete, target: ["subject": "user-é"], status: .succeeded, counts: ["OK": 2], failedItems: [],
+                receipt: [
+                    ItemReceipt(item: "fid-a", code: .ok, at: now), ItemReceipt(item: "fid-b", code: .alreadyAbsent, at: now.addingTimeInterval(-86_400.5)),
+                ],
+                backendCalls: 2, receivedAt: now, completedAt: now),
+            Outcome(
+                requestID: "i-1", op: .apnsImport, target: ["application": "com.example.App", "sandbox": "true"], status: .succeeded,
+                counts: ["OK": 2], failedItems: [], imports: ["AB12": "reg:1", "ab12": "reg/2"], backendCalls: 1, receivedAt: now, completedAt: now),
+            Outcome(
+                requestID: "g-1", op: .groupsExport, target: [:], status: .succeeded, counts: ["OK": 1], failedItems: [], notificationKey: "APA91-key",
+                topics: ["tok": ["b", "a"]], groupMembers: ["family": ["t1", "t2"]], backendCalls: 2, receivedAt: now, completedAt: now),
+            Outcome(
+                requestID: "partition 3 offset 7", op: nil, target: [:], status: .rejected, counts: [:], failedItems: [],
+                reason: "op: unknown op 'x'", backendCalls: 0, receivedAt: now, completedAt: now),
+        ]
+        for outcome in outcomes {
+            #expect(
+                String(decoding: outcome.wireBytes(limit: .max), as: UTF8.self) == String(decoding: try Outcome.encoder().encode(outcome), as: UTF8.self))
+        }
+        var omitted = outcomes[3]
+        omitted.topicsOmitted = ["tok"]
+        omitted.topics = [:]
+        #expect(omitted.wireBytes(limit: .max) == Array(try Outcome.encoder().encode(omitted)))
+    }
+
+    @Test("wire times are Foundation's ISO 8601 with milliseconds, truncated, for any instant")
+    func wireDates() {
+        var random = SystemRandomNumberGenerator()
+        let instants =
+            [0, 0.000_9, 0.001, 0.999_6, -1.234_5, -86_400, 951_782_400, 4_102_444_800 - 0.000_1, 1_795_413_917.842_9]
+            + (0..<20_000).map { _ in Double.random(in: -2_000_000_000...4_000_000_000, using: &random) }
+        for seconds in instants {
+            let date = Date(timeIntervalSince1970: seconds)
+            let expected = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            #expect(WireDate.text(date) == expected, "\(seconds)")
+            if WireDate.text(date) != expected { break }
+        }
+        #expect(WireDate.parse("2026-11-23T10:00:00.125Z") == Date(timeIntervalSince1970: 1_795_428_000.125))
+        #expect(WireDate.parse("2026-11-23T10:00:00Z") == Date(timeIntervalSince1970: 1_795_428_000))
+    }
+
+    @Test("a request's wire form is what JSONSerialization writes with sorted keys, and reads back the same")
+    func requestWireForm() throws {
+        let requests = [
+            PipelineRequest(id: "r/1", op: .topicsSubscribe, target: .topic("movies"), items: ["t1", "t\"2"], replayOf: "r-0", priorAttempts: 3),
+            PipelineRequest(id: "d", op: .installationsDelete, target: .subject(nil), items: ["f"]),
+            PipelineRequest(id: "a", op: .apnsImport, target: .apns(application: "com.x", sandbox: true), items: ["ab"]),
+            PipelineRequest(id: "g", op: .groupsAdd, target: .group(name: "n", key: "k"), items: ["t"]),
+            PipelineRequest(id: "e", op: .groupsExport, target: .export(byKey: true), items: ["k"]),
+            PipelineRequest(id: "i", op: .instancesInfo, target: .info(details: false), items: ["t"]),
+        ]
+        for request in requests {
+            var object: [String: Any] = ["id": request.id, "op": request.op.rawValue, request.op.itemsField: request.items]
+            switch request.target {
+            case .subject(let subject): if let subject { object["subject"] = subject }
+            case .topic(let name): object["topic"] = name
+            case .apns(let application, let sandbox): (object["application"], object["sandbox"]) = (application, sandbox)
+            case .group(let name, let key): (object["notificationKeyName"], object["notificationKey"]) = (name, key)
+            case .info(let details): object["details"] = details
+            case .export(let byKey): if byKey { object["groupsBy"] = RequestTarget.groupsByKey }
+            }
+            if let replayOf = request.replayOf { object["replayOf"] = replayOf }
+            if request.priorAttempts > 0 { object["priorAttempts"] = request.priorAttempts }
+            let expected = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            #expect(String(decoding: request.jsonBody(), as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try RequestDecoder().decode(Array(request.jsonBody())).get() == request)
+        }
+    }
+
     @Test("a request whose outcome could pass max-outcome-bytes is refused naming its items field and how many fit")
     func oversizedOutcomeRefused() throws {
         let decoder = RequestDecoder(maxOutcomeBytes: 1_000_000)

@@ -1,19 +1,15 @@
 import Foundation
 
 extension TopicBatchRequest {
-    /// The JSON body, written directly (same bytes a `JSONEncoder` would produce, minus its cost).
+    /// The JSON body, written directly (the bytes a `JSONEncoder` would produce, minus its cost).
     public func jsonBody() -> Data {
-        var out: [UInt8] = []
-        out.reserveCapacity(48 + to.utf8.count + registrationTokens.reduce(0) { $0 + $1.utf8.count + 3 })
-        out.append(contentsOf: Array(#"{"to":"#.utf8))
-        JSONValue.appendString(to, to: &out)
-        out.append(contentsOf: Array(#","registration_tokens":["#.utf8))
-        for (index, token) in registrationTokens.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONValue.appendString(token, to: &out)
-        }
-        out.append(contentsOf: Array("]}".utf8))
-        return Data(out)
+        var writer = JSONWriter(capacity: 48 + to.utf8.count + registrationTokens.reduce(0) { $0 + $1.utf8.count + 3 })
+        writer.beginObject()
+        writer.member("to", to)
+        writer.key("registration_tokens")
+        writer.strings(registrationTokens)
+        writer.endObject()
+        return Data(writer.bytes)
     }
 
     /// Parses a body; `to` is kept exactly as sent (prefix or not).

@@ -3,21 +3,18 @@ import Foundation
 extension TopicBatchResponse {
     /// The JSON body, written directly: `{"results":[{},{"error":"NOT_FOUND"}]}`.
     public func jsonBody() -> Data {
-        var out: [UInt8] = []
-        out.reserveCapacity(16 + results.count * 4)
-        out.append(contentsOf: Array(#"{"results":["#.utf8))
-        for (index, entry) in results.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            if let error = entry.error {
-                out.append(contentsOf: Array(#"{"error":"#.utf8))
-                JSONValue.appendString(error, to: &out)
-                out.append(UInt8(ascii: "}"))
-            } else {
-                out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
-            }
+        var writer = JSONWriter(capacity: 16 + results.count * 4)
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        for entry in results {
+            writer.beginObject()
+            if let error = entry.error { writer.member("error", error) }
+            writer.endObject()
         }
-        out.append(contentsOf: Array("]}".utf8))
-        return Data(out)
+        writer.endArray()
+        writer.endObject()
+        return Data(writer.bytes)
     }
 
     /// Parses an answer; an entry without a string `error` is success.

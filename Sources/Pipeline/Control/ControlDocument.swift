@@ -42,7 +42,7 @@ public struct ControlDocument: Sendable, Hashable {
         guard case .number(let number)? = document["version"], number >= 1, number == number.rounded(), number < 1e15 else {
             throw .malformed("version must be a positive integer")
         }
-        guard let stamp = document["updatedAt"]?.stringValue, let updatedAt = try? Date(stamp, strategy: .iso8601) else {
+        guard let stamp = document["updatedAt"]?.stringValue, let updatedAt = WireDate.parse(stamp) else {
             throw .malformed("updatedAt must be an ISO 8601 time")
         }
         guard let updatedBy = document["updatedBy"]?.stringValue, !updatedBy.isEmpty else { throw .malformed("updatedBy must be a non-empty string") }
@@ -59,7 +59,7 @@ public struct ControlDocument: Sendable, Hashable {
     /// The record's value, as `parse` reads it back.
     public func jsonBytes() -> [UInt8] {
         let object: [String: Any] = [
-            "version": version, "updatedAt": updatedAt.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+            "version": version, "updatedAt": WireDate.text(updatedAt),
             "updatedBy": updatedBy, "reason": reason,
             "overrides": Dictionary(uniqueKeysWithValues: overrides.map { ($0.key.rawValue, $0.value.json) }),
         ]

@@ -108,7 +108,13 @@ struct RequestBook: Sendable {
 
     /// A call carrying items of `handles` started.
     mutating func noteCall(for handles: some Sequence<RequestHandle>) {
-        for handle in Set(handles) { requests[handle]?.backendCalls += 1 }
+        // A call's items come in runs of one request, and runs of one request are adjacent.
+        var counted: Set<RequestHandle> = []
+        var last: RequestHandle?
+        for handle in handles where handle != last {
+            last = handle
+            if counted.insert(handle).inserted { requests[handle]?.backendCalls += 1 }
+        }
     }
 
     /// Items became final; returns the publications of the requests they completed. Items of

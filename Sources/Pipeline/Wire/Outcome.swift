@@ -77,26 +77,92 @@ public struct Outcome: Sendable, Hashable, Codable {
     /// full outcome is larger, the parts the bound does not count are left out, first the failed
     /// items' messages (the backend's words), then the topic lists of `instances.info` (their
     /// registrations listed in `topicsOmitted`); codes, items and counts always stay.
-    public func wireBytes(limit: Int) throws -> [UInt8] {
-        let encoder = Self.encoder()
-        let full = try encoder.encode(self)
-        guard full.count > limit else { return Array(full) }
+    ///
+    /// The bytes are those `encoder()` writes, produced directly with a `JSONWriter`.
+    public func wireBytes(limit: Int) -> [UInt8] {
+        let full = jsonBytes()
+        guard full.count > limit else { return full }
         var compact = self
         for index in compact.failedItems.indices { compact.failedItems[index].message = nil }
-        let shorter = try encoder.encode(compact)
-        guard shorter.count > limit, let topics = compact.topics, !topics.isEmpty else { return Array(shorter) }
+        let shorter = compact.jsonBytes()
+        guard shorter.count > limit, let topics = compact.topics, !topics.isEmpty else { return shorter }
         compact.topicsOmitted = topics.keys.sorted()
         compact.topics = [:]
-        return Array(try encoder.encode(compact))
+        return compact.jsonBytes()
     }
 
-    /// An encoder for the wire form: sorted keys, ISO 8601 dates with milliseconds.
+    /// The JSON document, members in `.sortedKeys` order, optional members left out when nil.
+    private func jsonBytes() -> [UInt8] {
+        var writer = JSONWriter(capacity: 512 + failedItems.count * 256 + (receipt?.count ?? 0) * 200)
+        writer.beginObject()
+        writer.member("backendCalls", backendCalls)
+        writer.key("completedAt")
+        writer.plainString(WireDate.bytes(completedAt))
+        writer.key("counts")
+        writer.members(counts) { $0.int($1) }
+        writer.key("failedItems")
+        writer.beginArray()
+        for item in failedItems {
+            writer.beginObject()
+            writer.member("attempts", item.attempts)
+            writer.member("code", item.code.rawValue)
+            writer.member("index", item.index)
+            writer.member("item", item.item)
+            if let message = item.message { writer.member("message", message) }
+            writer.member("retryable", item.retryable)
+            writer.endObject()
+        }
+        writer.endArray()
+        if let groupMembers {
+            writer.key("groupMembers")
+            writer.members(groupMembers) { $0.strings($1) }
+        }
+        if let imports {
+            writer.key("imports")
+            writer.members(imports) { $0.string($1) }
+        }
+        if let notificationKey { writer.member("notificationKey", notificationKey) }
+        if let op { writer.member("op", op.rawValue) }
+        if let reason { writer.member("reason", reason) }
+        if let receipt {
+            writer.key("receipt")
+            writer.beginArray()
+            for line in receipt {
+                writer.beginObject()
+                writer.key("at")
+                writer.plainString(WireDate.bytes(line.at))
+                writer.member("code", line.code.rawValue)
+                writer.member("item", line.item)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        writer.key("receivedAt")
+        writer.plainString(WireDate.bytes(receivedAt))
+        if let replayOf { writer.member("replayOf", replayOf) }
+        writer.member("requestId", requestID)
+        writer.member("status", status.rawValue)
+        writer.key("target")
+        writer.members(target) { $0.string($1) }
+        if let topics {
+            writer.key("topics")
+            writer.members(topics) { $0.strings($1) }
+        }
+        if let topicsOmitted {
+            writer.key("topicsOmitted")
+            writer.strings(topicsOmitted)
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// An encoder for the wire form: sorted keys, `WireDate` times.
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try container.encode(WireDate.text(date))
         }
         return encoder
     }
@@ -106,8 +172,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = WireDate.parse(text) { return date }
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date: \(text)"))
         }
         return decoder

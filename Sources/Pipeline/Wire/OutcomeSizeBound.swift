@@ -47,6 +47,7 @@ public enum OutcomeSizeBound {
 
     /// Bytes `text` takes inside a JSON string as Foundation's encoder writes it.
     static func escapedCount(_ text: String) -> Int {
+        if JSONValue.isPlain(text) { return text.utf8.count }
         var count = 0
         for byte in text.utf8 {
             switch byte {

@@ -42,23 +42,41 @@ public struct PipelineRequest: Sendable, Hashable {
         }
     }
 
-    /// The wire form, as `RequestDecoder` reads it back.
+    /// The wire form, as `RequestDecoder` reads it back: members in sorted key order, written
+    /// with a `JSONWriter` (dead letters are written with it on the worker's hot path).
     public func jsonBody() -> Data {
-        var object: [String: Any] = ["id": id, "op": op.rawValue, op.itemsField: items]
-        switch target {
-        case .subject(let subject): if let subject { object["subject"] = subject }
-        case .topic(let name): object["topic"] = name
-        case .apns(let application, let sandbox):
-            object["application"] = application
-            object["sandbox"] = sandbox
-        case .group(let name, let key):
-            object["notificationKeyName"] = name
-            if let key { object["notificationKey"] = key }
-        case .info(let details): object["details"] = details
-        case .export(let byKey): if byKey { object["groupsBy"] = RequestTarget.groupsByKey }
+        /// One member's value.
+        enum Value {
+            case text(String)
+            case texts([String])
+            case flag(Bool)
+            case count(Int)
         }
-        if let replayOf { object["replayOf"] = replayOf }
-        if priorAttempts > 0 { object["priorAttempts"] = priorAttempts }
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        var members: [(name: String, value: Value)] = [("id", .text(id)), ("op", .text(op.rawValue)), (op.itemsField, .texts(items))]
+        switch target {
+        case .subject(let subject): if let subject { members.append(("subject", .text(subject))) }
+        case .topic(let name): members.append(("topic", .text(name)))
+        case .apns(let application, let sandbox): members += [("application", .text(application)), ("sandbox", .flag(sandbox))]
+        case .group(let name, let key):
+            members.append(("notificationKeyName", .text(name)))
+            if let key { members.append(("notificationKey", .text(key))) }
+        case .info(let details): members.append(("details", .flag(details)))
+        case .export(let byKey): if byKey { members.append(("groupsBy", .text(RequestTarget.groupsByKey))) }
+        }
+        if let replayOf { members.append(("replayOf", .text(replayOf))) }
+        if priorAttempts > 0 { members.append(("priorAttempts", .count(priorAttempts))) }
+        var writer = JSONWriter(capacity: 64 + items.reduce(0) { $0 + $1.utf8.count + 3 })
+        writer.beginObject()
+        for member in members.sorted(by: { $0.name < $1.name }) {
+            writer.key(member.name)
+            switch member.value {
+            case .text(let text): writer.string(text)
+            case .texts(let texts): writer.strings(texts)
+            case .flag(let flag): writer.bool(flag)
+            case .count(let count): writer.int(count)
+            }
+        }
+        writer.endObject()
+        return Data(writer.bytes)
     }
 }

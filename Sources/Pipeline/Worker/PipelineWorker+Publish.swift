@@ -54,7 +54,7 @@ extension PipelineWorker {
             let value: [UInt8]
             let exports: [(key: [UInt8], value: [UInt8])]
             do {
-                value = try publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes)
+                value = publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes)
                 exports = try publication.groupExports.map { ($0.recordKey, try $0.wireBytes()) }
             } catch {
                 // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.

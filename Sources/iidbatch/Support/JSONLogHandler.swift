@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Pipeline
 import Synchronization
 
 /// A swift-log handler writing one JSON object per line to stderr (`--log-format json`):
@@ -22,7 +23,7 @@ struct JSONLogHandler: LogHandler {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         var object: [String: Any] = [
-            "timestamp": Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)),
+            "timestamp": WireDate.text(Date()),
             "level": event.level.rawValue,
             "label": label,
             "message": "\(event.message)",

@@ -40,7 +40,7 @@ struct OutcomeTable {
 
     /// `2026-11-22T10:00:01.250Z`.
     static func time(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        WireDate.text(date)
     }
 
     private static func row(_ completed: String, _ id: String, _ op: String, _ target: String, _ status: String, _ items: String, _ codes: String) -> String {

@@ -1,0 +1,174 @@
+/// Writes JSON straight into bytes, for the hot bodies (batch calls, outcomes) where Foundation's
+/// `JSONEncoder` costs more than the work itself.
+///
+/// Guarantees: strings are escaped exactly as Foundation's `JSONEncoder` escapes them (`"`, `\`,
+/// `/` as `\/`, `\b \f \n \r \t`, other control characters as `\u00xx`, everything else as is),
+/// integers are written in decimal, and commas and colons are placed by the writer. The caller
+/// writes an object's members in the order it wants them (sorted, to match `.sortedKeys`);
+/// `members(_:)` sorts a dictionary's keys as `.sortedKeys` does.
+public struct JSONWriter: Sendable {
+    /// The document written so far.
+    public private(set) var bytes: [UInt8] = []
+    /// Whether the next value or key follows another one in its container.
+    private var needsComma = false
+
+    /// An empty writer with room for `capacity` bytes.
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: - Containers
+
+    /// Opens an object (`{`).
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    /// Closes the object opened last (`}`).
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    /// Opens an array (`[`).
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    /// Closes the array opened last (`]`).
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// Writes a member's key; its value follows.
+    public mutating func key(_ name: String) {
+        separate()
+        appendQuoted(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    // MARK: - Values
+
+    /// Writes a string value.
+    public mutating func string(_ text: String) {
+        separate()
+        appendQuoted(text)
+        needsComma = true
+    }
+
+    /// Writes an integer value.
+    public mutating func int(_ value: Int) {
+        separate()
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var count = 0
+        repeat {
+            count += 1
+            magnitude /= 10
+        } while magnitude > 0
+        magnitude = value.magnitude
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        var index = start + count - 1
+        repeat {
+            bytes[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+            index -= 1
+        } while magnitude > 0
+        needsComma = true
+    }
+
+    /// Writes `true` or `false`.
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+        needsComma = true
+    }
+
+    /// Writes a string value whose text is `ascii`, bytes that need no escaping (a formatted date).
+    public mutating func plainString(_ ascii: some Sequence<UInt8>) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: ascii)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    // MARK: - Whole members
+
+    /// Writes `"name":"text"`.
+    public mutating func member(_ name: String, _ text: String) {
+        key(name)
+        string(text)
+    }
+
+    /// Writes `"name":value`.
+    public mutating func member(_ name: String, _ value: Int) {
+        key(name)
+        int(value)
+    }
+
+    /// Writes `"name":true|false`.
+    public mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    /// Writes an object of `dictionary`'s members, keys sorted as `.sortedKeys` sorts them, each
+    /// value written by `value`.
+    public mutating func members<Value>(_ dictionary: [String: Value], _ value: (inout JSONWriter, Value) -> Void) {
+        beginObject()
+        for name in dictionary.keys.sorted() {
+            key(name)
+            value(&self, dictionary[name]!)
+        }
+        endObject()
+    }
+
+    /// Writes an array of `strings`.
+    public mutating func strings(_ strings: [String]) {
+        beginArray()
+        for text in strings { string(text) }
+        endArray()
+    }
+
+    // MARK: - Escaping
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    private mutating func appendQuoted(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        if JSONValue.isPlain(text) {
+            bytes.append(contentsOf: text.utf8)
+        } else {
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
+                case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+                case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+                case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case 0..<0x20:
+                    bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                default: bytes.append(byte)
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
