@@ -114,6 +114,13 @@ public struct PipelineConfiguration: Sendable, Hashable {
         Self.producerDefaults(for: [self])
     }
 
+    /// Consumer settings of this pipeline's worker: librdkafka's read-ahead (64 MiB by default)
+    /// held to 16 MiB, or four of the largest records, so that a deep backlog costs the worker a
+    /// fixed amount of memory; what it holds beyond that is bounded by `maxInFlightItems`.
+    public var consumerDefaults: [String: String] {
+        ["queued.max.messages.kbytes": "\(max(16_384, 4 * maxRecordBytes / 1_024))"]
+    }
+
     /// Producer settings for one producer shared by `pipelines`: large enough for each of them.
     public static func producerDefaults(for pipelines: [PipelineConfiguration]) -> [String: String] {
         let largest = pipelines.map { max($0.maxRecordBytes, $0.maxOutcomeBytes) + 65_536 }.max() ?? 0

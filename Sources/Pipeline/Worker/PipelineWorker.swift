@@ -108,7 +108,8 @@ public actor PipelineWorker {
     ) throws(KafkaError) {
         self.configuration = configuration
         self.consumer = try KafkaConsumer(
-            configuration: consumerConfiguration.withDefaults(["statistics.interval.ms": "5000"]), groupID: configuration.group,
+            configuration: consumerConfiguration.withDefaults(configuration.consumerDefaults.merging(["statistics.interval.ms": "5000"]) { own, _ in own }),
+            groupID: configuration.group,
             topics: [configuration.requestTopic])
         self.producer = producer
         self.ownsProducer = ownsProducer

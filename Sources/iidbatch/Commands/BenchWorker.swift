@@ -114,12 +114,28 @@ struct BenchWorker: AsyncParsableCommand {
         var kafka = KafkaConfiguration(bootstrapServers: brokers)
         kafka.logHandler = { _, _ in }
         let producer = try KafkaProducer(configuration: kafka.withDefaults(["linger.ms": "20", "message.max.bytes": "10000000"]))
+        // On the embedded broker (a topic made here, `partitions` wide) records are spread evenly,
+        // so that no partition passes what it keeps; on another cluster the keys place them.
+        let spread = bootstrap == nil ? Int32(partitions) : nil
         let produced = try await producer.sendInOrder(
             (0..<requests).lazy.map { number in
                 let (key, request) = shape.request(number, pool: pool)
-                return KafkaProducerRecord(topic: topics.requests, key: Array(key.utf8), value: Array(request.jsonBody()))
+                return KafkaProducerRecord(
+                    topic: topics.requests, key: Array(key.utf8), value: Array(request.jsonBody()), partition: spread.map { Int32(number) % $0 })
             })
         await producer.close()
+        if bootstrap == nil {
+            // A backlog the broker did not keep would leave the measurement waiting for outcomes
+            // that never come: say so now instead.
+            let backlog = try await KafkaTopicReader(configuration: kafka, topics: [topics.requests])
+            let kept = backlog.remaining
+            backlog.close()
+            guard kept == Int64(produced) else {
+                throw RuntimeError(
+                    "the embedded broker kept \(kept) of the \(produced) request records (it keeps about 5 MiB per partition); raise --partitions above \(partitions)"
+                )
+            }
+        }
 
         let pipelineFile = folder.appendingPathComponent("\(shape.rawValue).yaml").path
         try """
