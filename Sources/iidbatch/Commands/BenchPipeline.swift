@@ -17,6 +17,8 @@ struct BenchPipeline: AsyncParsableCommand {
             batchAdd calls (--tokens-per-call tokens) made directly with --concurrency. Then the \
             pipeline: topics.subscribe requests of --tokens-per-request tokens are produced up \
             front, and a worker consumes, packs, calls, and publishes one outcome per request. \
+            Its adaptive rate starts at full speed: the emulator sets no quota here, and the ramp \
+            from the default start is what `bench quota` measures, not the worker's cost. \
             Items/s counts from the first record the worker receives (after its group join, \
             shown apart) to the last outcome acknowledged; latency is \
             from a request's receipt by the worker to its outcome's acknowledgement. Peak RSS is \
@@ -59,11 +61,14 @@ struct BenchPipeline: AsyncParsableCommand {
             "target: \(target.description); \(items) items, \(tokensPerRequest) per request, \(tokensPerCall) per call, concurrency \(concurrency), \(topics) FCM topics"
         )
 
-        // 1. The raw ceiling: the same calls, straight from the client.
+        // 1. The raw ceiling: the same calls, straight from the client. Item k is token
+        // k % pool and goes to the topic of its request, as in the pipeline below (on topics of
+        // their own), so the emulator stores as many new subscriptions in both.
         let calls = items / tokensPerCall
-        let batch = Array(pool.prefix(tokensPerCall))
         let raw = try await BenchCalls.run(calls: calls, concurrency: concurrency) { index in
-            _ = try await target.client.batchAdd(topic: "raw-\(index % topics)", tokens: batch)
+            let first = index * tokensPerCall
+            let batch = (first..<first + tokensPerCall).map { pool[$0 % pool.count] }
+            _ = try await target.client.batchAdd(topic: "raw-\((first / tokensPerRequest) % topics)", tokens: batch)
         }
         let rawItems = raw.callsPerSecond * Double(tokensPerCall)
         Output.line(
@@ -73,9 +78,11 @@ struct BenchPipeline: AsyncParsableCommand {
 
         // 2. The pipeline.
         let kafka = try EmbeddedKafka(brokers: 1)
-        let pipeline = PipelineConfiguration(
+        var configured = PipelineConfiguration(
             name: "bench", requestTopic: "bench.requests", group: "bench", maxItemsPerCall: tokensPerCall, linger: .milliseconds(20),
             concurrency: concurrency, maxInFlightItems: max(50_000, tokensPerCall * concurrency * 4))
+        configured.adaptiveRate.start = 100_000
+        let pipeline = configured
         for topic in [pipeline.requestTopic, pipeline.outcomeTopic, pipeline.deadLetterTopic] { try kafka.createTopic(topic, partitions: partitions) }
         let requests = stride(from: 0, to: items, by: tokensPerRequest).map { start in
             let count = min(tokensPerRequest, items - start)
