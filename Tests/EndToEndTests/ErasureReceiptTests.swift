@@ -40,10 +40,10 @@ struct ErasureReceiptTests {
             let receipt = try #require(fixture.outcomes.first { $0.target["subject"] == "user-42" }?.receipt)
             #expect(receipt.map(\.code) == [.ok, .ok, .alreadyAbsent])
             for line in receipt {
-                let time = line.at.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                let time = WireDate.text(line.at)
                 #expect(erased.output.contains(line.item.padded(40) + " " + line.code.rawValue.padded(16) + " " + time), "\(erased.output)")
             }
-            let last = try #require(receipt.map(\.at).max()).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            let last = WireDate.text(try #require(receipt.map(\.at).max()))
             #expect(erased.output.contains("subject user-42: ERASED at \(last) (OK=2 ALREADY_ABSENT=1)"), "\(erased.output)")
             #expect(!erased.output.contains("user-7"), "only the subject asked about")
 

@@ -75,9 +75,9 @@ struct OutcomeTests {
                     }) : nil,
             reason: nil, replayOf: request.replayOf, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
         let bound = OutcomeSizeBound.bytes(of: request)
-        let bytes = try outcome.wireBytes(limit: bound)
+        let bytes = outcome.wireBytes(limit: bound)
         #expect(bytes.count <= bound, "\(bytes.count) bytes written, bound \(bound)")
-        #expect(try outcome.wireBytes(limit: .max).count > bound, "only the messages were left out to fit")
+        #expect(outcome.wireBytes(limit: .max).count > bound, "only the messages were left out to fit")
         let decoded = try Outcome.decoder().decode(Outcome.self, from: Data(bytes))
         #expect(decoded.failedItems.map(\.code) == codes && decoded.failedItems.allSatisfy { $0.message == nil })
         if op == .instancesInfo { #expect(decoded.topicsOmitted == items.sorted() && decoded.topics == [:]) }
@@ -122,7 +122,7 @@ struct OutcomeTests {
         #expect(omitted.wireBytes(limit: .max) == Array(try Outcome.encoder().encode(omitted)))
     }
 
-    @Test("wire times are Foundation's ISO 8601 with milliseconds, truncated, for any instant")
+    @Test("wire times are Foundation's ISO 8601 with milliseconds, truncated, for any instant not within 1 µs of the next millisecond")
     func wireDates() {
         var random = SystemRandomNumberGenerator()
         let instants =
@@ -130,12 +130,46 @@ struct OutcomeTests {
             + (0..<20_000).map { _ in Double.random(in: -2_000_000_000...4_000_000_000, using: &random) }
         for seconds in instants {
             let date = Date(timeIntervalSince1970: seconds)
+            let fraction = (seconds - seconds.rounded(.down)) * 1_000
+            guard fraction - fraction.rounded(.down) < 0.998 else { continue }
             let expected = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
             #expect(WireDate.text(date) == expected, "\(seconds)")
             if WireDate.text(date) != expected { break }
         }
+        // Just below a millisecond, below a Date's precision there: that millisecond.
+        #expect(WireDate.text(Date(timeIntervalSince1970: 1_795_428_000.125 - 0.000_000_2)) == "2026-11-23T10:00:00.125Z")
+        #expect(WireDate.text(Date(timeIntervalSince1970: 1_795_428_000.125 - 0.000_01)) == "2026-11-23T10:00:00.124Z")
         #expect(WireDate.parse("2026-11-23T10:00:00.125Z") == Date(timeIntervalSince1970: 1_795_428_000.125))
         #expect(WireDate.parse("2026-11-23T10:00:00Z") == Date(timeIntervalSince1970: 1_795_428_000))
+    }
+
+    @Test("a wire time read back writes the same text, for every millisecond (Foundation's formatter loses one in most)")
+    func wireDatesRoundTrip() {
+        var random = SystemRandomNumberGenerator()
+        let seconds: [Int64] =
+            [0, -1, 951_782_400, 1_795_413_931, 4_102_444_799] + (0..<20).map { _ in Int64.random(in: -2_000_000_000...4_000_000_000, using: &random) }
+        var checked = 0
+        for second in seconds {
+            for millisecond in Int64(0)..<1_000 {
+                let text = WireDate.text(Date(timeIntervalSince1970: Double(second * 1_000 + millisecond) / 1_000))
+                guard let read = WireDate.parse(text) else {
+                    Issue.record("\(text) does not parse")
+                    return
+                }
+                #expect(WireDate.text(read) == text)
+                let foundation = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                #expect(foundation.map { abs($0.timeIntervalSince(read)) < 0.000_001 } == true, "\(text): the instant Foundation reads")
+                if WireDate.text(read) != text { return }
+                checked += 1
+            }
+        }
+        #expect(checked == seconds.count * 1_000)
+        for invalid in ["2026-13-01T00:00:00.000Z", "2026-02-29T00:00:00.000Z", "2026-11-23T24:00:00.000Z", "2026-11-23T10:00:00.1x5Z", "yesterday"] {
+            #expect(WireDate.parse(invalid) == nil, "\(invalid)")
+        }
+        #expect(WireDate.parse("2024-02-29T23:59:59.999Z") == Date(timeIntervalSince1970: 1_709_251_199.999))
+        let offset = WireDate.parse("2026-11-23T11:00:00.125+01:00")
+        #expect(offset.map { abs($0.timeIntervalSince1970 - 1_795_428_000.125) < 0.000_001 } == true, "other offsets: Foundation's reader")
     }
 
     @Test("a request's wire form is what JSONSerialization writes with sorted keys, and reads back the same")
