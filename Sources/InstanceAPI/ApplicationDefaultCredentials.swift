@@ -23,7 +23,8 @@ public enum ApplicationDefaultCredentials {
     /// - Parameters:
     ///   - explicitPath: a key file named by the user (`--credentials`); when given, the only source.
     ///   - environment: the process environment (injected in tests).
-    ///   - metadataTimeout: how long the metadata server may take to answer the probe.
+    ///   - metadataTimeout: how long the metadata server may take to answer one probe; one that
+    ///     does not answer is probed up to `metadataProbes` times, as Google's libraries do.
     public static func find(
         explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment, metadataTimeout: Duration = .seconds(3)
     ) async throws -> CredentialSource {
@@ -45,24 +46,31 @@ public enum ApplicationDefaultCredentials {
         throw NotFound(tried: tried)
     }
 
+    /// How many times a metadata server that does not answer is probed (a busy node can be slow
+    /// to answer the first; google-auth probes three times too).
+    static let metadataProbes = 3
+
     /// The project id the metadata server at `host` serves, or why it could not be had.
     private static func metadataProject(host: String, timeout: Duration) async -> Result<String, MetadataFailure> {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         var request = HTTPClientRequest(url: "http://\(host)/computeMetadata/v1/project/project-id")
         request.headers.add(name: "Metadata-Flavor", value: "Google")
-        let result: Result<String, MetadataFailure>
-        do {
-            let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout / .milliseconds(1))))
-            let body = String(buffer: try await response.body.collect(upTo: 4_096)).trimmingCharacters(in: .whitespacesAndNewlines)
-            if response.status != .ok {
-                result = .failure(MetadataFailure("answered HTTP \(response.status.code)"))
-            } else if body.isEmpty {
-                result = .failure(MetadataFailure("answered no project id"))
-            } else {
-                result = .success(body)
+        var result = Result<String, MetadataFailure>.failure(MetadataFailure("not probed"))
+        for probe in 1...metadataProbes {
+            do {
+                let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout / .milliseconds(1))))
+                let body = String(buffer: try await response.body.collect(upTo: 4_096)).trimmingCharacters(in: .whitespacesAndNewlines)
+                if response.status != .ok {
+                    result = .failure(MetadataFailure("answered HTTP \(response.status.code)"))
+                } else if body.isEmpty {
+                    result = .failure(MetadataFailure("answered no project id"))
+                } else {
+                    result = .success(body)
+                }
+                break
+            } catch {
+                result = .failure(MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))"))
             }
-        } catch {
-            result = .failure(MetadataFailure("no answer (\(HTTPFailure.describe(error)))"))
         }
         try? await client.shutdown()
         return result

@@ -78,7 +78,8 @@ struct ApplicationDefaultCredentialsTests {
 
     private func metadataServer(_ fixture: EmulatorFixture) async throws {
         let host = fixture.server.baseURL.replacingOccurrences(of: "http://", with: "")
-        let source = try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: ["GCE_METADATA_HOST": host])
+        // A generous probe: a busy test machine can be slow to answer; the default is for real hosts.
+        let source = try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: ["GCE_METADATA_HOST": host], metadataTimeout: .seconds(30))
         guard case .metadataServer(let found, let project) = source else { throw FixtureFailure("expected the metadata server, got \(source)") }
         #expect(found == host && project == fixture.backend.configuration.projectID)
         try await works(source, fixture)

@@ -7,6 +7,7 @@ import Metrics
 import Pipeline
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 
 /// `iidbatch run`: the workers of every pipeline file, until SIGINT or SIGTERM.
 struct Run: AsyncParsableCommand {
@@ -53,6 +54,9 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var control: ControlOptions
 
     func run() async throws {
+        // Trapped from the first moment: a SIGINT or SIGTERM while the workers are being set up
+        // stops them gracefully as soon as they run, instead of killing the process.
+        let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         try WorkerSetup.bootstrapLogging(logLevel, format: logFormat, linesAsLog: true)
         let registry = PrometheusCollectorRegistry()
         if httpPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
@@ -121,9 +125,17 @@ struct Run: AsyncParsableCommand {
                     + (httpPort.map { port in
                         [.init(service: OperationsServer.make(port: port, workers: workers, registry: registry, breakerGrace: readyBreakerGrace.duration))]
                     } ?? []),
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                logger: logger))
+        let relay = Task {
+            for await signal in stopSignals {
+                logger.notice("\(signal == .sigint ? "SIGINT" : "SIGTERM"): stopping gracefully")
+                await group.triggerGracefulShutdown()
+                return
+            }
+        }
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
+        relay.cancel()
         await producer.close(timeout: .seconds(5))
         var total = WorkerStatistics()
         for worker in workers { total.merge(await worker.currentStatistics()) }
