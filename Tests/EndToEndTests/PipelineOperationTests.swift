@@ -128,7 +128,7 @@ struct PipelineOperationTests {
 
 @Suite("Pipeline end to end: backpressure", .serialized)
 struct PipelineBackpressureTests {
-    @Test("a backlog far past max-in-flight-items is worked through with partitions paused, never holding more than the limit and one record")
+    @Test("a backlog far past max-in-flight-items is worked through with reads held, never holding more than the limit and one record")
     func boundedInFlight() async throws {
         try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 20)) { fixture in
             let tokens = fixture.seedTokens(100, prefix: "backlog")

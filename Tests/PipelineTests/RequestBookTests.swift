@@ -5,8 +5,8 @@ import Testing
 
 @testable import Pipeline
 
-/// The request book alone: admission, settlement, acknowledgements, revokes and backpressure.
-@Suite("Request book: offsets per assignment, items held until acknowledged, backpressure")
+/// The request book alone: admission, settlement, acknowledgements and revokes.
+@Suite("Request book: offsets per assignment, items held until acknowledged")
 struct RequestBookTests {
     let p0 = KafkaTopicPartition(topic: "requests", partition: 0)
     let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -35,33 +35,15 @@ struct RequestBookTests {
         var book = RequestBook(maxInFlightItems: 10)
         _ = book.assign([p0])
         let handle = try admit(&book, 0, request("a", items: 10))
-        #expect(book.updateBackpressure() == true, "at the limit: pause")
+        #expect(book.itemsInFlight == 10, "held from arrival")
         let publications = settleAll(&book, handle, items: 10)
         #expect(publications.count == 1)
         #expect(book.itemsInFlight == 10, "the outcome is not acknowledged yet")
-        #expect(book.updateBackpressure() == nil, "still paused")
         #expect(!book.isIdle)
         let storable = book.published(publications[0].ticket)
         #expect(storable == [p0: 1])
         #expect(book.itemsInFlight == 0)
-        #expect(book.updateBackpressure() == false)
         #expect(book.isIdle)
-    }
-
-    @Test("backpressure pauses at the limit and resumes only at half of it")
-    func hysteresis() throws {
-        var book = RequestBook(maxInFlightItems: 100)
-        _ = book.assign([p0])
-        var tickets: [PublishTicket] = []
-        for offset in 0..<4 {
-            let handle = try admit(&book, Int64(offset), request("r\(offset)", items: 25))
-            tickets += settleAll(&book, handle, items: 25).map(\.ticket)
-        }
-        #expect(book.updateBackpressure() == true)
-        _ = book.published(tickets[0])
-        #expect(book.updateBackpressure() == nil, "75 held: above half, stays paused")
-        _ = book.published(tickets[1])
-        #expect(book.updateBackpressure() == false, "50 held: resumes")
     }
 
     @Test("an acknowledgement from an earlier assignment never moves a later assignment's store point")

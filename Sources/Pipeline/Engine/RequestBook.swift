@@ -2,8 +2,8 @@ import Foundation
 import Kafka
 
 /// The worker's books, as a pure state machine: the requests it holds, the items they count
-/// against the in-flight bound, their offsets, which assignment each belongs to, and when
-/// consumption must pause for backpressure.
+/// against the in-flight bound (`ReadGate` decides what to do about it), their offsets, and
+/// which assignment each belongs to.
 ///
 /// Guarantees:
 /// - An offset is handed out for storing only when every record at or below it in the same
@@ -12,7 +12,6 @@ import Kafka
 ///   acknowledged, or until it is abandoned at a revoke.
 /// - An acknowledgement from an earlier assignment of a partition releases its items but never
 ///   moves the later assignment's store point.
-/// - Backpressure pauses at `maxInFlightItems` and resumes at half of it (hysteresis).
 struct RequestBook: Sendable {
     /// What became of a record handed to the book.
     enum Admission: Sendable {
@@ -24,14 +23,14 @@ struct RequestBook: Sendable {
         case rejected(Publication)
     }
 
-    private var maxInFlightItems: Int
+    /// The bound on items held.
+    private(set) var maxInFlightItems: Int
     private var tracker = OffsetTracker()
     private var requests: [RequestHandle: RequestState] = [:]
     private var handleByID: [String: RequestHandle] = [:]
     private var nextHandle: RequestHandle = 0
     private var publishing: [KafkaTopicPartition: Int] = [:]
     private var assigned: Set<KafkaTopicPartition> = []
-    private(set) var backpressure = false
     /// Items of requests held or being published.
     private(set) var itemsInFlight = 0
     /// The most items held at once.
@@ -68,8 +67,7 @@ struct RequestBook: Sendable {
 
     // MARK: - Events
 
-    /// The bound changes (an operator override): backpressure follows at the next
-    /// `updateBackpressure()`.
+    /// The bound changes (an operator override).
     mutating func setMaxInFlightItems(_ items: Int) {
         maxInFlightItems = items
     }
@@ -170,15 +168,6 @@ struct RequestBook: Sendable {
         assigned.subtract(partitions)
         tracker.forget(Array(partitions))
         return abandoned
-    }
-
-    /// Whether consumption must pause for backpressure now: pauses at the limit, resumes at half.
-    /// Returns the new state when it changed.
-    mutating func updateBackpressure() -> Bool? {
-        let wanted = itemsInFlight >= maxInFlightItems ? true : itemsInFlight <= maxInFlightItems / 2 ? false : backpressure
-        guard wanted != backpressure else { return nil }
-        backpressure = wanted
-        return wanted
     }
 
     // MARK: - Helpers

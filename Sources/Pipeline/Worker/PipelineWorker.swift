@@ -19,8 +19,10 @@ import Logging
 ///   then dead-lettered as a request of the leftover items.
 /// - Calls on one topic name or device group take effect in offset order within a partition; work
 ///   of a revoked partition never starts after the revoke returns.
-/// - At most `maxInFlightItems` items are held until their outcomes are acknowledged; past it, and
-///   while the circuit breaker is open, partitions are paused, newly assigned ones included.
+/// - At most `maxInFlightItems` items are held until their outcomes are acknowledged; past it the
+///   worker takes no more records (`ReadGate`: it holds its reads, then pauses its partitions if
+///   that lasts); while the circuit breaker is open, partitions are paused, newly assigned ones
+///   included.
 /// - Operator overrides (`apply(_:)`) take effect at once: while paused no call starts, calls in
 ///   flight finish and publish, and partitions stay paused with the group kept.
 /// - `shutdown()` stops fetching, finishes in-flight work within `drainTimeout` (abandoning the
@@ -29,7 +31,7 @@ import Logging
 ///   good) stops it loudly: `run()` returns and `failure` says why.
 public actor PipelineWorker {
     /// The worker's life: running, draining for a stop, stopped.
-    private enum Phase {
+    enum Phase {
         case running
         case stopping
         case stopped
@@ -46,7 +48,7 @@ public actor PipelineWorker {
 
     /// The pipeline this worker runs.
     public nonisolated let configuration: PipelineConfiguration
-    private let consumer: KafkaConsumer
+    let consumer: KafkaConsumer
     let producer: KafkaProducer
     /// Whether the worker made its producer (and so closes it when it stops).
     private let ownsProducer: Bool
@@ -58,15 +60,19 @@ public actor PipelineWorker {
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawner: AsyncStream<@Sendable () async -> Void>.Continuation
 
-    private var phase = Phase.running
+    var phase = Phase.running
     var book: RequestBook
     var dispatch: DispatchMachine
-    private var pauseReasons: Set<PauseReason> = []
-    private var consumerPaused = false
+    var pauseReasons: Set<PauseReason> = []
+    var consumerPaused = false
     var statistics = WorkerStatistics()
     /// The settings in force and where each comes from (file, default, operator override).
     public internal(set) var controlled: ControlledSettings
     private var timer: Task<Void, Never>?
+    var gate = ReadGate()
+    var holdTimer: Task<Void, Never>?
+    /// The reader, waiting while its reads are held.
+    var heldReader: CheckedContinuation<Void, Never>?
     var drains = DrainWaiters()
     private var joined = false
     private var breakerOpenedAt: ContinuousClock.Instant?
@@ -141,6 +147,7 @@ public actor PipelineWorker {
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.readEvents() }
+            group.addTask { await self.prepareProducer() }
             for await task in work { group.addTask { await task() } }
             group.cancelAll()
         }
@@ -194,6 +201,8 @@ public actor PipelineWorker {
         storeOffsets(book.storable())
         phase = .stopped
         timer?.cancel()
+        holdTimer?.cancel()
+        releaseReader()
         drains.expireAll()
         do { try await consumer.close() } catch { logger.warning("leaving the group failed: \(error)") }
         if ownsProducer {
@@ -217,6 +226,16 @@ public actor PipelineWorker {
         spawner.yield(task)
     }
 
+    /// Has the producer learn where the topics this worker writes to are while the consumer
+    /// joins its group, so that the first outcomes are not held back for it.
+    private nonisolated func prepareProducer() async {
+        let export = configuration.ops.map { $0.contains(.groupsExport) } ?? true
+        let topics = [configuration.outcomeTopic, configuration.deadLetterTopic] + (export ? [configuration.exportTopic] : [])
+        for (topic, error) in await producer.prepare(topics: topics) {
+            logger.debug("the producer could not learn \(topic)'s partitions ahead of its first record: \(error)")
+        }
+    }
+
     // MARK: - Consuming
 
     private nonisolated func readEvents() async {
@@ -227,6 +246,7 @@ public actor PipelineWorker {
                 case .partitionsAssigned(let partitions): await assign(partitions)
                 case .partitionsRevoked(let partitions, let lost): await revoke(partitions, lost: lost)
                 }
+                await readsAllowed()
             }
         } catch {
             await fail(.consumer(topic: configuration.requestTopic, error))
@@ -341,26 +361,7 @@ public actor PipelineWorker {
         perform(dispatch.timerFired(now: clock.now))
     }
 
-    // MARK: - Pausing, offsets, drains
-
-    func updateBackpressure() {
-        if let paused = book.updateBackpressure() { setPause(.backpressure, paused) }
-    }
-
-    func setPause(_ reason: PauseReason, _ on: Bool) {
-        if on { pauseReasons.insert(reason) } else { pauseReasons.remove(reason) }
-        let wanted = !pauseReasons.isEmpty
-        guard wanted != consumerPaused else { return }
-        consumerPaused = wanted
-        let partitions = Array(book.assignedPartitions)
-        guard !partitions.isEmpty else { return }
-        do {
-            if wanted { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
-            logger.debug("\(wanted ? "paused" : "resumed") \(partitions.count) partitions (\(pauseReasons))")
-        } catch {
-            logger.warning("\(wanted ? "pausing" : "resuming") partitions failed: \(error)")
-        }
-    }
+    // MARK: - Offsets
 
     func storeOffsets(_ offsets: [KafkaTopicPartition: Int64]) {
         guard !offsets.isEmpty else { return }
