@@ -134,6 +134,22 @@ public final class KafkaProducer: Sendable {
         return count
     }
 
+    /// Learns where `topics`' partitions are before the first record goes to them: a new
+    /// producer otherwise holds its first records until it has asked (up to a second on
+    /// librdkafka 2.0). A topic the cluster does not have (yet) is not an error here; sending to
+    /// it is. Blocks no Swift thread.
+    ///
+    /// - Returns: why a topic could not be prepared, per topic (empty when all were).
+    @discardableResult
+    public func prepare(topics: [String], timeout: Duration = .seconds(10)) async -> [String: KafkaError] {
+        let client = self.client
+        return await offload {
+            var failures: [String: KafkaError] = [:]
+            for topic in topics { failures[topic] = client.prepare(topic: topic, timeout: timeout) }
+            return failures
+        }
+    }
+
     /// Waits until every record sent so far was acknowledged or failed.
     ///
     /// - Throws: `.timedOut` when records are still outstanding after `timeout`.

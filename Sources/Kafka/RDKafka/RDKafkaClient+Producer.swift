@@ -69,6 +69,22 @@ extension RDKafkaClient {
         rd_kafka_flush(handle, timeoutMilliseconds)
     }
 
+    /// Learns `topic`'s partitions and their leaders now, with a metadata request for it alone,
+    /// so that the first record sent to it does not wait for them; blocks up to `timeout`.
+    func prepare(topic: String, timeout: Duration) -> KafkaError? {
+        guard let topicHandle = rd_kafka_topic_new(handle, topic, nil) else {
+            return RDKafkaErrors.error(rd_kafka_last_error(), "cannot make a handle for topic \(topic)")
+        }
+        defer { rd_kafka_topic_destroy(topicHandle) }
+        var pointer: UnsafePointer<rd_kafka_metadata>?
+        let code = rd_kafka_metadata(handle, 0, topicHandle, &pointer, timeout.rdKafkaMilliseconds)
+        if let pointer { rd_kafka_metadata_destroy(pointer) }
+        guard RDKafkaErrors.isSuccess(code) else {
+            return RDKafkaErrors.error(code, "metadata request for \(topic) failed: \(RDKafkaErrors.text(of: code.rawValue))")
+        }
+        return nil
+    }
+
     /// Number of records queued or in flight.
     var outQueueLength: Int { Int(rd_kafka_outq_len(handle)) }
 
