@@ -3,12 +3,12 @@ import Testing
 @testable import Pipeline
 
 /// The read gate alone, on an injected clock: holds at the bound, pauses only after a long hold,
-/// resumes a pause at half the bound.
+/// releases either at half the bound.
 @Suite("Read gate: reads held at the bound, partitions paused only when the hold lasts")
 struct ReadGateTests {
     let start = ContinuousClock.now
 
-    @Test("below the bound nothing happens; at it reads are held, and released as soon as an item is done")
+    @Test("below the bound nothing happens; at it reads are held, and released at half of it")
     func holdAndRelease() {
         var gate = ReadGate()
         #expect(gate.update(itemsInFlight: 99, limit: 100, now: start).isEmpty)
@@ -16,7 +16,9 @@ struct ReadGateTests {
         #expect(gate.update(itemsInFlight: 100, limit: 100, now: start) == [.holdReads(deadline: start + ReadGate.holdLimit)])
         #expect(gate.readsHeld)
         #expect(gate.update(itemsInFlight: 140, limit: 100, now: start + .seconds(1)).isEmpty, "still held; the record taken last may overshoot")
-        #expect(gate.update(itemsInFlight: 99, limit: 100, now: start + .seconds(2)) == [.releaseReads], "no hysteresis: a release costs nothing")
+        #expect(gate.update(itemsInFlight: 99, limit: 100, now: start + .seconds(2)).isEmpty, "released at half: the records then fill calls")
+        #expect(gate.update(itemsInFlight: 51, limit: 100, now: start + .seconds(2)).isEmpty)
+        #expect(gate.update(itemsInFlight: 50, limit: 100, now: start + .seconds(2)) == [.releaseReads])
         #expect(gate.state == .open)
         #expect(gate.holdExpired(now: start + ReadGate.holdLimit).isEmpty, "a deadline after the release does nothing")
         #expect(gate.state == .open)
