@@ -21,7 +21,12 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses a whole document.
     public static func parse(_ data: Data) throws(ParseError) -> JSONValue {
-        var parser = JSONParser(bytes: [UInt8](data))
+        try parse(bytes: [UInt8](data))
+    }
+
+    /// Parses a whole document held in `bytes` (a record's value, read without a copy).
+    public static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
         guard parser.index == parser.bytes.count else { throw ParseError(offset: parser.index, reason: "trailing characters") }

@@ -80,7 +80,12 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// True for results that count as done: `OK` and `ALREADY_ABSENT`.
-    public var isSuccess: Bool { self == .ok || self == .alreadyAbsent }
+    public var isSuccess: Bool {
+        switch self {
+        case .ok, .alreadyAbsent: true
+        default: false
+        }
+    }
 
     /// True when a later attempt may succeed: `RESOURCE_EXHAUSTED`, `INTERNAL`, `UNAVAILABLE`.
     /// Unknown codes are not retried: repeating what nobody understands only burns quota.

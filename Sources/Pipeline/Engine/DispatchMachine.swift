@@ -245,7 +245,10 @@ struct DispatchMachine: Sendable {
             let probe = permission == .probe
             var earliest: ContinuousClock.Instant?
             // The probe is not held back by the rate limit: it decides whether anything runs.
+            // Taken out while the rate limiter (which mutates self) decides: a copy left behind
+            // would make the queue copy all its jobs here, at every start.
             var queue = self.queue
+            self.queue = CallQueue()
             let next = queue.next(allowed: { job in probe || admitRate(job, now: now, earliest: &earliest) })
             self.queue = queue
             guard let job = next else {

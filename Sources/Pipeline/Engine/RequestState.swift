@@ -44,26 +44,28 @@ struct RequestState: Sendable {
         var imports: [String: String] = [:]
         var lists: [String: [String]] = [:]
         var succeeded = 0
-        // Items mostly end in long runs of one code: counted per run, not hashed per item.
+        // Items mostly end in long runs of one code: counted per run, not hashed per item. Each
+        // item's fields are read in place (a copy of its final retains every string it holds).
         var run: (code: ResultCode, count: Int)?
+        let collectsImports = request.op == .apnsImport
         for index in finals.indices {
-            let final = finals[index]
-            let result = final?.answer.result ?? ItemResult(.internal, message: "no result")
-            if run?.code == result.code {
+            let code = finals[index]?.answer.result.code ?? .internal
+            if run?.code == code {
                 run!.count += 1
             } else {
                 if let run { counts[run.code.rawValue, default: 0] += run.count }
-                run = (result.code, 1)
+                run = (code, 1)
             }
-            if result.code.isSuccess { succeeded += 1 }
-            if !result.code.isSuccess {
+            guard code.isSuccess else {
                 failed.append(
                     FailedItem(
-                        index: index, item: request.items[index], code: result.code, attempts: final?.attempts ?? 0,
-                        message: result.message ?? final?.lastError))
+                        index: index, item: request.items[index], code: code, attempts: finals[index]?.attempts ?? 0,
+                        message: finals[index] == nil ? "no result" : finals[index]?.answer.result.message ?? finals[index]?.lastError))
+                continue
             }
-            if request.op == .apnsImport, result.code == .ok, let token = final?.answer.value { imports[request.items[index]] = token }
-            if result.code.isSuccess, let list = final?.answer.list { lists[request.items[index]] = list }
+            succeeded += 1
+            if collectsImports, code == .ok, let token = finals[index]?.answer.value { imports[request.items[index]] = token }
+            if let list = finals[index]?.answer.list { lists[request.items[index]] = list }
         }
         if let run { counts[run.code.rawValue, default: 0] += run.count }
         let receipt =

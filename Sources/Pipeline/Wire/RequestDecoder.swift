@@ -32,7 +32,7 @@ public struct RequestDecoder: Sendable {
             return .failure(RequestRejection(field: nil, reason: "record of \(bytes.count) bytes exceeds the limit of \(maxRecordBytes) bytes"))
         }
         let document: JSONValue
-        do { document = try JSONValue.parse(Data(bytes)) } catch {
+        do { document = try JSONValue.parse(bytes: bytes) } catch {
             return .failure(RequestRejection(field: nil, reason: "malformed JSON: \(error)"))
         }
         guard case .object = document else {
