@@ -16,6 +16,8 @@ public struct CallPlanner: Sendable {
     private var queues: [String: [Segment]] = [:]
     /// Keys in the order they first got work, so old work is planned first.
     private var keyOrder: [String] = []
+    /// Keys that got items since the last `take`: the only ones that can have a full call.
+    private var touched: [String] = []
 
     /// Items per call, per op.
     private let limits: [RequestOp: Int]
@@ -36,6 +38,7 @@ public struct CallPlanner: Sendable {
             queues[key] = []
             keyOrder.append(key)
         }
+        if touched.last != key { touched.append(key) }
         if let last = queues[key]!.last, last.op == request.op, last.target == request.target {
             queues[key]![queues[key]!.count - 1].items += request.items
             queues[key]![queues[key]!.count - 1].origins += request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }
@@ -50,22 +53,33 @@ public struct CallPlanner: Sendable {
     /// Takes calls off the queues: every full call, and with `flush` (the linger time passed) the
     /// partial ones too. Calls of one key come out in arrival order.
     public mutating func take(flush: Bool) -> [PlannedCall] {
+        // Without a flush only keys that got items can have a full call: the others are not
+        // visited (a worker takes after every request, and may hold thousands of keys).
+        let visited = flush ? keyOrder : touched
+        touched.removeAll(keepingCapacity: true)
         var calls: [PlannedCall] = []
-        for key in keyOrder {
-            guard var segments = queues[key] else { continue }
-            while var head = segments.first {
-                let limit = limits[head.op] ?? head.op.perCallLimit
-                guard head.items.count >= limit || flush else { break }
-                let count = min(limit, head.items.count)
-                calls.append(PlannedCall(op: head.op, target: head.target, items: Array(head.items.prefix(count)), origins: Array(head.origins.prefix(count))))
-                head.items.removeFirst(count)
-                head.origins.removeFirst(count)
-                if head.items.isEmpty { segments.removeFirst() } else { segments[0] = head }
+        var emptied = false
+        for key in visited {
+            // Taken out of the dictionary so that it is changed in place, not copied.
+            guard var segments = queues.removeValue(forKey: key) else { continue }
+            while !segments.isEmpty {
+                let limit = limits[segments[0].op] ?? segments[0].op.perCallLimit
+                guard segments[0].items.count >= limit || flush else { break }
+                let count = min(limit, segments[0].items.count)
+                calls.append(
+                    PlannedCall(
+                        op: segments[0].op, target: segments[0].target, items: Array(segments[0].items.prefix(count)),
+                        origins: Array(segments[0].origins.prefix(count))))
+                if count == segments[0].items.count {
+                    segments.removeFirst()
+                } else {
+                    segments[0].items.removeFirst(count)
+                    segments[0].origins.removeFirst(count)
+                }
             }
-            queues[key] = segments
+            if segments.isEmpty { emptied = true } else { queues[key] = segments }
         }
-        keyOrder.removeAll { queues[$0]?.isEmpty ?? true }
-        for key in queues.keys where queues[key]!.isEmpty { queues[key] = nil }
+        if emptied { keyOrder.removeAll { queues[$0] == nil } }
         return calls
     }
 
