@@ -348,7 +348,7 @@ public actor PipelineWorker {
     func updateGauges() {
         metrics.state(
             itemsInFlight: book.itemsInFlight, pausedPartitions: consumerPaused ? book.assignedPartitions.count : 0,
-            breakerOpen: !dispatch.breakerClosed, rates: Dictionary(uniqueKeysWithValues: dispatch.rates.map { ($0.key.rawValue, $0.value.rate) }))
+            breakerOpen: !dispatch.breakerClosed, rates: dispatch.rates)
     }
 
     private func callFinished(_ jobID: Int, _ answer: CallAnswer) {

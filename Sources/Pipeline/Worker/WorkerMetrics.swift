@@ -10,10 +10,17 @@ final class WorkerMetrics: Sendable {
     private let counters = Mutex<[String: Counter]>([:])
     private let gauges = Mutex<[String: Gauge]>([:])
     private let timers = Mutex<[String: Metrics.Timer]>([:])
+    /// The gauges set after every event, made once.
+    private let itemsInFlight: Gauge
+    private let pausedPartitions: Gauge
+    private let circuitBreakerOpen: Gauge
 
     /// Metrics of pipeline `pipeline`.
     init(pipeline: String) {
         self.pipeline = pipeline
+        itemsInFlight = Gauge(label: MetricName.itemsInFlight.rawValue, dimensions: [("pipeline", pipeline)])
+        pausedPartitions = Gauge(label: MetricName.pausedPartitions.rawValue, dimensions: [("pipeline", pipeline)])
+        circuitBreakerOpen = Gauge(label: MetricName.circuitBreakerOpen.rawValue, dimensions: [("pipeline", pipeline)])
     }
 
     /// A record was read from the request topic.
@@ -39,11 +46,11 @@ final class WorkerMetrics: Sendable {
     func retried(items: Int) { counter(.itemRetries).increment(by: items) }
 
     /// The state the gauges show.
-    func state(itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [String: Double]) {
-        gauge(.itemsInFlight).record(itemsInFlight)
-        gauge(.pausedPartitions).record(pausedPartitions)
-        gauge(.circuitBreakerOpen).record(breakerOpen ? 1 : 0)
-        for (api, rate) in rates { gauge(.rate, ("api", api)).record(rate) }
+    func state(itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [BackendAPI: AdaptiveRate]) {
+        self.itemsInFlight.record(itemsInFlight)
+        self.pausedPartitions.record(pausedPartitions)
+        circuitBreakerOpen.record(breakerOpen ? 1 : 0)
+        for (api, rate) in rates { gauge(.rate, ("api", api.rawValue)).record(rate.rate) }
     }
 
     /// The operator's settings in force: paused or not, and the version of each control
@@ -61,7 +68,9 @@ final class WorkerMetrics: Sendable {
     private func dimensions(_ labels: [(String, String)]) -> [(String, String)] { [("pipeline", pipeline)] + labels }
 
     private func key(_ name: MetricName, _ labels: [(String, String)]) -> String {
-        ([name.rawValue] + labels.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        var key = name.rawValue
+        for (label, value) in labels { key += "|" + label + "=" + value }
+        return key
     }
 
     private func counter(_ name: MetricName, _ labels: (String, String)...) -> Counter {
