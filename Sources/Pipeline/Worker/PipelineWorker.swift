@@ -229,8 +229,8 @@ public actor PipelineWorker {
     /// Has the producer learn where the topics this worker writes to are while the consumer
     /// joins its group, so that the first outcomes are not held back for it.
     private nonisolated func prepareProducer() async {
-        let export = configuration.ops.map { $0.contains(.groupsExport) } ?? true
-        let topics = [configuration.outcomeTopic, configuration.deadLetterTopic] + (export ? [configuration.exportTopic] : [])
+        let topics =
+            [configuration.outcomeTopic, configuration.deadLetterTopic] + (configuration.takes(.groupsExport) ? [configuration.exportTopic] : [])
         for (topic, error) in await producer.prepare(topics: topics) {
             logger.debug("the producer could not learn \(topic)'s partitions ahead of its first record: \(error)")
         }
