@@ -31,7 +31,15 @@ struct DispatchMachineTests {
     }
 
     private func settled(_ actions: [DispatchAction]) -> [ItemSettlement] {
-        actions.flatMap { action -> [ItemSettlement] in if case .settle(let items) = action { items } else { [] } }
+        // Runs expanded to one settlement per item.
+        actions.flatMap { action -> [ItemSettlement] in if case .settle(let runs) = action { runs } else { [] } }.flatMap { run in
+            run.indexes.map { index in
+                var item = run
+                item.origin.index = index
+                item.count = 1
+                return item
+            }
+        }
     }
 
     private func timers(_ actions: [DispatchAction]) -> [ContinuousClock.Instant] {
@@ -55,6 +63,21 @@ struct DispatchMachineTests {
         #expect(started(partial).isEmpty)
         #expect(timers(partial) == [t0 + .milliseconds(10)])
         #expect(started(machine.timerFired(now: t0 + .milliseconds(10))).map(\.items.count) == [10])
+    }
+
+    @Test("a call's items that end alike settle as runs: one per request and answer, in item order")
+    func settlesInRuns() throws {
+        var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: 3))
+        #expect(started(machine.add(subscribe("a", 600), handle: 0, now: t0)).isEmpty, "a partial call waits for the linger")
+        let job = try #require(started(machine.add(subscribe("a", 400), handle: 1, now: t0)).first)
+        #expect(job.items.count == 1_000)
+        var codes = [ResultCode](repeating: .ok, count: 1_000)
+        codes[700] = .notFound
+        let actions = machine.finished(jobID: job.id, answers(codes), now: t0 + .milliseconds(5))
+        let runs = actions.flatMap { action -> [ItemSettlement] in if case .settle(let runs) = action { runs } else { [] } }
+        #expect(runs.map(\.origin.request) == [0, 1, 1, 1])
+        #expect(runs.map(\.indexes) == [0..<600, 0..<100, 100..<101, 101..<400])
+        #expect(runs.map(\.answer.result.code) == [.ok, .ok, .notFound, .ok])
     }
 
     @Test("retry split: final items settle now, retryable ones start again after a backoff")

@@ -46,6 +46,25 @@ struct RequestBookTests {
         #expect(book.isIdle)
     }
 
+    @Test("runs of settlements finish a request: counts and failed items as if settled one by one")
+    func settlesRuns() throws {
+        var book = RequestBook(maxInFlightItems: 1_000)
+        _ = book.assign([p0])
+        let handle = try admit(&book, 0, request("a", items: 10))
+        func run(_ first: Int, _ count: Int, _ code: ResultCode) -> ItemSettlement {
+            ItemSettlement(origin: .init(request: handle, index: first), answer: ItemAnswer(ItemResult(code)), attempts: 1, count: count)
+        }
+        #expect(book.settle([run(0, 4, .ok), run(4, 2, .notFound)], at: now).isEmpty, "four items are not final yet")
+        // A repeated answer for items already final is ignored; the rest completes the request.
+        let publications = book.settle([run(3, 3, .internal), run(6, 4, .ok)], at: now)
+        let outcome = try #require(publications.first?.outcome)
+        #expect(outcome.counts == ["OK": 8, "NOT_FOUND": 2])
+        #expect(outcome.failedItems.map(\.index) == [4, 5])
+        #expect(outcome.failedItems.map(\.item) == ["a-4", "a-5"])
+        #expect(outcome.status == .partial)
+        #expect(publications.first?.deadLetter == nil, "NOT_FOUND is final, not retryable")
+    }
+
     @Test("an acknowledgement from an earlier assignment never moves a later assignment's store point")
     func staleAcknowledgement() throws {
         var book = RequestBook(maxInFlightItems: 1_000)

@@ -110,11 +110,11 @@ struct DispatchMachine: Sendable {
                 let code = answer.result.code
                 if code.isRetryable, call.revoked.contains(index) { continue }  // revoked: never again
                 if code == .resourceExhausted {
-                    if withinTime { paced.take(index, of: job) } else { settled.append(settlement(paced, index, answer)) }
+                    if withinTime { paced.take(index, of: job) } else { ItemSettlement.append(settlement(paced, index, answer), to: &settled) }
                 } else if code.isRetryable, mayRetry {
                     retry.take(index, of: job)
                 } else {
-                    settled.append(settlement(charged, index, answer))
+                    ItemSettlement.append(settlement(charged, index, answer), to: &settled)
                 }
             }
             if !settled.isEmpty { actions.append(.settle(settled)) }
@@ -154,7 +154,9 @@ struct DispatchMachine: Sendable {
                     scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
                 } else {
                     let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
-                    actions.append(.settle(job.items.indices.map { settlement(job, $0, answer) }))
+                    var settled: [ItemSettlement] = []
+                    for index in job.items.indices { ItemSettlement.append(settlement(job, index, answer), to: &settled) }
+                    actions.append(.settle(settled))
                     queue.release(job)
                 }
             }

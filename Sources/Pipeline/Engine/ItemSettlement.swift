@@ -1,13 +1,35 @@
 import InstanceAPI
 
-/// One item became final: which request and position, its answer, and what it took.
+/// A run of items became final together: `count` consecutive items of one request, starting at
+/// `origin`, with the same answer after the same attempts. A call's items mostly end alike, so
+/// a call of 1,000 items usually settles as one run.
 struct ItemSettlement: Sendable, Hashable {
-    /// Where the item came from.
+    /// Where the run's first item came from.
     var origin: PlannedCall.Origin
     /// Its final answer.
     var answer: ItemAnswer
     /// Attempts made in this worker.
     var attempts: Int
-    /// The last whole-call failure the item saw, if any.
+    /// The last whole-call failure the items saw, if any.
     var lastError: String?
+    /// Items in the run: `origin.index ..< origin.index + count` of `origin.request`.
+    var count = 1
+
+    /// The item positions the run covers in its request.
+    var indexes: Range<Int> { origin.index..<origin.index + count }
+
+    /// Appends `next` to `settlements`, extending the last run when `next` is the item after it
+    /// with the same answer, attempts and error.
+    static func append(_ next: ItemSettlement, to settlements: inout [ItemSettlement]) {
+        if let last = settlements.indices.last, settlements[last].extends(to: next) {
+            settlements[last].count += next.count
+        } else {
+            settlements.append(next)
+        }
+    }
+
+    private func extends(to next: ItemSettlement) -> Bool {
+        next.origin.request == origin.request && next.origin.index == origin.index + count && next.attempts == attempts
+            && next.lastError == lastError && next.answer == answer
+    }
 }

@@ -119,14 +119,11 @@ struct RequestBook: Sendable {
     /// requests the book no longer holds (abandoned at a revoke) are ignored.
     mutating func settle(_ settlements: [ItemSettlement], at now: Date) -> [Publication] {
         var completed: [RequestHandle] = []
-        // A call's items come in runs of one request: one lookup per run, and each state is
-        // changed in place (never copied with its item arrays).
-        var run: (handle: RequestHandle, index: [RequestHandle: RequestState].Index?)?
+        // One lookup per run, and each state is changed in place (never copied with its items).
         for settlement in settlements {
             let handle = settlement.origin.request
-            if run?.handle != handle { run = (handle, requests.index(forKey: handle)) }
-            guard let index = run?.index else { continue }
-            requests.values[index].finish(settlement.origin.index, settlement.answer, attempts: settlement.attempts, lastError: settlement.lastError, at: now)
+            guard let index = requests.index(forKey: handle) else { continue }
+            requests.values[index].finish(settlement.indexes, settlement.answer, attempts: settlement.attempts, lastError: settlement.lastError, at: now)
             if requests.values[index].remaining == 0 { completed.append(handle) }
         }
         return completed.compactMap { handle in

@@ -11,7 +11,10 @@ struct RequestState: Sendable {
     let generation: AssignmentGeneration
     let key: [UInt8]?
     let receivedAt: Date
-    private var finals: [ItemFinal?]
+    /// The distinct finals of its items: items that ended alike share one.
+    private var finals: [ItemFinal] = []
+    /// Per item, the index of its final in `finals`, or -1 while it has none.
+    private var slots: [Int32]
     private(set) var remaining: Int
     /// Attempts that carried at least one of its items.
     var backendCalls = 0
@@ -23,19 +26,28 @@ struct RequestState: Sendable {
         self.generation = generation
         self.key = record.key
         self.receivedAt = receivedAt
-        finals = Array(repeating: nil, count: request.items.count)
+        slots = Array(repeating: -1, count: request.items.count)
         remaining = request.items.count
     }
 
-    /// Records item `index`'s final answer after `attempts` attempts in this worker, at `time`.
-    /// A second answer for the same item is ignored.
-    mutating func finish(_ index: Int, _ answer: ItemAnswer, attempts made: Int, lastError: String?, at time: Date) {
-        guard finals.indices.contains(index), finals[index] == nil else { return }
-        finals[index] = ItemFinal(answer: answer, attempts: request.priorAttempts + made, lastError: lastError, at: time)
-        remaining -= 1
+    /// Records the final answer of items `indexes` after `attempts` attempts in this worker, at
+    /// `time`. A second answer for an item is ignored.
+    mutating func finish(_ indexes: Range<Int>, _ answer: ItemAnswer, attempts made: Int, lastError: String?, at time: Date) {
+        var slot: Int32?
+        for index in indexes.clamped(to: slots.indices) where slots[index] < 0 {
+            if slot == nil {
+                slot = Int32(finals.count)
+                finals.append(ItemFinal(answer: answer, attempts: request.priorAttempts + made, lastError: lastError, at: time))
+            }
+            slots[index] = slot!
+            remaining -= 1
+        }
     }
 
-    private func code(_ index: Int) -> ResultCode { finals[index]?.answer.result.code ?? .internal }
+    /// Item `index`'s final, if it has one.
+    private func final(_ index: Int) -> ItemFinal? { slots[index] < 0 ? nil : finals[Int(slots[index])] }
+
+    private func code(_ index: Int) -> ResultCode { slots[index] < 0 ? .internal : finals[Int(slots[index])].answer.result.code }
 
     /// The outcome, once every item is final.
     func outcome(completedAt: Date) -> Outcome {
@@ -44,41 +56,62 @@ struct RequestState: Sendable {
         var imports: [String: String] = [:]
         var lists: [String: [String]] = [:]
         var succeeded = 0
-        // Items mostly end in long runs of one code: counted per run, not hashed per item. Each
-        // item's fields are read in place (a copy of its final retains every string it holds).
+        // Per distinct final, read once; items mostly end in long runs of one final, counted per
+        // run, not hashed per item.
+        let codes = finals.map(\.answer.result.code)
+        let succeeds = codes.map(\.isSuccess)
+        let extras = finals.map { $0.answer.list != nil || ($0.answer.value != nil && request.op == .apnsImport) }
         var run: (code: ResultCode, count: Int)?
-        let collectsImports = request.op == .apnsImport
-        for index in finals.indices {
-            let code = finals[index]?.answer.result.code ?? .internal
+        func count(_ code: ResultCode) {
             if run?.code == code {
                 run!.count += 1
             } else {
                 if let run { counts[run.code.rawValue, default: 0] += run.count }
                 run = (code, 1)
             }
-            guard code.isSuccess else {
+        }
+        var lastSlot: Int32 = -2
+        for index in slots.indices {
+            let slot = slots[index]
+            // The same final as the item before, and nothing per item to collect: one more of it.
+            if slot == lastSlot, slot >= 0, succeeds[Int(slot)], !extras[Int(slot)] {
+                run!.count += 1
+                succeeded += 1
+                continue
+            }
+            lastSlot = slot
+            guard slot >= 0 else {
+                count(.internal)
+                failed.append(FailedItem(index: index, item: request.items[index], code: .internal, attempts: 0, message: "no result"))
+                continue
+            }
+            let code = codes[Int(slot)]
+            count(code)
+            guard succeeds[Int(slot)] else {
+                let final = finals[Int(slot)]
                 failed.append(
                     FailedItem(
-                        index: index, item: request.items[index], code: code, attempts: finals[index]?.attempts ?? 0,
-                        message: finals[index] == nil ? "no result" : finals[index]?.answer.result.message ?? finals[index]?.lastError))
+                        index: index, item: request.items[index], code: code, attempts: final.attempts,
+                        message: final.answer.result.message ?? final.lastError))
                 continue
             }
             succeeded += 1
-            if collectsImports, code == .ok, let token = finals[index]?.answer.value { imports[request.items[index]] = token }
-            if let list = finals[index]?.answer.list { lists[request.items[index]] = list }
+            guard extras[Int(slot)] else { continue }
+            if request.op == .apnsImport, code == .ok, let token = finals[Int(slot)].answer.value { imports[request.items[index]] = token }
+            if let list = finals[Int(slot)].answer.list { lists[request.items[index]] = list }
         }
         if let run { counts[run.code.rawValue, default: 0] += run.count }
         let receipt =
             request.op != .installationsDelete
             ? nil
             : request.items.indices.map { index in
-                ItemReceipt(item: request.items[index], code: code(index), at: finals[index]?.at ?? completedAt)
+                ItemReceipt(item: request.items[index], code: code(index), at: final(index)?.at ?? completedAt)
             }
         var notificationKey: String?
-        if case .group(_, let key) = request.target { notificationKey = finals.lazy.compactMap { $0?.answer.value }.first ?? key }
+        if case .group(_, let key) = request.target { notificationKey = finals.lazy.compactMap { $0.answer.value }.first ?? key }
         return Outcome(
             requestID: request.id, op: request.op, target: request.target.outcomeFields,
-            status: OutcomeStatus.of(succeeded: succeeded, failed: finals.count - succeeded), counts: counts, failedItems: failed,
+            status: OutcomeStatus.of(succeeded: succeeded, failed: slots.count - succeeded), counts: counts, failedItems: failed,
             imports: request.op == .apnsImport ? imports : nil, receipt: receipt, notificationKey: notificationKey,
             topics: request.target == .info(details: true) ? lists : nil, groupMembers: request.op == .groupsExport ? lists : nil,
             replayOf: request.replayOf, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
@@ -87,8 +120,8 @@ struct RequestState: Sendable {
     /// For `groups.export`: a record per group found, in request order, for the export topic.
     func groupExports() -> [GroupExport] {
         guard request.op == .groupsExport else { return [] }
-        return finals.indices.compactMap { index in
-            guard let final = finals[index], final.answer.result.code.isSuccess, let key = final.answer.value, let members = final.answer.list else {
+        return slots.indices.compactMap { index in
+            guard let final = final(index), final.answer.result.code.isSuccess, let key = final.answer.value, let members = final.answer.list else {
                 return nil
             }
             return GroupExport(group: request.items[index], notificationKey: key, members: members, exportedAt: final.at, requestID: request.id)
@@ -99,9 +132,9 @@ struct RequestState: Sendable {
     func deadLetter() -> (request: PipelineRequest, lastError: String, attempts: Int, codes: [String])? {
         let indexes = finals.indices.filter { code($0).isRetryable }
         guard let first = indexes.first else { return nil }
-        let attemptsMade = indexes.map { finals[$0]?.attempts ?? 0 }.max() ?? 0
+        let attemptsMade = indexes.map { final($0)?.attempts ?? 0 }.max() ?? 0
         let firstCode = code(first).rawValue
-        let lastError = finals[first]?.lastError ?? finals[first]?.answer.result.message.map { "\(firstCode): \($0)" } ?? firstCode
+        let lastError = final(first)?.lastError ?? final(first)?.answer.result.message.map { "\(firstCode): \($0)" } ?? firstCode
         let letter = PipelineRequest(
             id: request.id, op: request.op, target: request.target, items: indexes.map { request.items[$0] },
             replayOf: request.replayOf, priorAttempts: attemptsMade)
