@@ -56,13 +56,15 @@ struct RequestBookTests {
         }
         #expect(book.settle([run(0, 4, .ok), run(4, 2, .notFound)], at: now).isEmpty, "four items are not final yet")
         // A repeated answer for items already final is ignored; the rest completes the request.
-        let publications = book.settle([run(3, 3, .internal), run(6, 4, .ok)], at: now)
+        let publications = book.settle([run(3, 3, .internal), run(6, 2, .unavailable), run(8, 2, .ok)], at: now)
         let outcome = try #require(publications.first?.outcome)
-        #expect(outcome.counts == ["OK": 8, "NOT_FOUND": 2])
-        #expect(outcome.failedItems.map(\.index) == [4, 5])
-        #expect(outcome.failedItems.map(\.item) == ["a-4", "a-5"])
+        #expect(outcome.counts == ["OK": 6, "NOT_FOUND": 2, "UNAVAILABLE": 2])
+        #expect(outcome.failedItems.map(\.index) == [4, 5, 6, 7])
+        #expect(outcome.failedItems.map(\.item) == ["a-4", "a-5", "a-6", "a-7"])
         #expect(outcome.status == .partial)
-        #expect(publications.first?.deadLetter == nil, "NOT_FOUND is final, not retryable")
+        let letter = try #require(publications.first?.deadLetter, "the retryable items are dead-lettered")
+        let replay = try RequestDecoder().decode(try #require(letter.value)).get()
+        #expect(replay.items == ["a-6", "a-7"], "only the items that ended retryable, NOT_FOUND is final")
     }
 
     @Test("an acknowledgement from an earlier assignment never moves a later assignment's store point")

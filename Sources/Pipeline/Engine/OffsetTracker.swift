@@ -42,6 +42,21 @@ public struct OffsetTracker: Sendable {
             return low < pending.count && pending[low] == offset
         }
 
+        /// Takes `offset` as pending; false for a redelivery of one already seen.
+        mutating func receive(_ offset: Int64) -> Bool {
+            if let next, offset < next { return false }
+            pending.append(offset)
+            next = offset + 1
+            return true
+        }
+
+        /// Marks pending `offset` done and moves the store point; false when it is not pending.
+        mutating func complete(_ offset: Int64) -> Bool {
+            guard isPending(offset), done.insert(offset).inserted else { return false }
+            advance()
+            return true
+        }
+
         mutating func advance() {
             while head < pending.count, done.remove(pending[head]) != nil { head += 1 }
             if head > 1_024, head * 2 > pending.count {
@@ -75,25 +90,18 @@ public struct OffsetTracker: Sendable {
     /// `assign` gets a ledger of the latest generation.
     @discardableResult
     public mutating func received(_ partition: KafkaTopicPartition, offset: Int64) -> Bool {
-        var ledger = ledgers[partition] ?? Ledger(generation: lastGeneration)
-        if let next = ledger.next, offset < next { return false }
-        ledger.pending.append(offset)
-        ledger.next = offset + 1
-        ledgers[partition] = ledger
-        return true
+        // Changed in place: a copy of the ledger would copy its pending offsets per record.
+        let generation = lastGeneration
+        return ledgers[partition, default: Ledger(generation: generation)].receive(offset)
     }
 
     /// Notes that a record of `generation` (by default the partition's current one) is done.
     /// Returns false, changing nothing, for a record of an earlier generation or one not pending.
     @discardableResult
     public mutating func completed(_ partition: KafkaTopicPartition, offset: Int64, generation: AssignmentGeneration? = nil) -> Bool {
-        guard var ledger = ledgers[partition], generation.map({ $0 == ledger.generation }) ?? true,
-            ledger.isPending(offset), !ledger.done.contains(offset)
-        else { return false }
-        ledger.done.insert(offset)
-        ledger.advance()
-        ledgers[partition] = ledger
-        return true
+        // Changed in place: a copy of the ledger would copy its pending offsets per record.
+        guard let index = ledgers.index(forKey: partition), generation.map({ $0 == ledgers.values[index].generation }) ?? true else { return false }
+        return ledgers.values[index].complete(offset)
     }
 
     /// For each partition whose store point advanced since the last call: the next offset to read

@@ -108,7 +108,7 @@ struct RequestState: Sendable {
                 ItemReceipt(item: request.items[index], code: code(index), at: final(index)?.at ?? completedAt)
             }
         var notificationKey: String?
-        if case .group(_, let key) = request.target { notificationKey = finals.lazy.compactMap { $0.answer.value }.first ?? key }
+        if case .group(_, let key) = request.target { notificationKey = slots.lazy.compactMap { $0 < 0 ? nil : finals[Int($0)].answer.value }.first ?? key }
         return Outcome(
             requestID: request.id, op: request.op, target: request.target.outcomeFields,
             status: OutcomeStatus.of(succeeded: succeeded, failed: slots.count - succeeded), counts: counts, failedItems: failed,
@@ -130,7 +130,7 @@ struct RequestState: Sendable {
 
     /// The dead letter: a request of the items that ended on a retryable code, or nil.
     func deadLetter() -> (request: PipelineRequest, lastError: String, attempts: Int, codes: [String])? {
-        let indexes = finals.indices.filter { code($0).isRetryable }
+        let indexes = slots.indices.filter { code($0).isRetryable }
         guard let first = indexes.first else { return nil }
         let attemptsMade = indexes.map { final($0)?.attempts ?? 0 }.max() ?? 0
         let firstCode = code(first).rawValue

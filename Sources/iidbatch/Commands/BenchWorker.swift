@@ -151,6 +151,7 @@ struct BenchWorker: AsyncParsableCommand {
 
         let reader = try await KafkaTopicReader(configuration: kafka, topics: [topics.outcomes], follow: true)
         defer { reader.close() }
+        let callsBefore = try await EmulatorCallCount.read(baseURL: baseURL)
         let worker = try BenchChild(
             "worker", ["run", pipelineFile, "--brokers", brokers, "--credentials", keyPath, "--backend-url", baseURL, "--log-level", "warning"])
         children.append(worker)
@@ -170,6 +171,7 @@ struct BenchWorker: AsyncParsableCommand {
         }
         let finished = Date()
         let usage = worker.usage
+        let calls = try await EmulatorCallCount.read(baseURL: baseURL).since(callsBefore)
         await worker.stop()
         let seconds = finished.timeIntervalSince(firstReceived ?? finished)
         let cpu = (usage?.cpuSeconds ?? 0) - (joined?.cpuSeconds ?? 0)
@@ -178,9 +180,10 @@ struct BenchWorker: AsyncParsableCommand {
         Output.line(
             String(
                 format:
-                    "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s = %.3f CPU-s per million items; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms",
+                    "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s = %.3f CPU-s per million items; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms; %d backend calls, %.0f items per call",
                 shape.rawValue, produced, produced * shape.itemsPerRequest, Double(produced * shape.itemsPerRequest) / max(seconds, 0.001), cpu,
-                cpu / (Double(produced * shape.itemsPerRequest) / 1_000_000), max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99)))
+                cpu / (Double(produced * shape.itemsPerRequest) / 1_000_000), max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99),
+                calls.calls, Double(calls.items) / Double(max(calls.calls, 1))))
         for child in children.reversed() { await child.stop() }
         children.removeAll()
     }
