@@ -84,6 +84,22 @@ struct OutcomeTests {
         if op == .groupsExport { #expect(decoded.groupMembers == outcome.groupMembers, "group members are bounded and kept") }
     }
 
+    @Test("the bound read from a record's size is never below the bound read item by item, whatever the items' escapes")
+    func recordSizeBoundHolds() throws {
+        // `\n` and `\t` take 2 bytes in a record and count 6 in the bound, `/` 1 and 2: the worst
+        // growth there is. Written by hand with the shortest escapes, not by our writer.
+        let worst = [#"\n\n\n"#, "/", #"a/\t/"#, #"\u0001"#, "plain-token", #"\"\\"#]
+        for item in worst {
+            let record = Array(
+                "{\"id\":\"r\",\"op\":\"topics.subscribe\",\"topic\":\"t\",\"tokens\":[\(Array(repeating: "\"\(item)\"", count: 500).joined(separator: ","))]}"
+                    .utf8)
+            let request = try RequestDecoder().decode(record).get()
+            let exact = OutcomeSizeBound.bytes(of: request)
+            let quick = OutcomeSizeBound.bytes(of: request, recordBytes: record.count)
+            #expect(quick >= exact, "items \(item): \(quick) from the record's size, \(exact) item by item")
+        }
+    }
+
     @Test("the written wire form is byte for byte what the Codable encoder writes, for every kind of outcome")
     func writerMatchesEncoder() throws {
         let now = Date(timeIntervalSince1970: 1_795_413_917.842_9)

@@ -31,8 +31,24 @@ public enum OutcomeSizeBound {
     /// Everything else: field names, status, dates, counts of backend calls, the target.
     static let fixedBytes = 2_048
 
-    /// The bound for `request`.
+    /// How many times its bytes in a request record an item can take in the outcome: `\n` (2
+    /// bytes in the record) is counted as 6 (`\u000a`), `/` as 2; any other byte at most 1:1.
+    static let maxEscapeGrowth = 3
+
+    /// The bound for `request`, reading every item.
     public static func bytes(of request: PipelineRequest) -> Int {
+        bytes(of: request, escapedItemBytes: request.items.reduce(0) { $0 + escapedCount($1) })
+    }
+
+    /// A bound for `request` read from a record of `recordBytes` bytes, without reading the items:
+    /// the items are parts of the record, so together they take at most `maxEscapeGrowth` times
+    /// its size. Never below `bytes(of:)`; a request it accepts needs no closer look.
+    public static func bytes(of request: PipelineRequest, recordBytes: Int) -> Int {
+        bytes(of: request, escapedItemBytes: maxEscapeGrowth * recordBytes)
+    }
+
+    /// The bound with `escapedItemBytes` for the items' escaped bytes together.
+    private static func bytes(of request: PipelineRequest, escapedItemBytes: Int) -> Int {
         var total = fixedBytes + 2 * (escapedCount(request.id) + escapedCount(request.replayOf ?? ""))
         for value in request.target.outcomeFields.values { total += escapedCount(value) + 32 }
         let listsTopics = request.target == .info(details: true)
@@ -41,8 +57,7 @@ public enum OutcomeSizeBound {
             + (request.op == .installationsDelete ? receiptBytes : 0) + (request.op == .apnsImport ? importBytes : 0)
             + (request.op == .groupsExport ? groupExportBytes : 0) + (listsTopics ? omittedBytes : 0)
         let copies = 1 + ([.installationsDelete, .apnsImport, .groupsExport].contains(request.op) || listsTopics ? 1 : 0)
-        for item in request.items { total += perItem + copies * escapedCount(item) }
-        return total
+        return total + perItem * request.items.count + copies * escapedItemBytes
     }
 
     /// Bytes `text` takes inside a JSON string as Foundation's encoder writes it.

@@ -38,7 +38,7 @@ public struct RequestDecoder: Sendable {
         guard case .object = document else {
             return .failure(RequestRejection(field: nil, reason: "a request must be a JSON object"))
         }
-        var fields = Fields(document: document)
+        var fields = Fields(document: document, recordBytes: bytes.count)
         do { return .success(try decode(&fields)) } catch {
             return .failure(
                 RequestRejection(
@@ -97,6 +97,9 @@ public struct RequestDecoder: Sendable {
         let replayOf = try fields.optionalString("replayOf")
         let priorAttempts = try fields.optionalCount("priorAttempts") ?? 0
         let request = PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts)
+        // Most requests are far below the limit by their record's size alone: their items are
+        // read one by one only when that bound is over it.
+        guard OutcomeSizeBound.bytes(of: request, recordBytes: fields.recordBytes) > maxOutcomeBytes else { return request }
         let bound = OutcomeSizeBound.bytes(of: request)
         guard bound <= maxOutcomeBytes else {
             let fitting = max(1, items.count * maxOutcomeBytes / bound)
@@ -112,6 +115,8 @@ public struct RequestDecoder: Sendable {
     /// Typed access to a request's fields, each failure naming its field.
     private struct Fields {
         let document: JSONValue
+        /// The size of the record it was read from.
+        let recordBytes: Int
         var id: String?
 
         func requiredString(_ name: String) throws(RequestRejection) -> String {
