@@ -36,9 +36,11 @@ extension PipelineWorker {
         performGate(gate.holdExpired(now: clock.now))
     }
 
-    /// Returns when the reader may take its next record: at once, unless reads are held.
+    /// Returns when the reader may take its next record: at once, unless reads are held. While
+    /// the partitions are paused (by an operator, the breaker or the gate) no record comes, so
+    /// the reader goes on reading: a rebalance is served at once, not after the hold.
     func readsAllowed() async {
-        guard gate.readsHeld, phase != .stopped else { return }
+        guard gate.readsHeld, !consumerPaused, phase != .stopped else { return }
         await withCheckedContinuation { heldReader = $0 }
     }
 
@@ -55,6 +57,7 @@ extension PipelineWorker {
         let wanted = !pauseReasons.isEmpty
         guard wanted != consumerPaused else { return }
         consumerPaused = wanted
+        if wanted { releaseReader() }
         let partitions = Array(book.assignedPartitions)
         guard !partitions.isEmpty else { return }
         do {
