@@ -26,9 +26,12 @@ extension PipelineWorker {
         }
     }
 
+    /// Resumes the drains, and the progress waiters, whose condition now holds: called after
+    /// every event that changes the books.
     func resumeDrainWaiters() {
         var drains = self.drains
         drains.resume(where: isDrained)
         self.drains = drains
+        if !progress.isEmpty { progress.resume(with: currentStatistics()) }
     }
 }

@@ -74,6 +74,7 @@ public actor PipelineWorker {
     /// The reader, waiting while its reads are held.
     var heldReader: CheckedContinuation<Void, Never>?
     var drains = DrainWaiters()
+    var progress = ProgressWaiters()
     private var joined = false
     private var breakerOpenedAt: ContinuousClock.Instant?
     /// Why the worker stopped itself, if it did.
@@ -166,6 +167,14 @@ public actor PipelineWorker {
         return statistics
     }
 
+    /// The statistics once `condition` holds for them (at once if it holds now), or once the
+    /// worker has stopped, whichever comes first. Waits on the worker's events; never polls.
+    public func statistics(when condition: @escaping @Sendable (WorkerStatistics) -> Bool) async -> WorkerStatistics {
+        let now = currentStatistics()
+        if condition(now) || phase == .stopped { return now }
+        return await withCheckedContinuation { progress.add(condition, $0) }
+    }
+
     /// Whether the worker has joined its group (got an assignment, possibly empty), and since when
     /// its circuit breaker has been open (nil while closed): what readiness is judged on.
     public func health() -> (joined: Bool, breakerOpenSince: ContinuousClock.Instant?) {
@@ -204,6 +213,7 @@ public actor PipelineWorker {
         holdTimer?.cancel()
         releaseReader()
         drains.expireAll()
+        progress.resume(with: currentStatistics(), all: true)
         do { try await consumer.close() } catch { logger.warning("leaving the group failed: \(error)") }
         if ownsProducer {
             await producer.close(timeout: .seconds(5))

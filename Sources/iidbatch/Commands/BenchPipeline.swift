@@ -101,19 +101,22 @@ struct BenchPipeline: AsyncParsableCommand {
             configuration: pipeline, consumer: kafka.consumerConfiguration(), producer: kafka.configuration(), client: target.client)
         let launched = ContinuousClock.now
         let running = Task { await worker.run() }
-        var statistics = await worker.currentStatistics()
-        // The clock starts with the first record, after the group join (a fixed cost, shown apart).
-        var started: ContinuousClock.Instant?
-        while statistics.outcomeCount < requests.count {
-            try await Task.sleep(for: .milliseconds(5))
-            statistics = await worker.currentStatistics()
-            if started == nil, statistics.records > 0 { started = .now }
-            if ContinuousClock.now - launched > .seconds(600) {
-                throw ValidationError("gave up: \(statistics.outcomeCount) of \(requests.count) outcomes after 600 s")
-            }
+        // A worker that has not finished after 600 s is stopped, which ends the waits below.
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(600))
+            await worker.shutdown()
         }
-        let seconds = (ContinuousClock.now - (started ?? launched)).seconds
-        let join = ((started ?? launched) - launched).seconds
+        defer { deadline.cancel() }
+        // The clock starts with the first record, after the group join (a fixed cost, shown apart).
+        let outcomes = requests.count
+        _ = await worker.statistics { $0.records > 0 }
+        let started = ContinuousClock.now
+        let statistics = await worker.statistics { $0.outcomeCount >= outcomes }
+        let seconds = (ContinuousClock.now - started).seconds
+        let join = (started - launched).seconds
+        guard statistics.outcomeCount >= outcomes else {
+            throw ValidationError("gave up: \(statistics.outcomeCount) of \(outcomes) outcomes after 600 s")
+        }
         await worker.shutdown()
         await running.value
         let itemsPerSecond = Double(items) / seconds

@@ -64,6 +64,16 @@ struct BenchWorker: AsyncParsableCommand {
         try pool.joined(separator: "\n").write(to: poolFile, atomically: true, encoding: .utf8)
         Output.line(
             "bench worker: \(items) items per shape, backend latency \(backendLatency) ms, topic backend \(topicBackend), release build: \(Self.isRelease)")
+        // Stopped by a signal, the benchmark stops its children too instead of leaving them behind.
+        let signals = Task {
+            let signal = await Signals.waitForTermination()
+            guard !Task.isCancelled else { return }
+            await BenchChild.stopAll()
+            try? FileManager.default.removeItem(at: folder)
+            Output.line("bench worker: stopped on \(signal)")
+            Foundation.exit(130)
+        }
+        defer { signals.cancel() }
         for shape in shapes {
             try await measure(shape, folder: folder, pool: pool, poolFile: poolFile.path)
         }

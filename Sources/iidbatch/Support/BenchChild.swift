@@ -2,10 +2,24 @@ import Foundation
 import Synchronization
 
 /// A process a benchmark starts (the broker, the emulator, a worker): its output collected, waited
-/// on line by line, and stopped with SIGINT (then SIGKILL) when the benchmark ends.
+/// on line by line, and stopped with SIGINT (then SIGKILL) when the benchmark ends, or when the
+/// benchmark itself is stopped by a signal (`stopAll()`). Every wait is resumed by the child's
+/// output or exit, never by polling.
 final class BenchChild: Sendable {
+    private struct State {
+        var text = ""
+        /// Its termination status, once it has exited.
+        var exitStatus: Int32?
+        var lineWaiters: [Int: (prefix: String, continuation: CheckedContinuation<String, any Error>)] = [:]
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+        var nextWaiter = 0
+    }
+
+    /// Children still running, oldest first, so that a signal to the benchmark stops them too.
+    private static let live = Mutex<[BenchChild]>([])
+
     private let process: Process
-    private let output = Mutex("")
+    private let state = Mutex(State())
     /// What it is, for messages.
     let name: String
 
@@ -24,38 +38,103 @@ final class BenchChild: Sendable {
         self.name = name
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            if !data.isEmpty { self?.output.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+            if !data.isEmpty { self?.received(String(decoding: data, as: UTF8.self)) }
         }
+        process.terminationHandler = { [weak self] process in self?.exited(process.terminationStatus) }
         try process.run()
+        Self.live.withLock { $0.append(self) }
     }
 
     /// Its process id.
     var pid: Int32 { process.processIdentifier }
 
     /// Everything it wrote so far.
-    var text: String { output.withLock { $0 } }
-
-    /// The rest of the first line that starts with `prefix`, once written; throws if the process
-    /// exits first or after `seconds`.
-    func line(startingWith prefix: String, seconds: Double = 60) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while true {
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line.dropFirst(prefix.count)) }
-            guard process.isRunning else { throw RuntimeError("\(name) exited (\(process.terminationStatus)) before '\(prefix)':\n\(text)") }
-            guard ContinuousClock.now < deadline else { throw RuntimeError("\(name) wrote no '\(prefix)' within \(Int(seconds)) s:\n\(text)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
+    var text: String { state.withLock { $0.text } }
 
     /// Its CPU time and peak memory so far.
     var usage: ProcessUsage? { ProcessUsage.of(pid: pid) }
+
+    /// The rest of the first whole line that starts with `prefix`, once written; throws if the
+    /// process exits first or after `seconds`.
+    func line(startingWith prefix: String, seconds: Double = 60) async throws -> String {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        let deadline = Task { [weak self] in
+            try await Task.sleep(for: .seconds(seconds))
+            self?.fail(id, RuntimeError("\(self?.name ?? "child") wrote no '\(prefix)' within \(Int(seconds)) s:\n\(self?.text ?? "")"))
+        }
+        defer { deadline.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            state.withLock { state in
+                if let line = Self.line(in: state.text, startingWith: prefix) {
+                    continuation.resume(returning: line)
+                } else if let status = state.exitStatus {
+                    continuation.resume(throwing: RuntimeError("\(name) exited (\(status)) before '\(prefix)':\n\(state.text)"))
+                } else {
+                    state.lineWaiters[id] = (prefix, continuation)
+                }
+            }
+        }
+    }
 
     /// Sends SIGINT and waits up to 30 s for the exit, then kills it.
     func stop() async {
         guard process.isRunning else { return }
         process.interrupt()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { kill(pid, SIGKILL) }
+        let pid = self.pid
+        let killer = Task {
+            try await Task.sleep(for: .seconds(30))
+            kill(pid, SIGKILL)
+        }
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if state.exitStatus != nil { continuation.resume() } else { state.exitWaiters.append(continuation) }
+            }
+        }
+        killer.cancel()
+    }
+
+    /// Stops every child still running, newest first (a worker before the broker and the
+    /// emulator it uses): the benchmark is being stopped.
+    static func stopAll() async {
+        for child in live.withLock({ $0 }).reversed() { await child.stop() }
+    }
+
+    // MARK: - Events
+
+    private func received(_ output: String) {
+        state.withLock { state in
+            state.text += output
+            for (id, waiter) in state.lineWaiters {
+                guard let line = Self.line(in: state.text, startingWith: waiter.prefix) else { continue }
+                state.lineWaiters[id] = nil
+                waiter.continuation.resume(returning: line)
+            }
+        }
+    }
+
+    private func exited(_ status: Int32) {
+        Self.live.withLock { $0.removeAll { $0 === self } }
+        state.withLock { state in
+            state.exitStatus = status
+            for waiter in state.lineWaiters.values {
+                waiter.continuation.resume(throwing: RuntimeError("\(name) exited (\(status)) before '\(waiter.prefix)':\n\(state.text)"))
+            }
+            state.lineWaiters = [:]
+            for waiter in state.exitWaiters { waiter.resume() }
+            state.exitWaiters = []
+        }
+    }
+
+    private func fail(_ id: Int, _ error: RuntimeError) {
+        state.withLock { state in state.lineWaiters.removeValue(forKey: id)?.continuation.resume(throwing: error) }
+    }
+
+    /// The rest of the first whole (newline-ended) line of `text` starting with `prefix`.
+    private static func line(in text: String, startingWith prefix: String) -> String? {
+        guard let end = text.lastIndex(of: "\n") else { return nil }
+        return text[..<end].split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 }

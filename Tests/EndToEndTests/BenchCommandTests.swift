@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// The worker benchmarks, on a few thousand items: they finish (waiting on the worker's events,
+/// not on a timer) and print every figure they promise. Their figures are not judged here.
+@Suite("iidbatch bench pipeline and bench worker, as a user runs them", .serialized)
+struct BenchCommandTests {
+    @Test("bench pipeline waits for the last outcome and prints items/s, calls and the ratio to the raw ceiling")
+    func benchPipeline() async throws {
+        let result = try await ChildProcess.run(
+            try Programs.iidbatch, ["bench", "pipeline", "--items", "6000", "--tokens-per-request", "500", "--partitions", "2"], seconds: 300)
+        #expect(result.status == 0, "\(result.output)")
+        let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("pipeline:") }, "\(result.output)")
+        #expect(line.contains("(12 requests, "), "every request's outcome was counted: \(line)")
+        #expect(result.output.contains("ratio:"), "\(result.output)")
+    }
+
+    @Test("bench worker runs a worker process per shape and prints its CPU, RSS, latency and how full its calls were")
+    func benchWorker() async throws {
+        let result = try await ChildProcess.run(
+            try Programs.iidbatch, ["bench", "worker", "--shapes", "topics-100", "deletions-3", "--items", "1500"], seconds: 300)
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.output.split(separator: "\n")
+        let topics = try #require(lines.first { $0.hasPrefix("topics-100:") }, "\(result.output)")
+        #expect(topics.contains("15 requests, 1500 items") && topics.contains("CPU-s per million items") && topics.contains("peak RSS"), "\(topics)")
+        let deletions = try #require(lines.first { $0.hasPrefix("deletions-3:") }, "\(result.output)")
+        // One call per installation: the emulator counted 1,500 calls of one item each.
+        #expect(deletions.contains("1500 backend calls, 1 items per call"), "\(deletions)")
+    }
+}
