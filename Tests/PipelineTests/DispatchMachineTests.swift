@@ -65,6 +65,20 @@ struct DispatchMachineTests {
         #expect(started(machine.timerFired(now: t0 + .milliseconds(10))).map(\.items.count) == [10])
     }
 
+    @Test("past its linger a partial call waits for a free slot, gathering the items that come meanwhile into one call")
+    func lingerWaitsForASlot() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.concurrency = 1 }, random: SplitMix64(seed: 4))
+        let busy = try #require(started(machine.add(subscribe("a", 1_000), handle: 0, now: t0)).first)
+        #expect(started(machine.add(subscribe("b", 300), handle: 1, now: t0)).isEmpty)
+        // The linger passes while the only slot is busy: no partial call is formed, no timer spins.
+        let due = machine.timerFired(now: t0 + .milliseconds(20))
+        #expect(started(due).isEmpty && timers(due).isEmpty)
+        #expect(started(machine.add(subscribe("c", 400), handle: 2, now: t0 + .milliseconds(30))).isEmpty)
+        // The slot frees: the 700 waiting items go out as one call.
+        let freed = machine.finished(jobID: busy.id, answers(Array(repeating: .ok, count: 1_000)), now: t0 + .milliseconds(40))
+        #expect(started(freed).map(\.items.count) == [700])
+    }
+
     @Test("a call's items that end alike settle as runs: one per request and answer, in item order")
     func settlesInRuns() throws {
         var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: 3))

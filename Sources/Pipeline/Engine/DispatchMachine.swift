@@ -228,14 +228,19 @@ struct DispatchMachine: Sendable {
     /// Starts what may start now and asks for a timer for the earliest thing still waiting.
     private mutating func pump(now: ContinuousClock.Instant) -> [DispatchAction] {
         var actions: [DispatchAction] = []
-        if let due = lingerDue, due <= now {
+        // Partial calls are formed once their linger has passed and a call could start: while
+        // every slot is busy or calls wait in the queue (concurrency, rate, quota), the items
+        // go on gathering into fuller calls, and the call that frees a slot flushes them.
+        let canStart = queue.count == 0 && running.count < configuration.concurrency
+        if let due = lingerDue, due <= now, canStart {
             lingerDue = nil
             enqueue(planner.take(flush: true))
         }
         while let first = backoffs.min, first.due <= now {
             queue.enqueueRetry(backoffs.removeMin().job)
         }
-        var wakeAt: ContinuousClock.Instant? = lingerDue
+        // A linger that has passed waits for a slot, not for the timer.
+        var wakeAt: ContinuousClock.Instant? = lingerDue.flatMap { $0 > now ? $0 : nil }
         if let first = backoffs.min { wakeAt = earlier(wakeAt, first.due) }
         while !stopped, !paused, running.count < configuration.concurrency, queue.count > 0 {
             let permission = breaker.permission(now: now)
