@@ -79,6 +79,19 @@ struct DispatchMachineTests {
         #expect(started(freed).map(\.items.count) == [700])
     }
 
+    @Test("past their linger, partial calls are formed only for the free slots, oldest key first; the rest go on gathering")
+    func lingerFillsFreeSlotsOnly() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.concurrency = 2 }, random: SplitMix64(seed: 5))
+        for (handle, topic) in ["t1", "t2", "t3"].enumerated() {
+            _ = machine.add(subscribe("r\(handle)", 100, topic: topic), handle: RequestHandle(handle), now: t0)
+        }
+        let first = started(machine.timerFired(now: t0 + .milliseconds(10)))
+        #expect(first.map(\.target) == [.topic("t1"), .topic("t2")], "two slots: the two oldest keys")
+        _ = machine.add(subscribe("r3", 100, topic: "t3"), handle: 3, now: t0 + .milliseconds(11))
+        let freed = machine.finished(jobID: first[0].id, answers(Array(repeating: .ok, count: 100)), now: t0 + .milliseconds(12))
+        #expect(started(freed).map(\.items.count) == [200], "t3 gathered both its requests while waiting")
+    }
+
     @Test("a call's items that end alike settle as runs: one per request and answer, in item order")
     func settlesInRuns() throws {
         var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: 3))

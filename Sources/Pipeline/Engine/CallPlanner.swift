@@ -51,20 +51,24 @@ public struct CallPlanner: Sendable {
     }
 
     /// Takes calls off the queues: every full call, and with `flush` (the linger time passed) the
-    /// partial ones too. Calls of one key come out in arrival order.
-    public mutating func take(flush: Bool) -> [PlannedCall] {
+    /// partial ones too, at most `maxPartialCalls` of them, from the keys that got work first (the
+    /// others go on gathering items). Calls of one key come out in arrival order.
+    public mutating func take(flush: Bool, maxPartialCalls: Int = .max) -> [PlannedCall] {
         // Without a flush only keys that got items can have a full call: the others are not
         // visited (a worker takes after every request, and may hold thousands of keys).
         let visited = flush ? keyOrder : touched
         touched.removeAll(keepingCapacity: true)
         var calls: [PlannedCall] = []
+        var partialCalls = 0
         var emptied = false
         for key in visited {
             // Taken out of the dictionary so that it is changed in place, not copied.
             guard var segments = queues.removeValue(forKey: key) else { continue }
             while !segments.isEmpty {
                 let limit = limits[segments[0].op] ?? segments[0].op.perCallLimit
-                guard segments[0].items.count >= limit || flush else { break }
+                let full = segments[0].items.count >= limit
+                guard full || (flush && partialCalls < maxPartialCalls) else { break }
+                if !full { partialCalls += 1 }
                 let count = min(limit, segments[0].items.count)
                 calls.append(
                     PlannedCall(

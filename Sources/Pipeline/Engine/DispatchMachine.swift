@@ -228,13 +228,14 @@ struct DispatchMachine: Sendable {
     /// Starts what may start now and asks for a timer for the earliest thing still waiting.
     private mutating func pump(now: ContinuousClock.Instant) -> [DispatchAction] {
         var actions: [DispatchAction] = []
-        // Partial calls are formed once their linger has passed and a call could start: while
-        // every slot is busy or calls wait in the queue (concurrency, rate, quota), the items
-        // go on gathering into fuller calls, and the call that frees a slot flushes them.
-        let canStart = queue.count == 0 && running.count < configuration.concurrency
-        if let due = lingerDue, due <= now, canStart {
-            lingerDue = nil
-            enqueue(planner.take(flush: true))
+        // Partial calls are formed once their linger has passed, and only as many as could start:
+        // while every slot is busy or calls wait in the queue (concurrency, rate, quota), the
+        // items go on gathering into fuller calls, and each call that frees a slot takes the
+        // oldest key's items.
+        let freeSlots = queue.count == 0 ? configuration.concurrency - running.count : 0
+        if let due = lingerDue, due <= now, freeSlots > 0 {
+            enqueue(planner.take(flush: true, maxPartialCalls: freeSlots))
+            lingerDue = planner.isEmpty ? nil : due
         }
         while let first = backoffs.min, first.due <= now {
             queue.enqueueRetry(backoffs.removeMin().job)
