@@ -28,7 +28,7 @@ extension PipelineWorker {
 
     /// Resumes the drains, and the progress waiters, whose condition now holds: called after
     /// every event that changes the books.
-    func resumeDrainWaiters() {
+    func resumeWaiters() {
         var drains = self.drains
         drains.resume(where: isDrained)
         self.drains = drains

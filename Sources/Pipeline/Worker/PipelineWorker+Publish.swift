@@ -96,7 +96,7 @@ extension PipelineWorker {
             await fail(.publish(topic: topic, requestID: publication.outcome.requestID, error))
         }
         updateBackpressure()
-        resumeDrainWaiters()
+        resumeWaiters()
         updateGauges()
     }
 }

@@ -353,7 +353,7 @@ public actor PipelineWorker {
             }
         }
         updateBackpressure()
-        resumeDrainWaiters()
+        resumeWaiters()
         updateGauges()
     }
 
