@@ -25,6 +25,8 @@ public final class KafkaConsumer: Sendable {
 
     private let client: RDKafkaClient
     private let state = Mutex(State.running(pendingRevoke: nil))
+    /// Partitions paused through `pause` and not resumed since.
+    private let paused = Mutex<Set<KafkaTopicPartition>>([])
     /// The consumer group this member belongs to.
     public let groupID: String
 
@@ -46,7 +48,9 @@ public final class KafkaConsumer: Sendable {
         try client.subscribe(topics)
     }
 
-    /// Records and rebalances, as an `AsyncSequence`.
+    /// Records and rebalances, as an `AsyncSequence`, in the order librdkafka served them: a
+    /// partition's records never come before the event assigning it, nor after the event
+    /// revoking it.
     public var events: KafkaConsumerEvents { KafkaConsumerEvents(consumer: self) }
 
     /// Marks `record` and everything before it in its partition as done.
@@ -84,13 +88,26 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Stops fetching from `partitions`; nothing more from them is delivered until `resume`.
+    /// librdkafka keeps a partition paused across a revoke and a later assignment of it.
     public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
-        try client.pause(partitions)
+        try paused.withLock { (paused) throws(KafkaError) in
+            // Noted even when librdkafka refuses some: a later resume then tries them again
+            // rather than leaving one paused for good.
+            paused.formUnion(partitions)
+            try client.pause(partitions)
+        }
     }
 
-    /// Restarts fetching from `partitions` at the first record not yet delivered.
+    /// Restarts fetching from `partitions` at the first record not yet delivered. Partitions this
+    /// member did not pause are left alone: librdkafka before 2.4 may restart the fetch of a
+    /// partition resumed while not paused from a record already delivered
+    /// (confluentinc/librdkafka#4637).
     public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
-        try client.resume(partitions)
+        try paused.withLock { (paused) throws(KafkaError) in
+            let resumed = partitions.filter { paused.contains($0) }
+            try client.resume(resumed)
+            paused.subtract(resumed)
+        }
     }
 
     /// What librdkafka's latest statistics say (nil until the first, or without
@@ -147,32 +164,30 @@ public final class KafkaConsumer: Sendable {
             guard case .some(let pendingRevoke) = pending else { return nil }
             if let pendingRevoke { await carryOut(pendingRevoke) }
 
-            if let event = takeRebalanceEvent() { return event }
+            // Rebalances reported by the last poll, and a record it returned after them, go first.
+            if let event = client.context.events.withLock({ $0.next() }) { return handOut(event) }
             switch client.pollConsumer() {
             case .record(let record):
-                return .record(record)
+                return handOut(client.context.events.withLock { $0.polled(record) })
             case .error(let error, let fatal):
                 if fatal { throw error }
                 client.context.log(.warning, "consumer: \(error)")
             case .empty, .endOfPartition:
-                if let event = takeRebalanceEvent() { return event }
+                if let event = client.context.events.withLock({ $0.next() }) { return handOut(event) }
                 await client.context.wakeup.wait(fallback: .milliseconds(100))
             }
         }
         return nil
     }
 
-    /// Hands out the oldest rebalance the callback reported; a revoke becomes pending.
-    private func takeRebalanceEvent() -> KafkaConsumerEvent? {
-        let rebalance = client.context.rebalance.withLock { state -> RDKafkaRebalance? in
-            state.pending.isEmpty ? nil : state.pending.removeFirst()
-        }
-        switch rebalance {
-        case nil:
-            return nil
-        case .assigned(let partitions):
+    /// Turns what the queue handed out into an event; a revoke becomes pending.
+    private func handOut(_ event: RDKafkaEventQueue.Event) -> KafkaConsumerEvent {
+        switch event {
+        case .record(let record):
+            return .record(record)
+        case .rebalance(.assigned(let partitions)):
             return .partitionsAssigned(partitions)
-        case .revoked(let partitions, let lost, let cooperative):
+        case .rebalance(.revoked(let partitions, let lost, let cooperative)):
             state.withLock { state in
                 if case .running = state {
                     state = .running(pendingRevoke: PendingRevoke(partitions: partitions, lost: lost, cooperative: cooperative))

@@ -29,17 +29,20 @@ struct PipelineCrashTests {
             try await fixture.submit(requests)
             let arguments = folder.runArguments(
                 fixture, pipeline: pipeline,
-                ["-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=500", "-X", "auto.commit.interval.ms=200", "--log-level", "warning"])
+                ["-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=500", "-X", "auto.commit.interval.ms=200", "--log-level", "info"])
             func answered() -> Int { Set(fixture.outcomes.map(\.requestID)).count }
 
+            var workers: [ChildProcess] = []
             for killAt in [90, 250, 420] {
                 let worker = try ChildProcess(try Programs.iidbatch, arguments)
+                workers.append(worker)
                 try await waitUntil("\(killAt) outcomes (at \(answered()); the worker said:\n\(worker.text))", timeout: .seconds(120)) { answered() >= killAt }
                 worker.kill()
                 _ = try await worker.waitForExit(seconds: 30)
                 print("sigkill test: killed at \(answered()) requests answered (\(fixture.outcomes.count) outcomes)")
             }
             let last = try ChildProcess(try Programs.iidbatch, arguments)
+            workers.append(last)
             _ = try await fixture.waitForOutcomes(requests.map(\.id), timeout: .seconds(180))
             last.interrupt()
             #expect(try await last.waitForExit(seconds: 60) == 0, "a graceful stop exits 0")
@@ -49,7 +52,17 @@ struct PipelineCrashTests {
             for outcome in fixture.outcomes { reconciliation.record(outcome) }
             #expect(reconciliation.missing.isEmpty, "lost: \(reconciliation.missing)")
             #expect(reconciliation.unexpected.isEmpty)
-            #expect(fixture.outcomes.allSatisfy { $0.status == .succeeded })
+            let unsuccessful = fixture.outcomes.filter { $0.status != .succeeded }
+            // What the workers said about their partitions and rejections tells how it came about.
+            let story = workers.enumerated().map { number, worker in
+                "worker \(number + 1):\n"
+                    + worker.text.split(separator: "\n").filter { line in
+                        ["assigned", "revoked", "lost", "abandoned", "rejected"].contains { line.contains($0) }
+                    }.joined(separator: "\n")
+            }
+            #expect(
+                unsuccessful.isEmpty,
+                "not succeeded: \(unsuccessful.map { "\($0.requestID) \($0.status): \($0.reason ?? "")" })\n\(story.joined(separator: "\n"))")
             // Each kill may repeat the requests in flight (at most max-in-flight-items / 10 of
             // them) and those finished since the last commit (every 200 ms). Without committed
             // offsets every restart would repeat everything before it: 90 + 250 + 420 repeats.

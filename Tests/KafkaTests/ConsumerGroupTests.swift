@@ -182,6 +182,40 @@ struct ConsumerGroupTests {
         await producer.close()
     }
 
+    @Test("resuming partitions that were never paused, as each assignment arrives, delivers no record twice")
+    func resumeUnpaused() async throws {
+        // librdkafka before 2.4 may restart the fetch of a partition resumed while not paused
+        // from a stale position (confluentinc/librdkafka#4637); the worker resumes each partition
+        // it is assigned while it is not paused itself, so the consumer resumes only what it paused.
+        let kafka = try EmbeddedKafka()
+        let topic = uniqueName("resume")
+        try kafka.createTopic(topic, partitions: 4)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        for p: Int32 in 0..<4 {
+            for i in 0..<50 { _ = try await producer.send(topic: topic, key: nil, value: Array("\(p)-\(i)".utf8), partition: p) }
+        }
+        await producer.close()
+        for _ in 0..<2 {
+            let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("g"), topics: [topic])
+            let positions = try await withTimeout(60, "200 records") { () -> [String] in
+                var positions: [String] = []
+                for try await event in consumer.events {
+                    switch event {
+                    case .partitionsAssigned(let partitions): try consumer.resume(partitions)
+                    case .partitionsRevoked: break
+                    case .record(let record):
+                        positions.append("\(record.topicPartition)@\(record.offset)")
+                        if positions.count == 200 { break }
+                    }
+                    if positions.count == 200 { break }
+                }
+                return positions
+            }
+            #expect(Set(positions).count == 200, "delivered twice: \(Dictionary(grouping: positions, by: { $0 }).filter { $0.value.count > 1 }.keys.sorted())")
+            try await consumer.close()
+        }
+    }
+
     /// A new topic holding `count` records, and a member of a new group (auto-commit off) that
     /// has read them all.
     private static func memberThatRead(

@@ -10,6 +10,7 @@ struct OffsetTrackerTests {
     @Test("the store point only passes records that are done, whatever order they finish in")
     func outOfOrder() {
         var tracker = OffsetTracker()
+        tracker.assign([p0])
         for offset in Int64(100)..<110 { tracker.received(p0, offset: offset) }
         #expect(tracker.takeStorable() == [p0: 100], "nothing done: the first pending offset")
         tracker.completed(p0, offset: 103)
@@ -31,6 +32,7 @@ struct OffsetTrackerTests {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<50 {
             var tracker = OffsetTracker()
+            tracker.assign([p1])
             let count = Int.random(in: 1...300, using: &generator)
             for offset in 0..<Int64(count) { tracker.received(p1, offset: offset) }
             var unfinished = Set(0..<Int64(count))
@@ -52,6 +54,7 @@ struct OffsetTrackerTests {
     @Test("partitions are independent; redeliveries are ignored; revoked partitions are forgotten")
     func partitions() {
         var tracker = OffsetTracker()
+        tracker.assign([p0, p1])
         tracker.received(p0, offset: 5)
         tracker.received(p1, offset: 7)
         tracker.completed(p1, offset: 7)
@@ -60,8 +63,23 @@ struct OffsetTrackerTests {
         #expect(!redelivered, "a redelivered record is not tracked twice")
         tracker.forget([p0])
         #expect(tracker.inFlight == 0)
+        let afterRevoke = tracker.received(p0, offset: 3)
+        #expect(!afterRevoke, "a record of a partition no longer assigned is not tracked")
+        tracker.assign([p0])
         let afresh = tracker.received(p0, offset: 3)
-        #expect(afresh, "after a revoke the partition starts afresh")
+        #expect(afresh, "assigned again, the partition starts afresh")
+    }
+
+    @Test("a record of a partition never assigned is not tracked, so its redelivery after the assignment is")
+    func recordBeforeAssignment() {
+        var tracker = OffsetTracker()
+        let early = tracker.received(p0, offset: 22)
+        #expect(!early, "nothing may be stored for a partition this worker does not hold")
+        #expect(tracker.inFlight == 0)
+        tracker.assign([p0])
+        let delivered = tracker.received(p0, offset: 22)
+        #expect(delivered, "the assignment's own delivery of the record is the one tracked")
+        #expect(tracker.takeStorable() == [p0: 22])
     }
 
     @Test("a completion from an earlier assignment never moves the store point of a later one (issue 17, point 7)")

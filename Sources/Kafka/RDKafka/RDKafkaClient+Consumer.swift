@@ -155,7 +155,7 @@ extension RDKafkaClient {
     /// a private queue lets the wait end. When it does, `rd_kafka_destroy` skips the close (see
     /// deinit) and the coordinator drops the member after `session.timeout.ms`.
     func closeConsumer(timeoutMilliseconds: Int32) -> KafkaError? {
-        context.rebalance.withLock { $0.closing = true }
+        context.events.withLock { $0.closing = true }
         closeAttempted.withLock { $0 = true }
         guard let queue = rd_kafka_queue_new(handle) else { return RDKafkaErrors.error(RD_KAFKA_RESP_ERR__FAIL, "close: no queue") }
         defer { rd_kafka_queue_destroy(queue) }

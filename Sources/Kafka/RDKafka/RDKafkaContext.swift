@@ -12,14 +12,9 @@ final class RDKafkaContext: Sendable {
     let statistics = Mutex<String?>(nil)
     /// Woken whenever the consumer queue gets something to poll.
     let wakeup = RDKafkaWakeup()
-    /// Rebalance events produced by the rebalance callback, waiting for the consumer to hand them out.
-    let rebalance = Mutex(RebalanceState())
-
-    struct RebalanceState {
-        var pending: [RDKafkaRebalance] = []
-        /// Once closing, revocations are carried out inside the callback: nobody will ask again.
-        var closing = false
-    }
+    /// Rebalances the rebalance callback reported, and a record polled after them, waiting for the
+    /// consumer to hand them out.
+    let events = Mutex(RDKafkaEventQueue())
 
     init(logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?) {
         self.logHandler = logHandler

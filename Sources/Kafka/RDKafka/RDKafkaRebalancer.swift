@@ -21,12 +21,12 @@ enum RDKafkaRebalancer {
             if let error {
                 context.log(.error, "assigning \(list) failed: \(error)")
             }
-            context.rebalance.withLock { $0.pending.append(.assigned(list)) }
+            context.events.withLock { $0.rebalanced(.assigned(list)) }
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(handle) != 0
-            let closing = context.rebalance.withLock { state -> Bool in
+            let closing = context.events.withLock { state -> Bool in
                 if !state.closing {
-                    state.pending.append(.revoked(list, lost: lost, cooperative: cooperative))
+                    state.rebalanced(.revoked(list, lost: lost, cooperative: cooperative))
                 }
                 return state.closing
             }
@@ -36,7 +36,7 @@ enum RDKafkaRebalancer {
         default:
             context.log(.error, "rebalance error \(RDKafkaErrors.name(of: code.rawValue)); dropping assignment")
             _ = rd_kafka_assign(handle, nil)
-            context.rebalance.withLock { $0.pending.append(.revoked(list, lost: true, cooperative: false)) }
+            context.events.withLock { $0.rebalanced(.revoked(list, lost: true, cooperative: false)) }
         }
         context.wakeup.signal()
     }

@@ -86,13 +86,14 @@ public struct OffsetTracker: Sendable {
     }
 
     /// Notes a record handed to the worker. A record already seen, or below what was handed out,
-    /// is a redelivery: returns false and tracks nothing. A partition not assigned through
-    /// `assign` gets a ledger of the latest generation.
+    /// is a redelivery: returns false and tracks nothing. So is a record of a partition not
+    /// assigned (or already forgotten): the partition's owner gets it from the committed offset,
+    /// and a ledger started for it here would take that redelivery for a new record.
     @discardableResult
     public mutating func received(_ partition: KafkaTopicPartition, offset: Int64) -> Bool {
         // Changed in place: a copy of the ledger would copy its pending offsets per record.
-        let generation = lastGeneration
-        return ledgers[partition, default: Ledger(generation: generation)].receive(offset)
+        guard let index = ledgers.index(forKey: partition) else { return false }
+        return ledgers.values[index].receive(offset)
     }
 
     /// Notes that a record of `generation` (by default the partition's current one) is done.
