@@ -13,6 +13,28 @@ struct JSONParser {
         }
     }
 
+    /// Skips whitespace, then takes `byte` when it comes next; false, taking nothing more, when
+    /// something else does.
+    mutating func take(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// Skips whitespace, then reads a string when one comes next; nil when something else does.
+    mutating func takeString() throws(JSONValue.ParseError) -> String? {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        return try string()
+    }
+
+    /// True when nothing but whitespace is left.
+    mutating func atEnd() -> Bool {
+        skipWhitespace()
+        return index == bytes.count
+    }
+
     private func fail(_ reason: String) -> JSONValue.ParseError { JSONValue.ParseError(offset: index, reason: reason) }
 
     mutating func value(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
