@@ -107,6 +107,37 @@ struct DispatchMachineTests {
         #expect(runs.map(\.answer.result.code) == [.ok, .ok, .notFound, .ok])
     }
 
+    @Test("randomized answers in runs: exactly the final items settle, in maximal runs, whatever the revocations")
+    func randomizedRuns() throws {
+        var random = SplitMix64(seed: 11)
+        let alphabet: [ResultCode] = [.ok, .notFound, .unavailable, .resourceExhausted, .internal, .ok, .ok]
+        for round in 0..<40 {
+            var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: UInt64(round)))
+            _ = machine.add(subscribe("a", 600), handle: 0, now: t0)
+            let job = try #require(started(machine.add(subscribe("a", 400), handle: 1, now: t0)).first)
+            var codes: [ResultCode] = []
+            while codes.count < 1_000 {
+                let code = alphabet[Int(random.next() % UInt64(alphabet.count))]
+                codes += Array(repeating: code, count: min(1 + Int(random.next() % 40), 1_000 - codes.count))
+            }
+            let revoked = round % 2 == 1
+            if revoked { _ = machine.drop([1], now: t0) }
+            let actions = machine.finished(jobID: job.id, answers(codes), now: t0 + .milliseconds(5))
+
+            // Decided one item at a time: final codes settle; retryable ones go again (retried or
+            // paced) or, for the revoked request, are dropped: none of those settles now.
+            let expected = codes.indices.filter { !codes[$0].isRetryable }.map { "\(job.origins[$0].request)/\(job.origins[$0].index) \(codes[$0])" }
+            let actual = settled(actions).map { "\($0.origin.request)/\($0.origin.index) \($0.answer.result.code)" }
+            let firstDifference = zip(actual, expected).first { $0 != $1 }
+            #expect(actual.count == expected.count && firstDifference == nil, "round \(round): first difference \(String(describing: firstDifference))")
+            let runs = actions.flatMap { action -> [ItemSettlement] in if case .settle(let runs) = action { runs } else { [] } }
+            for (run, next) in zip(runs, runs.dropFirst()) {
+                let mergeable = run.origin.request == next.origin.request && run.indexes.upperBound == next.origin.index && run.answer == next.answer
+                #expect(!mergeable, "round \(round): runs \(run.indexes) and \(next.indexes) should be one")
+            }
+        }
+    }
+
     @Test("retry split: final items settle now, retryable ones start again after a backoff")
     func retrySplit() throws {
         var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 2))

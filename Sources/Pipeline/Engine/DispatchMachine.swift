@@ -93,8 +93,6 @@ struct DispatchMachine: Sendable {
             func answer(_ index: Int) -> ItemAnswer {
                 index < answers.count ? answers[index] : ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
             }
-            let throttled = job.items.indices.contains { answer($0).result.code == .resourceExhausted }
-            adapt(call, throttled: throttled, now: now)
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
             let withinTime = configuration.retry.allowsRetry(attemptsMade: 0, elapsed: chargedElapsed(job, now: now))
@@ -105,18 +103,37 @@ struct DispatchMachine: Sendable {
             let mayRetry = configuration.retry.allowsRetry(attemptsMade: charged.attempts, elapsed: chargedElapsed(job, now: now))
             var retry = charged.emptied()
             var settled: [ItemSettlement] = []
+            var throttled = false
+            var previous: ItemDecision?
             for index in job.items.indices {
-                let answer = answer(index)
-                let code = answer.result.code
-                if code.isRetryable, call.revoked.contains(index) { continue }  // revoked: never again
-                if code == .resourceExhausted {
-                    if withinTime { paced.take(index, of: job) } else { ItemSettlement.append(settlement(paced, index, answer), to: &settled) }
-                } else if code.isRetryable, mayRetry {
-                    retry.take(index, of: job)
+                // An item answered as the one before it is decided alike (revocations aside), and
+                // a settled one extends the run the item before it ended: no answer is copied.
+                let repeated = previous != nil && call.revoked.isEmpty && index < answers.count && answers[index] == answers[index - 1]
+                let decision: ItemDecision
+                if repeated, let previous {
+                    decision = previous
                 } else {
-                    ItemSettlement.append(settlement(charged, index, answer), to: &settled)
+                    let code = index < answers.count ? answers[index].result.code : .internal
+                    if code == .resourceExhausted { throttled = true }
+                    decision = ItemDecision(code, revoked: call.revoked.contains(index), withinTime: withinTime, mayRetry: mayRetry)
+                }
+                previous = decision
+                switch decision {
+                case .drop: continue
+                case .pace: paced.take(index, of: job)
+                case .retry: retry.take(index, of: job)
+                case .settle(let wasThrottled):
+                    let origin = job.origins[index]
+                    if repeated, let run = settled.indices.last, settled[run].origin.request == origin.request,
+                        settled[run].indexes.upperBound == origin.index
+                    {
+                        settled[run].count += 1
+                    } else {
+                        ItemSettlement.append(settlement(wasThrottled ? paced : charged, index, answer(index)), to: &settled)
+                    }
                 }
             }
+            adapt(call, throttled: throttled, now: now)
             if !settled.isEmpty { actions.append(.settle(settled)) }
             switch (retry.items.isEmpty, paced.items.isEmpty) {
             case (true, true): queue.release(job)
