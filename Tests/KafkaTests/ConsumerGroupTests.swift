@@ -158,18 +158,14 @@ struct ConsumerGroupTests {
         let topic = uniqueName("pause")
         try kafka.createTopic(topic, partitions: 2)
         let producer = try KafkaProducer(configuration: kafka.configuration())
-        for p: Int32 in [0, 1] {
-            for i in 0..<10 { _ = try await producer.send(topic: topic, key: nil, value: Array("\(p)-\(i)".utf8), partition: p) }
-        }
+        try await produce(producer, topic: topic, partitions: 0..<2, numbers: 0..<10)
         let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("g"), topics: [topic])
         let first = try await readRecords(consumer, count: 20, within: .seconds(60))
         #expect(first.records.count == 20)
 
         let p0 = KafkaTopicPartition(topic: topic, partition: 0)
         try consumer.pause([p0])
-        for p: Int32 in [0, 1] {
-            for i in 10..<20 { _ = try await producer.send(topic: topic, key: nil, value: Array("\(p)-\(i)".utf8), partition: p) }
-        }
+        try await produce(producer, topic: topic, partitions: 0..<2, numbers: 10..<20)
         let whilePaused = try await readRecords(consumer, count: 11, within: .seconds(3))
         #expect(whilePaused.records.filter { $0.partition == 1 }.count == 10, "the other partition keeps flowing")
         #expect(whilePaused.records.filter { $0.partition == 0 }.isEmpty, "a paused partition delivers nothing")
@@ -191,9 +187,7 @@ struct ConsumerGroupTests {
         let topic = uniqueName("resume")
         try kafka.createTopic(topic, partitions: 4)
         let producer = try KafkaProducer(configuration: kafka.configuration())
-        for p: Int32 in 0..<4 {
-            for i in 0..<50 { _ = try await producer.send(topic: topic, key: nil, value: Array("\(p)-\(i)".utf8), partition: p) }
-        }
+        try await produce(producer, topic: topic, partitions: 0..<4, numbers: 0..<50)
         await producer.close()
         for _ in 0..<2 {
             let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("g"), topics: [topic])

@@ -55,6 +55,14 @@ func produce(
     }
 }
 
+/// Sends the records "p-i" to each partition `p` of `partitions`, for `i` in `numbers`, one after
+/// another.
+func produce(_ producer: KafkaProducer, topic: String, partitions: Range<Int32>, numbers: Range<Int>) async throws {
+    for p in partitions {
+        for i in numbers { _ = try await producer.send(topic: topic, key: nil, value: Array("\(p)-\(i)".utf8), partition: p) }
+    }
+}
+
 /// Thread-safe collection used by consumer tasks.
 final class Collected<Element: Sendable>: Sendable {
     private let items = Mutex<[Element]>([])

@@ -124,9 +124,7 @@ struct DispatchMachine: Sendable {
                 case .retry: retry.take(index, of: job)
                 case .settle(let wasThrottled):
                     let origin = job.origins[index]
-                    if repeated, let run = settled.indices.last, settled[run].origin.request == origin.request,
-                        settled[run].indexes.upperBound == origin.index
-                    {
+                    if repeated, let run = settled.indices.last, settled[run].isFollowed(by: origin) {
                         settled[run].count += 1
                     } else {
                         ItemSettlement.append(settlement(wasThrottled ? paced : charged, index, answer(index)), to: &settled)

@@ -28,8 +28,12 @@ struct ItemSettlement: Sendable, Hashable {
         }
     }
 
+    /// True when `item` is the item of the same request right after the run.
+    func isFollowed(by item: PlannedCall.Origin) -> Bool {
+        item.request == origin.request && item.index == indexes.upperBound
+    }
+
     private func extends(to next: ItemSettlement) -> Bool {
-        next.origin.request == origin.request && next.origin.index == origin.index + count && next.attempts == attempts
-            && next.lastError == lastError && next.answer == answer
+        isFollowed(by: next.origin) && next.attempts == attempts && next.lastError == lastError && next.answer == answer
     }
 }
