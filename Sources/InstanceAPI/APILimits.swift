@@ -29,11 +29,20 @@ public enum APILimits {
     ///
     /// - Throws: `.invalidArgument` naming `field` and the offending index or count.
     public static func items(_ items: [String], field: String, limit: Int) throws(InstanceAPIError) {
-        guard !items.isEmpty else { throw .invalidArgument(field: field, value: "[]", reason: "must not be empty") }
-        guard items.count <= limit else {
-            throw .invalidArgument(field: field, value: "\(items.count) items", reason: "at most \(limit) per call")
+        try self.items(count: items.count, firstEmpty: items.firstIndex(where: \.isEmpty), field: field, limit: limit)
+    }
+
+    /// The same check for packed items, without making a `String` of any.
+    public static func items(_ items: PackedStrings, field: String, limit: Int) throws(InstanceAPIError) {
+        try self.items(count: items.count, firstEmpty: items.indices.first { items.byteCount($0) == 0 }, field: field, limit: limit)
+    }
+
+    private static func items(count: Int, firstEmpty: Int?, field: String, limit: Int) throws(InstanceAPIError) {
+        guard count > 0 else { throw .invalidArgument(field: field, value: "[]", reason: "must not be empty") }
+        guard count <= limit else {
+            throw .invalidArgument(field: field, value: "\(count) items", reason: "at most \(limit) per call")
         }
-        if let index = items.firstIndex(where: \.isEmpty) {
+        if let index = firstEmpty {
             throw .invalidArgument(field: "\(field)[\(index)]", value: "", reason: "must be a non-empty string")
         }
     }

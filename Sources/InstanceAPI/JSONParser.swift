@@ -66,12 +66,20 @@ struct JSONParser {
     }
 
     private mutating func object(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
+        .object(try members(depth: depth) { parser throws(JSONValue.ParseError) in try parser.value(depth: depth + 1) })
+    }
+
+    /// Reads the object that comes next (the parser is at its `{`), each member's value read by
+    /// `value`; a repeated name keeps its last value.
+    mutating func members<Value>(
+        depth: Int, _ value: (inout JSONParser) throws(JSONValue.ParseError) -> Value
+    ) throws(JSONValue.ParseError) -> [String: Value] {
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members: [String: Value] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return members
         }
         while true {
             skipWhitespace()
@@ -80,7 +88,7 @@ struct JSONParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
-            members[key] = try value(depth: depth + 1)
+            members[key] = try value(&self)
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated object") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -89,10 +97,69 @@ struct JSONParser {
             }
             if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return members
             }
             throw fail("expected ',' or '}'")
         }
+    }
+
+    /// Reads the value that comes next as a `JSONMember`: an array of strings straight into
+    /// packed strings (no `String` per element), anything else as a `JSONValue`.
+    mutating func member(depth: Int) throws(JSONValue.ParseError) -> JSONMember {
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "["), let strings = try stringArray() { return .strings(strings) }
+        return .value(try value(depth: depth))
+    }
+
+    /// Reads the array that comes next (the parser is at its `[`) when every element is a
+    /// string; nil, with the parser back at the `[`, when one is not.
+    private mutating func stringArray() throws(JSONValue.ParseError) -> PackedStrings? {
+        let start = index
+        index += 1
+        var strings = PackedStrings(reservingCapacity: 0, bytes: bytes.count - index)
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return strings
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                index = start
+                return nil
+            }
+            try appendString(to: &strings)
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unterminated array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return strings
+            }
+            throw fail("expected ',' or ']'")
+        }
+    }
+
+    /// Reads the string that comes next into `strings`: an ASCII string without escapes (the
+    /// usual token or id) as a copy of its bytes, any other as `string()` reads it.
+    private mutating func appendString(to strings: inout PackedStrings) throws(JSONValue.ParseError) {
+        let quote = index
+        index += 1
+        var high: UInt8 = 0
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            high |= bytes[index]
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\""), high < 0x80 {
+            strings.appendBytes(bytes[(quote + 1)..<index])
+            index += 1
+            return
+        }
+        index = quote
+        strings.append(try string())
     }
 
     private mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {

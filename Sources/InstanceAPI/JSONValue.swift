@@ -33,6 +33,22 @@ public enum JSONValue: Sendable, Hashable {
         return value
     }
 
+    /// Parses a document that must be one object, reading each member whose value is an array
+    /// of strings into packed strings (no `String` per element); nil when the document is valid
+    /// JSON but not an object. The same document gives the same values as `parse(bytes:)`.
+    public static func parseMembers(bytes: [UInt8]) throws(ParseError) -> [String: JSONMember]? {
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
+            _ = try parse(bytes: bytes)
+            return nil
+        }
+        let members = try parser.members(depth: 0) { parser throws(ParseError) in try parser.member(depth: 1) }
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw ParseError(offset: parser.index, reason: "trailing characters") }
+        return members
+    }
+
     /// The member `key` of an object.
     public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
@@ -61,15 +77,6 @@ public enum JSONValue: Sendable, Hashable {
     /// `\` or `/` (Foundation's encoder escapes `/`). Such text is written as it is, and takes
     /// exactly its UTF-8 length inside a JSON string. Tokens, ids and codes are plain.
     public static func isPlain(_ text: String) -> Bool {
-        // Branch-free over the bytes, so the compiler vectorises it: this runs per item.
-        let bytes = text.utf8.span
-        var special = false
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            special = special || byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
-            index += 1
-        }
-        return !special
+        JSONWriter.isPlain(text.utf8.span)
     }
 }

@@ -135,7 +135,36 @@ public struct JSONWriter: Sendable {
         endArray()
     }
 
+    /// Writes an array of `strings`; when none needs escaping (the usual case: tokens and ids),
+    /// as copies of their byte ranges.
+    public mutating func strings(_ strings: PackedStrings) {
+        guard strings.isPlainJSON else { return self.strings(strings.strings) }
+        beginArray()
+        bytes.reserveCapacity(bytes.count + strings.utf8.count + 3 * strings.count + 1)
+        for index in strings.indices {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: strings.utf8[strings.byteRange(index)])
+            bytes.append(UInt8(ascii: "\""))
+        }
+        endArray()
+    }
+
     // MARK: - Escaping
+
+    /// Whether none of `bytes` needs escaping in a JSON string: no `"`, `\`, `/` or control
+    /// character. The one place that rule is written.
+    public static func isPlain(_ bytes: Span<UInt8>) -> Bool {
+        // Branch-free over the bytes, so the compiler vectorises it: this runs per item.
+        var special: UInt8 = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            special |= (byte < 0x20 ? 1 : 0) | (byte == UInt8(ascii: "\"") ? 1 : 0) | (byte == UInt8(ascii: "\\") ? 1 : 0) | (byte == UInt8(ascii: "/") ? 1 : 0)
+            index += 1
+        }
+        return special == 0
+    }
 
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)

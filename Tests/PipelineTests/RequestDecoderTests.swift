@@ -48,6 +48,8 @@ struct RequestDecoderTests {
             (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": "t"}"#, "tokens", "must be an array", "x"),
             (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": ["t", 42]}"#, "tokens[1]", "got 42", "x"),
             (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": ["t", ""]}"#, "tokens[1]", "non-empty string", "x"),
+            (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": ["t", "", 42]}"#, "tokens[1]", "got \"\"", "x"),
+            (#"{"id": "x", "op": "topics.subscribe", "topic": "m", "tokens": [null, ""]}"#, "tokens[0]", "got null", "x"),
             (#"{"id": "x", "op": "installations.delete", "tokens": ["t"]}"#, "installations", "is required", "x"),
             (#"{"id": "x", "op": "apns.import", "application": "a", "apnsTokens": ["ab"]}"#, "sandbox", "is required", "x"),
             (#"{"id": "x", "op": "apns.import", "application": "a", "sandbox": "yes", "apnsTokens": ["ab"]}"#, "sandbox", "must be true or false", "x"),

@@ -3,7 +3,7 @@ import Foundation
 extension TopicBatchRequest {
     /// The JSON body, written directly (the bytes a `JSONEncoder` would produce, minus its cost).
     public func jsonBody() -> Data {
-        var writer = JSONWriter(capacity: 48 + to.utf8.count + registrationTokens.reduce(0) { $0 + $1.utf8.count + 3 })
+        var writer = JSONWriter(capacity: 48 + to.utf8.count + registrationTokens.utf8.count + 3 * registrationTokens.count)
         writer.beginObject()
         writer.member("to", to)
         writer.key("registration_tokens")
@@ -21,8 +21,7 @@ extension TopicBatchRequest {
         guard let elements = value["registration_tokens"]?.arrayValue else {
             throw JSONValue.ParseError(offset: 0, reason: "'registration_tokens' must be an array")
         }
-        var tokens: [String] = []
-        tokens.reserveCapacity(elements.count)
+        var tokens = PackedStrings(reservingCapacity: elements.count)
         for (index, element) in elements.enumerated() {
             guard let token = element.stringValue else {
                 throw JSONValue.ParseError(offset: 0, reason: "registration_tokens[\(index)] must be a string")

@@ -3,12 +3,17 @@ public struct TopicBatchRequest: Codable, Sendable, Hashable {
     /// `/topics/{name}`.
     public var to: String
     /// At most 1,000 registration tokens.
-    public var registrationTokens: [String]
+    public var registrationTokens: PackedStrings
 
     /// A request for `topic` (with or without the `/topics/` prefix).
-    public init(topic: String, tokens: [String]) {
+    public init(topic: String, tokens: PackedStrings) {
         self.to = topic.hasPrefix("/topics/") ? topic : "/topics/" + topic
         self.registrationTokens = tokens
+    }
+
+    /// A request for `tokens` on `topic`.
+    public init(topic: String, tokens: [String]) {
+        self.init(topic: topic, tokens: PackedStrings(tokens))
     }
 
     enum CodingKeys: String, CodingKey {

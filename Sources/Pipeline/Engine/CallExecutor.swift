@@ -34,7 +34,7 @@ public struct CallExecutor: Sendable {
     /// says an earlier attempt may have taken effect unseen (its answer was lost): a retried
     /// `groups.remove` that finds the group or member gone then ends `ALREADY_ABSENT`, not
     /// `NOT_FOUND`, since removing what the earlier attempt removed is success.
-    public func perform(_ op: RequestOp, target: RequestTarget, items: [String], isRetry: Bool = false) async -> CallAnswer {
+    public func perform(_ op: RequestOp, target: RequestTarget, items: PackedStrings, isRetry: Bool = false) async -> CallAnswer {
         let answer = await attempt(op, target: target, items: items)
         guard isRetry, op == .groupsRemove, case .items(let answers) = answer else { return answer }
         return .items(
@@ -44,7 +44,7 @@ public struct CallExecutor: Sendable {
             })
     }
 
-    private func attempt(_ op: RequestOp, target: RequestTarget, items: [String]) async -> CallAnswer {
+    private func attempt(_ op: RequestOp, target: RequestTarget, items: PackedStrings) async -> CallAnswer {
         do throws(InstanceAPIError) {
             switch (op, target) {
             case (.topicsSubscribe, .topic(let topic)), (.topicsUnsubscribe, .topic(let topic)):
@@ -56,10 +56,10 @@ public struct CallExecutor: Sendable {
             case (.groupsExport, .export(let byKey)):
                 return try await eachItem(items) { group throws(InstanceAPIError) in try await export(group, byKey: byKey) }
             case (.apnsImport, .apns(let application, let sandbox)):
-                let results = try await client.batchImport(application: application, sandbox: sandbox, apnsTokens: items)
+                let results = try await client.batchImport(application: application, sandbox: sandbox, apnsTokens: items.strings)
                 return .items(results.map { ItemAnswer($0.result, value: $0.registrationToken) })
             case (.groupsCreate, .group(let name, _)):
-                return whole(items, try await createOrJoin(name: name, tokens: items))
+                return whole(items, try await createOrJoin(name: name, tokens: items.strings))
             case (.groupsAdd, .group(let name, let key)), (.groupsRemove, .group(let name, let key)):
                 let resolved: String
                 if let key {
@@ -72,8 +72,8 @@ public struct CallExecutor: Sendable {
                 }
                 let outcome =
                     op == .groupsAdd
-                    ? try await client.addToGroup(name: name, key: resolved, tokens: items)
-                    : try await client.removeFromGroup(name: name, key: resolved, tokens: items)
+                    ? try await client.addToGroup(name: name, key: resolved, tokens: items.strings)
+                    : try await client.removeFromGroup(name: name, key: resolved, tokens: items.strings)
                 return whole(items, outcome)
             default:
                 return .failed(.invalidArgument(field: "target", value: "\(target)", reason: "does not fit op \(op.rawValue)"))
@@ -83,7 +83,7 @@ public struct CallExecutor: Sendable {
         }
     }
 
-    private func topics(subscribe: Bool, topic: String, items: [String]) async throws(InstanceAPIError) -> CallAnswer {
+    private func topics(subscribe: Bool, topic: String, items: PackedStrings) async throws(InstanceAPIError) -> CallAnswer {
         switch topicBackend {
         case .iidBatch:
             let results =
@@ -142,7 +142,7 @@ public struct CallExecutor: Sendable {
 
     /// Single-item APIs: one call per item, in order (calls of these ops carry one item).
     private func eachItem(
-        _ items: [String], _ call: (String) async throws(InstanceAPIError) -> ItemAnswer
+        _ items: PackedStrings, _ call: (String) async throws(InstanceAPIError) -> ItemAnswer
     ) async throws(InstanceAPIError) -> CallAnswer {
         var answers: [ItemAnswer] = []
         answers.reserveCapacity(items.count)
@@ -151,7 +151,7 @@ public struct CallExecutor: Sendable {
     }
 
     /// Device-group calls answer for all their members at once.
-    private func whole(_ items: [String], _ outcome: ItemOutcome<String>) -> CallAnswer {
+    private func whole(_ items: PackedStrings, _ outcome: ItemOutcome<String>) -> CallAnswer {
         .items(Array(repeating: ItemAnswer(outcome.result, value: outcome.value), count: items.count))
     }
 }

@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// A planned call being carried out: its items still waiting for a final result, and how many
 /// attempts they have had. Retryable items of an attempt become the next attempt's job.
 struct CallJob: Sendable {
@@ -10,7 +12,7 @@ struct CallJob: Sendable {
     /// Calls with the same key take effect in arrival order; nil for independent work.
     let orderingKey: String?
     /// The items still waiting for a final result.
-    var items: [String]
+    var items: PackedStrings
     /// Where each item came from.
     var origins: [PlannedCall.Origin]
     /// Attempts made so far in this worker (every item of a job has had the same number).
@@ -36,7 +38,7 @@ struct CallJob: Sendable {
 
     /// Takes item `index` of `other` (an attempt of the same call).
     mutating func take(_ index: Int, of other: CallJob) {
-        items.append(other.items[index])
+        items.append(index, of: other.items)
         origins.append(other.origins[index])
     }
 
@@ -46,7 +48,7 @@ struct CallJob: Sendable {
         let kept = origins.indices.filter { !handles.contains(origins[$0].request) }
         let removed = origins.count - kept.count
         guard removed > 0 else { return 0 }
-        items = kept.map { items[$0] }
+        items = kept.reduce(into: PackedStrings()) { $0.append($1, of: items) }
         origins = kept.map { origins[$0] }
         return removed
     }

@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// Packs the items of requests into backend calls within each API's limit.
 ///
 /// Items of different requests with the same op and target share calls; a large request is
@@ -8,7 +10,7 @@ public struct CallPlanner: Sendable {
     private struct Segment {
         var op: RequestOp
         var target: RequestTarget
-        var items: [String] = []
+        var items = PackedStrings()
         var origins: [PlannedCall.Origin] = []
     }
 
@@ -40,7 +42,7 @@ public struct CallPlanner: Sendable {
         }
         if touched.last != key { touched.append(key) }
         if let last = queues[key]!.last, last.op == request.op, last.target == request.target {
-            queues[key]![queues[key]!.count - 1].items += request.items
+            queues[key]![queues[key]!.count - 1].items.append(contentsOf: request.items)
             queues[key]![queues[key]!.count - 1].origins += request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }
         } else {
             queues[key]!.append(
@@ -72,7 +74,7 @@ public struct CallPlanner: Sendable {
                 let count = min(limit, segments[0].items.count)
                 calls.append(
                     PlannedCall(
-                        op: segments[0].op, target: segments[0].target, items: Array(segments[0].items.prefix(count)),
+                        op: segments[0].op, target: segments[0].target, items: segments[0].items.extracting(0..<count),
                         origins: Array(segments[0].origins.prefix(count))))
                 if count == segments[0].items.count {
                     segments.removeFirst()
@@ -97,7 +99,7 @@ public struct CallPlanner: Sendable {
                 var segment = segment
                 let kept = segment.origins.indices.filter { !handles.contains(segment.origins[$0].request) }
                 guard kept.count != segment.origins.count else { return segment }
-                segment.items = kept.map { segment.items[$0] }
+                segment.items = kept.reduce(into: PackedStrings()) { $0.append($1, of: segment.items) }
                 segment.origins = kept.map { segment.origins[$0] }
                 return segment.items.isEmpty ? nil : segment
             }

@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// One backend call the planner made: items of one op and target, at most the op's per-call
 /// limit, each remembering which request and position it came from.
 public struct PlannedCall: Sendable, Hashable {
@@ -20,7 +22,7 @@ public struct PlannedCall: Sendable, Hashable {
     /// The target.
     public var target: RequestTarget
     /// The items, in order.
-    public var items: [String]
+    public var items: PackedStrings
     /// For each item, where it came from.
     public var origins: [Origin]
 }

@@ -136,7 +136,7 @@ struct RequestState: Sendable {
         let firstCode = code(first).rawValue
         let lastError = final(first)?.lastError ?? final(first)?.answer.result.message.map { "\(firstCode): \($0)" } ?? firstCode
         let letter = PipelineRequest(
-            id: request.id, op: request.op, target: request.target, items: indexes.map { request.items[$0] },
+            id: request.id, op: request.op, target: request.target, items: indexes.reduce(into: PackedStrings()) { $0.append($1, of: request.items) },
             replayOf: request.replayOf, priorAttempts: attemptsMade)
         let codes = Set(indexes.map { code($0).rawValue }).sorted()
         return (letter, lastError, attemptsMade, codes)

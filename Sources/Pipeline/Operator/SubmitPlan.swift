@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// How `iidbatch submit` cuts a list of items into request records: `recordSize` items per
 /// record, each with an id that depends only on the work, so submitting the same input again
 /// produces the same ids (and the backend operations are idempotent, so it repeats no harm).
@@ -31,7 +33,7 @@ public struct SubmitPlan: Sendable {
     /// Record `number` (from 1) of `items`.
     public func request(_ number: Int, of items: [String]) -> PipelineRequest {
         let start = (number - 1) * recordSize
-        return PipelineRequest(id: id(number), op: op, target: target, items: Array(items[start..<min(items.count, start + recordSize)]))
+        return PipelineRequest(id: id(number), op: op, target: target, items: PackedStrings(items[start..<min(items.count, start + recordSize)]))
     }
 
     /// `<op initials>-<16 hex digits>`: a 64-bit FNV-1a hash of everything that defines the work.

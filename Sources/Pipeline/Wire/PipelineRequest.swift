@@ -13,20 +13,25 @@ public struct PipelineRequest: Sendable, Hashable {
     /// To what.
     public var target: RequestTarget
     /// The items: tokens, installation ids or APNs tokens, each a non-empty string.
-    public var items: [String]
+    public var items: PackedStrings
     /// For a replayed dead letter: the id of the request it came from.
     public var replayOf: String?
     /// Attempts already spent on these items before this record (0 for new work).
     public var priorAttempts: Int
 
     /// A request.
-    public init(id: String, op: RequestOp, target: RequestTarget, items: [String], replayOf: String? = nil, priorAttempts: Int = 0) {
+    public init(id: String, op: RequestOp, target: RequestTarget, items: PackedStrings, replayOf: String? = nil, priorAttempts: Int = 0) {
         self.id = id
         self.op = op
         self.target = target
         self.items = items
         self.replayOf = replayOf
         self.priorAttempts = priorAttempts
+    }
+
+    /// A request of `items` given as an array of strings.
+    public init(id: String, op: RequestOp, target: RequestTarget, items: [String], replayOf: String? = nil, priorAttempts: Int = 0) {
+        self.init(id: id, op: op, target: target, items: PackedStrings(items), replayOf: replayOf, priorAttempts: priorAttempts)
     }
 
     /// The Kafka record key its producer should use, so that changes to one thing keep their
@@ -48,7 +53,7 @@ public struct PipelineRequest: Sendable, Hashable {
         /// One member's value.
         enum Value {
             case text(String)
-            case texts([String])
+            case texts(PackedStrings)
             case flag(Bool)
             case count(Int)
         }
@@ -65,7 +70,7 @@ public struct PipelineRequest: Sendable, Hashable {
         }
         if let replayOf { members.append(("replayOf", .text(replayOf))) }
         if priorAttempts > 0 { members.append(("priorAttempts", .count(priorAttempts))) }
-        var writer = JSONWriter(capacity: 64 + items.reduce(0) { $0 + $1.utf8.count + 3 })
+        var writer = JSONWriter(capacity: 64 + items.utf8.count + 3 * items.count)
         writer.beginObject()
         for member in members.sorted(by: { $0.name < $1.name }) {
             writer.key(member.name)

@@ -31,18 +31,18 @@ public struct RequestDecoder: Sendable {
         guard bytes.count <= maxRecordBytes else {
             return .failure(RequestRejection(field: nil, reason: "record of \(bytes.count) bytes exceeds the limit of \(maxRecordBytes) bytes"))
         }
-        let document: JSONValue
-        do { document = try JSONValue.parse(bytes: bytes) } catch {
+        let parsed: [String: JSONMember]?
+        do { parsed = try JSONValue.parseMembers(bytes: bytes) } catch {
             return .failure(RequestRejection(field: nil, reason: "malformed JSON: \(error)"))
         }
-        guard case .object = document else {
+        guard let document = parsed else {
             return .failure(RequestRejection(field: nil, reason: "a request must be a JSON object"))
         }
         var fields = Fields(document: document, recordBytes: bytes.count)
         do { return .success(try decode(&fields)) } catch {
             return .failure(
                 RequestRejection(
-                    field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.stringValue.flatMap(RequestOp.init(rawValue:))))
+                    field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.value.stringValue.flatMap(RequestOp.init(rawValue:))))
         }
     }
 
@@ -114,13 +114,13 @@ public struct RequestDecoder: Sendable {
 
     /// Typed access to a request's fields, each failure naming its field.
     private struct Fields {
-        let document: JSONValue
+        let document: [String: JSONMember]
         /// The size of the record it was read from.
         let recordBytes: Int
         var id: String?
 
         func requiredString(_ name: String) throws(RequestRejection) -> String {
-            guard let value = document[name] else { throw RequestRejection(field: name, reason: "is required") }
+            guard let value = document[name]?.value else { throw RequestRejection(field: name, reason: "is required") }
             guard let text = value.stringValue, !text.isEmpty else {
                 throw RequestRejection(field: name, reason: "must be a non-empty string, got \(Self.show(value))")
             }
@@ -128,7 +128,7 @@ public struct RequestDecoder: Sendable {
         }
 
         func optionalString(_ name: String) throws(RequestRejection) -> String? {
-            guard let value = document[name], value != .null else { return nil }
+            guard let value = document[name]?.value, value != .null else { return nil }
             guard let text = value.stringValue, !text.isEmpty else {
                 throw RequestRejection(field: name, reason: "must be a non-empty string when present, got \(Self.show(value))")
             }
@@ -136,33 +136,44 @@ public struct RequestDecoder: Sendable {
         }
 
         func optionalBool(_ name: String) throws(RequestRejection) -> Bool? {
-            guard let value = document[name], value != .null else { return nil }
+            guard let value = document[name]?.value, value != .null else { return nil }
             guard let flag = value.boolValue else { throw RequestRejection(field: name, reason: "must be true or false, got \(Self.show(value))") }
             return flag
         }
 
         func optionalCount(_ name: String) throws(RequestRejection) -> Int? {
-            guard let value = document[name], value != .null else { return nil }
+            guard let value = document[name]?.value, value != .null else { return nil }
             guard case .number(let number) = value, number >= 0, number == number.rounded(), number < 1e9 else {
                 throw RequestRejection(field: name, reason: "must be a non-negative integer, got \(Self.show(value))")
             }
             return Int(number)
         }
 
-        func items(_ name: String, limit: Int) throws(RequestRejection) -> [String] {
-            guard let value = document[name] else { throw RequestRejection(field: name, reason: "is required") }
-            guard let elements = value.arrayValue else { throw RequestRejection(field: name, reason: "must be an array of strings, got \(Self.show(value))") }
-            guard !elements.isEmpty else { throw RequestRejection(field: name, reason: "must not be empty") }
-            guard elements.count <= limit else { throw RequestRejection(field: name, reason: "holds \(elements.count) items, more than the limit of \(limit)") }
-            var items: [String] = []
-            items.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                guard let item = element.stringValue, !item.isEmpty else {
-                    throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(Self.show(element))")
+        func items(_ name: String, limit: Int) throws(RequestRejection) -> PackedStrings {
+            guard let member = document[name] else { throw RequestRejection(field: name, reason: "is required") }
+            let count: Int
+            switch member {
+            case .strings(let items): count = items.count
+            case .value(let value):
+                guard let elements = value.arrayValue else {
+                    throw RequestRejection(field: name, reason: "must be an array of strings, got \(Self.show(value))")
                 }
-                items.append(item)
+                count = elements.count
             }
-            return items
+            guard count > 0 else { throw RequestRejection(field: name, reason: "must not be empty") }
+            guard count <= limit else { throw RequestRejection(field: name, reason: "holds \(count) items, more than the limit of \(limit)") }
+            switch member {
+            case .strings(let items):
+                if let index = items.indices.first(where: { items.byteCount($0) == 0 }) {
+                    throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(Self.show(.string("")))")
+                }
+                return items
+            case .value(let value):
+                // Not every element is a string: name the first that is not a non-empty one.
+                let elements = value.arrayValue ?? []
+                let index = elements.firstIndex { ($0.stringValue ?? "").isEmpty } ?? 0
+                throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(Self.show(elements[index]))")
+            }
         }
 
         /// A short rendering of a value for error messages.

@@ -1,0 +1,108 @@
+import Foundation
+import InstanceAPI
+import Testing
+
+@Suite("Packed strings: items as one buffer, read and written as arrays of strings are")
+struct PackedStringsTests {
+    /// Strings of every kind an item can hold: plain tokens, escapes, non-ASCII, empty.
+    private static let samples = ["fcm-token-0001", "t\"2", "a/b", "é-ünïcode", "tab\there", "", "x", String(repeating: "k", count: 200), "😀"]
+
+    @Test("appends, slices and removals keep every element, its order and whether any needs escaping")
+    func modelOperations() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            var model: [String] = []
+            var packed = PackedStrings()
+            for _ in 0..<Int.random(in: 0...30, using: &random) {
+                let element = Self.samples.randomElement(using: &random)!
+                model.append(element)
+                packed.append(element)
+            }
+            #expect(packed.strings == model)
+            #expect(packed == PackedStrings(model))
+            #expect(packed.isPlainJSON == model.allSatisfy(JSONValue.isPlain))
+            let lower = Int.random(in: 0...model.count, using: &random)
+            let upper = Int.random(in: lower...model.count, using: &random)
+            #expect(packed.extracting(lower..<upper).strings == Array(model[lower..<upper]))
+            #expect(packed.extracting(lower..<upper) == PackedStrings(model[lower..<upper]))
+            var taken = PackedStrings()
+            for index in stride(from: model.count - 1, through: 0, by: -2) { taken.append(index, of: packed) }
+            #expect(taken.strings == stride(from: model.count - 1, through: 0, by: -2).map { model[$0] })
+            var joined = packed
+            joined.append(contentsOf: taken)
+            #expect(joined.strings == model + taken.strings)
+            var rest = packed
+            rest.removeFirst(lower)
+            #expect(rest.strings == Array(model.dropFirst(lower)))
+            #expect(rest.indices.map(rest.byteCount) == model.dropFirst(lower).map(\.utf8.count))
+        }
+    }
+
+    @Test("encodes and decodes as a JSON array of strings")
+    func codable() throws {
+        let packed = PackedStrings(Self.samples)
+        let data = try JSONEncoder().encode(packed)
+        #expect(try JSONDecoder().decode([String].self, from: data) == Self.samples)
+        #expect(try JSONDecoder().decode(PackedStrings.self, from: data) == packed)
+    }
+
+    @Test("the writer writes packed strings byte for byte as it writes the array, plain or not")
+    func writer() {
+        for strings in [["a", "bb", "ccc"], Self.samples, ["only"], []] {
+            var fromArray = JSONWriter()
+            fromArray.strings(strings)
+            var fromPacked = JSONWriter()
+            fromPacked.strings(PackedStrings(strings))
+            #expect(fromPacked.bytes == fromArray.bytes, "\(strings)")
+        }
+    }
+
+    @Test(
+        "parseMembers reads every object as parse reads it, arrays of strings included",
+        arguments: [
+            #"{"id": "r-1", "op": "topics.subscribe", "topic": "m", "tokens": ["t1", "t2", "t3"]}"#,
+            #"{"tokens": ["esc\"aped", "sl\/ash", "\u00e9\u00E9", "\ud83d\ude00", "é-raw", "tab\t"]}"#,
+            #"{"tokens": [], "empty": [ ], "spaced" : [ "a" , "b" ] }"#,
+            #"{"mixed": ["a", 1, null], "nested": [["a"], "b"], "object": {"inner": ["x"]}, "n": 3.5, "f": false}"#,
+            #"{"tokens": ["first"], "tokens": ["second", "last wins"]}"#,
+            #"{"tokens": ["", "x"]}"#,
+            "{}",
+        ])
+    func membersAsParsed(text: String) throws {
+        let bytes = Array(text.utf8)
+        let members = try #require(try JSONValue.parseMembers(bytes: bytes))
+        #expect(JSONValue.object(members.mapValues(\.value)) == (try JSONValue.parse(bytes: bytes)))
+    }
+
+    @Test("bytes that are not UTF-8 inside a string are repaired as parse repairs them")
+    func invalidUTF8() throws {
+        let bytes = Array(#"{"tokens": ["ok", ""#.utf8) + [0xFF, 0x41] + Array(#""]}"#.utf8)
+        let members = try #require(try JSONValue.parseMembers(bytes: bytes))
+        #expect(JSONValue.object(members.mapValues(\.value)) == (try JSONValue.parse(bytes: bytes)))
+        guard case .strings(let tokens) = members["tokens"] else {
+            Issue.record("tokens not packed: \(String(describing: members["tokens"]))")
+            return
+        }
+        #expect(tokens.strings == ["ok", "\u{FFFD}A"])
+    }
+
+    @Test(
+        "a document that is not an object gives nil; a malformed one fails where parse fails",
+        arguments: [
+            "[1]", "\"text\"", "3", "{\"a\": [\"x\",]}", "{\"a\": [\"x\" \"y\"]}", "{\"a\": [\"unterminated]}", "{\"a\": 1} x", "", "{\"a\": [\"\\q\"]}",
+        ])
+    func notObjects(text: String) {
+        let bytes = Array(text.utf8)
+        let parsed = Result { () throws(JSONValue.ParseError) in try JSONValue.parse(bytes: bytes) }
+        let members = Result { () throws(JSONValue.ParseError) in try JSONValue.parseMembers(bytes: bytes) }
+        switch (parsed, members) {
+        case (.success(let value), .success(let members)):
+            if case .object = value { Issue.record("\(text) is an object") }
+            #expect(members == nil, "\(text)")
+        case (.failure(let expected), .failure(let error)):
+            #expect(error.offset == expected.offset && error.reason == expected.reason, "\(text): \(error) vs \(expected)")
+        default:
+            Issue.record("\(text): parse gave \(parsed), parseMembers gave \(members)")
+        }
+    }
+}
