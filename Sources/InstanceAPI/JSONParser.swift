@@ -112,15 +112,20 @@ struct JSONParser {
     }
 
     /// Reads the array that comes next (the parser is at its `[`) when every element is a
-    /// string; nil, with the parser back at the `[`, when one is not.
+    /// string; nil, with the parser back at the `[`, when one is not. ASCII strings without
+    /// escapes (the usual tokens and ids) stay where they are in `bytes`; the list only records
+    /// their ranges.
     private mutating func stringArray() throws(JSONValue.ParseError) -> PackedStrings? {
         let start = index
         index += 1
-        var strings = PackedStrings(reservingCapacity: 0, bytes: bytes.count - index)
+        var bounds: [Range<Int>] = []
+        var slash = false
+        // Set once an element had to be unescaped or repaired: it and those after it are copied.
+        var copied: PackedStrings?
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return strings
+            return PackedStrings()
         }
         while true {
             skipWhitespace()
@@ -128,7 +133,12 @@ struct JSONParser {
                 index = start
                 return nil
             }
-            try appendString(to: &strings)
+            if copied == nil, let range = try plainString(slash: &slash) {
+                bounds.append(range)
+            } else {
+                if copied == nil { copied = PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash) }
+                copied!.append(try string())
+            }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated array") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -137,29 +147,32 @@ struct JSONParser {
             }
             if bytes[index] == UInt8(ascii: "]") {
                 index += 1
-                return strings
+                return copied ?? PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash)
             }
             throw fail("expected ',' or ']'")
         }
     }
 
-    /// Reads the string that comes next into `strings`: an ASCII string without escapes (the
-    /// usual token or id) as a copy of its bytes, any other as `string()` reads it.
-    private mutating func appendString(to strings: inout PackedStrings) throws(JSONValue.ParseError) {
+    /// Reads the string that comes next when it is ASCII without escapes, and gives the range of
+    /// its text in `bytes`, setting `slash` when it holds a `/`; nil, with the parser back at
+    /// the opening quote, for any other string.
+    private mutating func plainString(slash: inout Bool) throws(JSONValue.ParseError) -> Range<Int>? {
         let quote = index
         index += 1
         var high: UInt8 = 0
+        var slashes = false
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
             high |= bytes[index]
+            slashes = slashes || bytes[index] == UInt8(ascii: "/")
             index += 1
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: "\""), high < 0x80 {
-            strings.appendBytes(bytes[(quote + 1)..<index])
-            index += 1
-            return
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), high < 0x80 else {
+            index = quote
+            return nil
         }
-        index = quote
-        strings.append(try string())
+        index += 1
+        slash = slash || slashes
+        return (quote + 1)..<(index - 1)
     }
 
     private mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {

@@ -140,11 +140,11 @@ public struct JSONWriter: Sendable {
     public mutating func strings(_ strings: PackedStrings) {
         guard strings.isPlainJSON else { return self.strings(strings.strings) }
         beginArray()
-        bytes.reserveCapacity(bytes.count + strings.utf8.count + 3 * strings.count + 1)
+        bytes.reserveCapacity(bytes.count + strings.byteCount + 3 * strings.count + 1)
         for index in strings.indices {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: strings.utf8[strings.byteRange(index)])
+            bytes.append(contentsOf: strings.bytes(index))
             bytes.append(UInt8(ascii: "\""))
         }
         endArray()

@@ -1,28 +1,32 @@
-/// A list of strings kept as one UTF-8 buffer and the end offset of each: the form a request's
-/// items travel in, from the record they were read from to the call body they are written into.
+/// A list of strings kept as ranges of one UTF-8 buffer: the form a request's items travel in,
+/// from the record they were read from to the call body they are written into.
 ///
-/// Copying, slicing and appending cost a copy of bytes and offsets, never one allocation or
-/// reference count per string, and a call body is written by copying byte ranges
-/// (`JSONWriter.strings(_:)`). Reading an element makes a `String`; the hot path does not.
+/// A list read from a record (`JSONValue.parseMembers`) points into the record's own bytes:
+/// reading it copies no item. Slicing shares the buffer; appending one list to another copies
+/// its buffer once. None of these allocates or reference-counts anything per string, and a call
+/// body is written by copying byte ranges (`JSONWriter.strings(_:)`). Reading an element makes
+/// a `String`; the hot path does not.
 ///
 /// Guarantees: elements read back exactly as appended (valid UTF-8, in order); two lists are
-/// equal when they hold the same strings in the same order; `isPlainJSON` is true exactly when no
-/// byte of any element needs escaping in a JSON string.
+/// equal when they hold the same strings in the same order, wherever their bytes are kept;
+/// `isPlainJSON` is true exactly when no byte of any element needs escaping in a JSON string.
 public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral, CustomStringConvertible, Codable {
-    /// The elements' UTF-8 bytes, one after another.
-    public private(set) var utf8: [UInt8] = []
-    /// Where each element ends in `utf8`.
-    private var ends: [Int] = []
-    /// Whether no byte of `utf8` needs escaping in a JSON string.
+    /// The buffer the elements' bytes are in (it may hold other bytes between them).
+    private var storage: [UInt8] = []
+    /// Where each element's bytes are in `storage`.
+    private var bounds: [Range<Int>] = []
+    /// Whether no element has a byte that needs escaping in a JSON string.
     public private(set) var isPlainJSON = true
+    /// The elements' bytes in all.
+    public private(set) var byteCount = 0
 
     /// An empty list.
     public init() {}
 
     /// An empty list with room for `count` strings of `bytes` bytes in all.
     public init(reservingCapacity count: Int, bytes: Int = 0) {
-        ends.reserveCapacity(count)
-        utf8.reserveCapacity(bytes)
+        bounds.reserveCapacity(count)
+        storage.reserveCapacity(bytes)
     }
 
     /// A list of `strings`, in order.
@@ -34,25 +38,32 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
     /// A list of the elements.
     public init(arrayLiteral elements: String...) { self.init(elements) }
 
+    /// A list whose elements are `bounds` of `storage`, each valid UTF-8; `isPlainJSON` must
+    /// say truly whether any of them needs escaping.
+    init(storage: [UInt8], bounds: [Range<Int>], isPlainJSON: Bool) {
+        self.storage = storage
+        self.bounds = bounds
+        self.isPlainJSON = isPlainJSON
+        self.byteCount = bounds.reduce(0) { $0 + $1.count }
+    }
+
     // MARK: - Collection
 
     /// 0.
     public var startIndex: Int { 0 }
     /// The number of strings.
-    public var endIndex: Int { ends.count }
+    public var endIndex: Int { bounds.count }
 
     /// Element `index` as a `String` (one allocation for a string past 15 bytes).
     public subscript(index: Int) -> String {
-        String(decoding: utf8[byteRange(index)], as: UTF8.self)
+        String(decoding: storage[bounds[index]], as: UTF8.self)
     }
 
-    /// The bytes of element `index` in `utf8`.
-    public func byteRange(_ index: Int) -> Range<Int> {
-        (index == 0 ? 0 : ends[index - 1])..<ends[index]
-    }
+    /// The UTF-8 bytes of element `index`.
+    public func bytes(_ index: Int) -> ArraySlice<UInt8> { storage[bounds[index]] }
 
     /// The number of UTF-8 bytes of element `index`.
-    public func byteCount(_ index: Int) -> Int { byteRange(index).count }
+    public func byteCount(_ index: Int) -> Int { bounds[index].count }
 
     /// The elements, as an array of `String`s.
     public var strings: [String] { map { $0 } }
@@ -64,57 +75,83 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
 
     /// Appends `string`.
     public mutating func append(_ string: String) {
-        appendBytes(string.utf8)
-    }
-
-    /// Appends one element whose UTF-8 is `bytes`; the caller guarantees valid UTF-8.
-    mutating func appendBytes(_ bytes: some Collection<UInt8>) {
-        let start = utf8.count
-        utf8.append(contentsOf: bytes)
-        ends.append(utf8.count)
-        if isPlainJSON { isPlainJSON = Self.isPlain(utf8[start...]) }
+        let start = storage.count
+        storage.append(contentsOf: string.utf8)
+        add(start..<storage.count)
     }
 
     /// Appends element `index` of `other`.
     public mutating func append(_ index: Int, of other: PackedStrings) {
-        let element = other.utf8[other.byteRange(index)]
-        utf8.append(contentsOf: element)
-        ends.append(utf8.count)
-        if isPlainJSON && !other.isPlainJSON { isPlainJSON = Self.isPlain(element) }
+        let start = storage.count
+        storage.append(contentsOf: other.bytes(index))
+        add(start..<storage.count, plain: other.isPlainJSON ? true : nil)
     }
 
-    /// Appends every element of `other`, in order.
+    /// Appends every element of `other`, in order. An empty list takes `other`'s buffer as it is.
     public mutating func append(contentsOf other: PackedStrings) {
-        let base = utf8.count
-        utf8.append(contentsOf: other.utf8)
-        ends.append(contentsOf: other.ends.lazy.map { $0 + base })
+        guard !isEmpty else {
+            self = other
+            return
+        }
+        compact()
+        let base = storage.count
+        storage.append(contentsOf: other.storage)
+        bounds.append(contentsOf: other.bounds.lazy.map { ($0.lowerBound + base)..<($0.upperBound + base) })
+        byteCount += other.byteCount
         isPlainJSON = isPlainJSON && other.isPlainJSON
     }
 
-    /// The elements in `range`, as a list of their own.
+    /// The elements in `range`, as a list of their own sharing this one's buffer.
     public func extracting(_ range: Range<Int>) -> PackedStrings {
-        var part = PackedStrings()
-        guard !range.isEmpty else { return part }
-        let base = range.lowerBound == 0 ? 0 : ends[range.lowerBound - 1]
-        part.utf8 = Array(utf8[base..<ends[range.upperBound - 1]])
-        part.ends = ends[range].map { $0 - base }
-        part.isPlainJSON = isPlainJSON || Self.isPlain(part.utf8[...])
+        var part = PackedStrings(storage: storage, bounds: Array(bounds[range]), isPlainJSON: isPlainJSON)
+        if !isPlainJSON { part.isPlainJSON = part.indices.allSatisfy { Self.isPlain(part.bytes($0)) } }
         return part
     }
 
     /// Removes the first `count` elements.
     public mutating func removeFirst(_ count: Int) {
         guard count > 0 else { return }
-        let base = ends[count - 1]
-        utf8.removeFirst(base)
-        ends.removeFirst(count)
-        for index in ends.indices { ends[index] -= base }
-        if !isPlainJSON { isPlainJSON = Self.isPlain(utf8[...]) }
+        byteCount -= bounds[..<count].reduce(0) { $0 + $1.count }
+        bounds.removeFirst(count)
+        if !isPlainJSON { isPlainJSON = indices.allSatisfy { Self.isPlain(bytes($0)) } }
+        compact()
+    }
+
+    /// Records that `range` of `storage` is a new element; `plain` when already known.
+    private mutating func add(_ range: Range<Int>, plain: Bool? = nil) {
+        bounds.append(range)
+        byteCount += range.count
+        if isPlainJSON { isPlainJSON = plain ?? Self.isPlain(storage[range]) }
+    }
+
+    /// Drops the buffer's bytes that no element uses any more, when they are most of it, so a
+    /// list that is appended to and taken from for long does not grow without bound.
+    private mutating func compact() {
+        guard storage.count > 4096, byteCount < storage.count / 2 else { return }
+        let elements = self
+        self = PackedStrings(reservingCapacity: elements.count, bytes: elements.byteCount)
+        for index in elements.indices { append(index, of: elements) }
     }
 
     /// Whether none of `bytes` needs escaping in a JSON string.
-    private static func isPlain(_ bytes: ArraySlice<UInt8>) -> Bool {
+    static func isPlain(_ bytes: ArraySlice<UInt8>) -> Bool {
         JSONWriter.isPlain(bytes.span)
+    }
+
+    // MARK: - Equality
+
+    /// Same strings in the same order.
+    public static func == (lhs: PackedStrings, rhs: PackedStrings) -> Bool {
+        lhs.count == rhs.count && lhs.indices.allSatisfy { lhs.bytes($0) == rhs.bytes($0) }
+    }
+
+    /// Hashes the strings in order.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for index in indices {
+            hasher.combine(byteCount(index))
+            for byte in bytes(index) { hasher.combine(byte) }
+        }
     }
 
     // MARK: - Codable

@@ -38,6 +38,34 @@ struct PackedStringsTests {
         }
     }
 
+    @Test("a queue fed with lists read from records and taken from in front keeps every element, in order")
+    func queue() throws {
+        var random = SystemRandomNumberGenerator()
+        var model: [String] = []
+        var queue = PackedStrings()
+        for round in 0..<300 {
+            let added = (0..<Int.random(in: 1...40, using: &random)).map { _ in "r\(round)-" + Self.samples.randomElement(using: &random)! }
+            let record = Array(#"{"id": "r-\#(round)", "tokens": \#(String(decoding: try JSONEncoder().encode(added), as: UTF8.self))}"#.utf8)
+            let members = try #require(try JSONValue.parseMembers(bytes: record))
+            guard case .strings(let tokens) = members["tokens"] else {
+                Issue.record("tokens not packed in round \(round)")
+                return
+            }
+            #expect(tokens.strings == added)
+            queue.append(contentsOf: tokens)
+            model += added
+            let taken = Int.random(in: 0...min(model.count, 50), using: &random)
+            #expect(queue.extracting(0..<taken).strings == Array(model.prefix(taken)))
+            queue.removeFirst(taken)
+            model.removeFirst(taken)
+            #expect(queue.count == model.count)
+            #expect(queue.byteCount == model.reduce(0) { $0 + $1.utf8.count })
+            #expect(queue.isPlainJSON == model.allSatisfy(JSONValue.isPlain))
+        }
+        #expect(queue.strings == model)
+        #expect(queue == PackedStrings(model) && queue.hashValue == PackedStrings(model).hashValue)
+    }
+
     @Test("encodes and decodes as a JSON array of strings")
     func codable() throws {
         let packed = PackedStrings(Self.samples)

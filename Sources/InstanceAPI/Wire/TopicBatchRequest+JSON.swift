@@ -3,7 +3,7 @@ import Foundation
 extension TopicBatchRequest {
     /// The JSON body, written directly (the bytes a `JSONEncoder` would produce, minus its cost).
     public func jsonBody() -> Data {
-        var writer = JSONWriter(capacity: 48 + to.utf8.count + registrationTokens.utf8.count + 3 * registrationTokens.count)
+        var writer = JSONWriter(capacity: 48 + to.utf8.count + registrationTokens.byteCount + 3 * registrationTokens.count)
         writer.beginObject()
         writer.member("to", to)
         writer.key("registration_tokens")

@@ -70,7 +70,7 @@ public struct PipelineRequest: Sendable, Hashable {
         }
         if let replayOf { members.append(("replayOf", .text(replayOf))) }
         if priorAttempts > 0 { members.append(("priorAttempts", .count(priorAttempts))) }
-        var writer = JSONWriter(capacity: 64 + items.utf8.count + 3 * items.count)
+        var writer = JSONWriter(capacity: 64 + items.byteCount + 3 * items.count)
         writer.beginObject()
         for member in members.sorted(by: { $0.name < $1.name }) {
             writer.key(member.name)
