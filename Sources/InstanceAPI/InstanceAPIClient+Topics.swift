@@ -4,25 +4,29 @@ import NIOHTTP1
 extension InstanceAPIClient {
     /// §2.3 batchAdd: subscribes up to 1,000 tokens to `topic`; one result per token, in order.
     public func batchAdd(topic: String, tokens: [String]) async throws(InstanceAPIError) -> [ItemResult] {
-        try await batchAdd(topic: topic, tokens: PackedStrings(tokens))
+        Array(try await batchAdd(topic: topic, tokens: PackedStrings(tokens)))
     }
 
     /// §2.3 batchAdd for packed tokens, whose body is written from their bytes.
-    public func batchAdd(topic: String, tokens: PackedStrings) async throws(InstanceAPIError) -> [ItemResult] {
+    /// The results come as runs of equal adjacent results.
+    public func batchAdd(topic: String, tokens: PackedStrings) async throws(InstanceAPIError) -> RunLengthList<ItemResult> {
         try await topicBatch(.batchAdd, path: "/iid/v1:batchAdd", topic: topic, tokens: tokens)
     }
 
     /// §2.3 batchRemove: unsubscribes up to 1,000 tokens from `topic`; one result per token.
     public func batchRemove(topic: String, tokens: [String]) async throws(InstanceAPIError) -> [ItemResult] {
-        try await batchRemove(topic: topic, tokens: PackedStrings(tokens))
+        Array(try await batchRemove(topic: topic, tokens: PackedStrings(tokens)))
     }
 
     /// §2.3 batchRemove for packed tokens, whose body is written from their bytes.
-    public func batchRemove(topic: String, tokens: PackedStrings) async throws(InstanceAPIError) -> [ItemResult] {
+    /// The results come as runs of equal adjacent results.
+    public func batchRemove(topic: String, tokens: PackedStrings) async throws(InstanceAPIError) -> RunLengthList<ItemResult> {
         try await topicBatch(.batchRemove, path: "/iid/v1:batchRemove", topic: topic, tokens: tokens)
     }
 
-    private func topicBatch(_ api: BackendAPI, path: String, topic: String, tokens: PackedStrings) async throws(InstanceAPIError) -> [ItemResult] {
+    private func topicBatch(
+        _ api: BackendAPI, path: String, topic: String, tokens: PackedStrings
+    ) async throws(InstanceAPIError) -> RunLengthList<ItemResult> {
         let name = try APILimits.topicName(topic)
         try APILimits.items(tokens, field: "registration_tokens", limit: APILimits.topicBatch)
         let answer = try await send(
@@ -38,7 +42,8 @@ extension InstanceAPIClient {
         guard response.results.count == tokens.count else {
             throw .malformedResponse(api: api, status: 200, message: "\(response.results.count) results for \(tokens.count) tokens")
         }
-        return response.results.map { ResultClassifier.batchItem(error: $0.error) }
+        // Classified once per run of equal entries: most answers are one run of successes.
+        return RunLengthList(response.results).mapRuns { ResultClassifier.batchItem(error: $0.error) }
     }
 
     /// §2.2: subscribes one token to one topic.

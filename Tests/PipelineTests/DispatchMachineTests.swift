@@ -51,7 +51,7 @@ struct DispatchMachineTests {
     }
 
     private func answers(_ codes: [ResultCode]) -> CallAnswer {
-        .items(codes.map { ItemAnswer(ItemResult($0)) })
+        .items(RunLengthList(codes.map { ItemAnswer(ItemResult($0)) }))
     }
 
     @Test("a full call starts at once; a partial one after the linger, by the one timer")
@@ -153,6 +153,25 @@ struct DispatchMachineTests {
         let last = machine.finished(jobID: retry.id, answers([.ok, .ok]), now: due + .milliseconds(5))
         #expect(settled(last).map(\.answer.result.code) == [.ok, .ok])
         #expect(settled(last).allSatisfy { $0.attempts == 2 })
+    }
+
+    @Test("items the answer has no result for are INTERNAL: retried, and settled INTERNAL when out of attempts")
+    func missingAnswers() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 3))
+        var job = try #require(started(machine.add(subscribe("a", 4), handle: 0, now: t0)).first)
+        var now = t0
+        // Two runs for four items: the first two answer OK, the last two have no result.
+        var actions = machine.finished(jobID: job.id, .items(RunLengthList(repeating: ItemAnswer(ItemResult(.ok)), count: 2)), now: now)
+        #expect(settled(actions).map(\.origin.index) == [0, 1])
+        for attempt in 2...3 {
+            let due = try #require(timers(actions).last)
+            now = due
+            job = try #require(started(machine.timerFired(now: now)).first)
+            #expect(job.items == ["a-2", "a-3"] && job.attempts == attempt - 1)
+            actions = machine.finished(jobID: job.id, .items([]), now: now)
+        }
+        #expect(settled(actions).map(\.origin.index) == [2, 3])
+        #expect(settled(actions).allSatisfy { $0.answer.result.code == .internal && $0.attempts == 3 })
     }
 
     @Test("systemic failures open the breaker and are not charged to the items")

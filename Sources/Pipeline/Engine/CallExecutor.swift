@@ -38,7 +38,7 @@ public struct CallExecutor: Sendable {
         let answer = await attempt(op, target: target, items: items)
         guard isRetry, op == .groupsRemove, case .items(let answers) = answer else { return answer }
         return .items(
-            answers.map { answer in
+            answers.mapRuns { answer in
                 guard answer.result.code == .notFound else { return answer }
                 return ItemAnswer(ItemResult(.alreadyAbsent, message: "not found on a retry: an earlier attempt removed it"), value: answer.value)
             })
@@ -57,7 +57,7 @@ public struct CallExecutor: Sendable {
                 return try await eachItem(items) { group throws(InstanceAPIError) in try await export(group, byKey: byKey) }
             case (.apnsImport, .apns(let application, let sandbox)):
                 let results = try await client.batchImport(application: application, sandbox: sandbox, apnsTokens: items.strings)
-                return .items(results.map { ItemAnswer($0.result, value: $0.registrationToken) })
+                return .items(RunLengthList(results.lazy.map { ItemAnswer($0.result, value: $0.registrationToken) }))
             case (.groupsCreate, .group(let name, _)):
                 return whole(items, try await createOrJoin(name: name, tokens: items.strings))
             case (.groupsAdd, .group(let name, let key)), (.groupsRemove, .group(let name, let key)):
@@ -90,7 +90,7 @@ public struct CallExecutor: Sendable {
                 subscribe
                 ? try await client.batchAdd(topic: topic, tokens: items)
                 : try await client.batchRemove(topic: topic, tokens: items)
-            return .items(results.map { ItemAnswer($0) })
+            return .items(results.mapRuns { ItemAnswer($0) })
         case .fcmV1:
             return try await eachItem(items) { token throws(InstanceAPIError) in
                 ItemAnswer(
@@ -147,11 +147,11 @@ public struct CallExecutor: Sendable {
         var answers: [ItemAnswer] = []
         answers.reserveCapacity(items.count)
         for item in items { answers.append(try await call(item)) }
-        return .items(answers)
+        return .items(RunLengthList(answers))
     }
 
     /// Device-group calls answer for all their members at once.
     private func whole(_ items: PackedStrings, _ outcome: ItemOutcome<String>) -> CallAnswer {
-        .items(Array(repeating: ItemAnswer(outcome.result, value: outcome.value), count: items.count))
+        .items(RunLengthList(repeating: ItemAnswer(outcome.result, value: outcome.value), count: items.count))
     }
 }

@@ -90,9 +90,7 @@ struct DispatchMachine: Sendable {
         switch answer {
         case .items(let answers):
             breaker.recordSuccess(probe: call.probe)
-            func answer(_ index: Int) -> ItemAnswer {
-                index < answers.count ? answers[index] : ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
-            }
+            let missing = ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
             let withinTime = configuration.retry.allowsRetry(attemptsMade: 0, elapsed: chargedElapsed(job, now: now))
@@ -105,15 +103,24 @@ struct DispatchMachine: Sendable {
             var settled: [ItemSettlement] = []
             var throttled = false
             var previous: ItemDecision?
+            // The answers' run holding the current item, and where that run starts.
+            var answerRun = 0
+            var runStart = 0
             for index in job.items.indices {
-                // An item answered as the one before it is decided alike (revocations aside), and
-                // a settled one extends the run the item before it ended: no answer is copied.
-                let repeated = previous != nil && call.revoked.isEmpty && index < answers.count && answers[index] == answers[index - 1]
+                let answered = index < answers.count
+                if answered, index >= answers.runs[answerRun].end {
+                    runStart = answers.runs[answerRun].end
+                    answerRun += 1
+                }
+                // An item in the same run of answers as the one before it is decided alike
+                // (revocations aside), and a settled one extends the run the item before it
+                // ended: no answer is compared or copied per item.
+                let repeated = previous != nil && call.revoked.isEmpty && answered && index > runStart
                 let decision: ItemDecision
                 if repeated, let previous {
                     decision = previous
                 } else {
-                    let code = index < answers.count ? answers[index].result.code : .internal
+                    let code = answered ? answers.runs[answerRun].value.result.code : .internal
                     if code == .resourceExhausted { throttled = true }
                     decision = ItemDecision(code, revoked: call.revoked.contains(index), withinTime: withinTime, mayRetry: mayRetry)
                 }
@@ -127,7 +134,8 @@ struct DispatchMachine: Sendable {
                     if repeated, let run = settled.indices.last, settled[run].isFollowed(by: origin) {
                         settled[run].count += 1
                     } else {
-                        ItemSettlement.append(settlement(wasThrottled ? paced : charged, index, answer(index)), to: &settled)
+                        let answer = answered ? answers.runs[answerRun].value : missing
+                        ItemSettlement.append(settlement(wasThrottled ? paced : charged, index, answer), to: &settled)
                     }
                 }
             }
