@@ -133,8 +133,10 @@ struct JSONParser {
                 index = start
                 return nil
             }
-            if copied == nil, let range = try plainString(slash: &slash) {
-                bounds.append(range)
+            if copied == nil, let plain = plainString(at: index) {
+                bounds.append(plain.text)
+                slash = slash || plain.slash
+                index = plain.text.upperBound + 1
             } else {
                 if copied == nil { copied = PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash) }
                 copied!.append(try string())
@@ -153,26 +155,22 @@ struct JSONParser {
         }
     }
 
-    /// Reads the string that comes next when it is ASCII without escapes, and gives the range of
-    /// its text in `bytes`, setting `slash` when it holds a `/`; nil, with the parser back at
-    /// the opening quote, for any other string.
-    private mutating func plainString(slash: inout Bool) throws(JSONValue.ParseError) -> Range<Int>? {
-        let quote = index
-        index += 1
+    /// The string whose opening quote is at `quote`, when it is ASCII without escapes: the range
+    /// of its text in `bytes` and whether it holds a `/`; nil for any other string.
+    private func plainString(at quote: Int) -> (text: Range<Int>, slash: Bool)? {
+        let text = bytes.span
+        var end = quote + 1
         var high: UInt8 = 0
-        var slashes = false
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
-            high |= bytes[index]
-            slashes = slashes || bytes[index] == UInt8(ascii: "/")
-            index += 1
+        var slashes: UInt8 = 0
+        while end < text.count {
+            let byte = text[end]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            high |= byte
+            slashes |= byte == UInt8(ascii: "/") ? 1 : 0
+            end += 1
         }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), high < 0x80 else {
-            index = quote
-            return nil
-        }
-        index += 1
-        slash = slash || slashes
-        return (quote + 1)..<(index - 1)
+        guard end < text.count, text[end] == UInt8(ascii: "\""), high < 0x80 else { return nil }
+        return ((quote + 1)..<end, slashes != 0)
     }
 
     private mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {

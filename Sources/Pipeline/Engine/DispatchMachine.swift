@@ -103,14 +103,20 @@ struct DispatchMachine: Sendable {
             var settled: [ItemSettlement] = []
             var throttled = false
             var previous: ItemDecision?
-            // The answers' run holding the current item, and where that run starts.
-            var answerRun = 0
+            // The answers' run holding the current item, where that run starts and ends, and its
+            // code: read from the list only when a run begins (its runs are generic, so each read
+            // is a copy through a witness table).
+            let answeredCount = answers.count
+            var answerRun = -1
             var runStart = 0
+            var runEnd = 0
+            var runCode = ResultCode.ok
             for index in job.items.indices {
-                let answered = index < answers.count
-                if answered, index >= answers.runs[answerRun].end {
-                    runStart = answers.runs[answerRun].end
+                let answered = index < answeredCount
+                if answered, index >= runEnd {
                     answerRun += 1
+                    let run = answers.runs[answerRun]
+                    (runStart, runEnd, runCode) = (runEnd, run.end, run.value.result.code)
                 }
                 // An item in the same run of answers as the one before it is decided alike
                 // (revocations aside), and a settled one extends the run the item before it
@@ -120,7 +126,7 @@ struct DispatchMachine: Sendable {
                 if repeated, let previous {
                     decision = previous
                 } else {
-                    let code = answered ? answers.runs[answerRun].value.result.code : .internal
+                    let code = answered ? runCode : .internal
                     if code == .resourceExhausted { throttled = true }
                     decision = ItemDecision(code, revoked: call.revoked.contains(index), withinTime: withinTime, mayRetry: mayRetry)
                 }
