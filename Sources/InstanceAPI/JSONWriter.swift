@@ -136,17 +136,12 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes an array of `strings`; when none needs escaping (the usual case: tokens and ids),
-    /// as copies of their byte ranges.
+    /// as copies of their bytes, whole stretches of a compact record's array at once.
     public mutating func strings(_ strings: PackedStrings) {
         guard strings.isPlainJSON else { return self.strings(strings.strings) }
         beginArray()
         bytes.reserveCapacity(bytes.count + strings.byteCount + 3 * strings.count + 1)
-        for index in strings.indices {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: strings.bytes(index))
-            bytes.append(UInt8(ascii: "\""))
-        }
+        strings.appendJSONElements(to: &bytes)
         endArray()
     }
 

@@ -133,6 +133,40 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
         for index in elements.indices { append(index, of: elements) }
     }
 
+    // MARK: - JSON
+
+    /// Appends the elements as JSON strings separated by commas (`"a","b"`, no brackets); only
+    /// for a list whose `isPlainJSON` is true. A stretch of elements that already sit in the
+    /// buffer exactly so (a compact record's array) is copied in one piece.
+    func appendJSONElements(to bytes: inout [UInt8]) {
+        var first = 0
+        while first < bounds.count {
+            var last = first
+            while last + 1 < bounds.count, isFollowedByComma(last) { last += 1 }
+            if first > 0 { bytes.append(UInt8(ascii: ",")) }
+            let from = bounds[first].lowerBound - 1
+            let to = bounds[last].upperBound + 1
+            if from >= 0, to <= storage.count, storage[from] == UInt8(ascii: "\""), storage[to - 1] == UInt8(ascii: "\"") {
+                bytes.append(contentsOf: storage[from..<to])
+            } else {
+                for index in first...last {
+                    if index > first { bytes.append(UInt8(ascii: ",")) }
+                    bytes.append(UInt8(ascii: "\""))
+                    bytes.append(contentsOf: storage[bounds[index]])
+                    bytes.append(UInt8(ascii: "\""))
+                }
+            }
+            first = last + 1
+        }
+    }
+
+    /// True when element `index` and the next one sit in the buffer as `…","…`.
+    private func isFollowedByComma(_ index: Int) -> Bool {
+        let end = bounds[index].upperBound
+        return bounds[index + 1].lowerBound == end + 3 && storage[end] == UInt8(ascii: "\"") && storage[end + 1] == UInt8(ascii: ",")
+            && storage[end + 2] == UInt8(ascii: "\"")
+    }
+
     /// Whether none of `bytes` needs escaping in a JSON string.
     static func isPlain(_ bytes: ArraySlice<UInt8>) -> Bool {
         JSONWriter.isPlain(bytes.span)

@@ -85,6 +85,36 @@ struct PackedStringsTests {
         }
     }
 
+    @Test("lists read from records are written as their arrays are, whatever the record's layout and however they were cut and joined")
+    func writerFromRecords() throws {
+        let layouts = [
+            #"{"tokens":["a","bb","ccc","dddd"]}"#, #"{"tokens": [ "a" , "bb","ccc",  "dddd" ] }"#, #"{"tokens":["a","b\/b","ccc","dddd"]}"#,
+            #"{"x":"\"","tokens":["a","bb"],"y":"\""}"#, #"{"tokens":["a"]}"#, #"{"tokens":["\u0061","bb","ccc","dddd"]}"#,
+        ]
+        for layout in layouts {
+            let members = try #require(try JSONValue.parseMembers(bytes: Array(layout.utf8)))
+            guard case .strings(let tokens) = members["tokens"] else {
+                Issue.record("tokens not packed: \(layout)")
+                continue
+            }
+            var parts = [tokens, tokens.extracting(1..<tokens.count), tokens.extracting(0..<min(2, tokens.count))]
+            var joined = tokens.extracting(1..<tokens.count)
+            joined.append(contentsOf: tokens)
+            joined.append("tail")
+            parts.append(joined)
+            var reordered = PackedStrings()
+            for index in tokens.indices.reversed() { reordered.append(index, of: tokens) }
+            parts.append(reordered)
+            for part in parts {
+                var fromArray = JSONWriter()
+                fromArray.strings(part.strings)
+                var fromPacked = JSONWriter()
+                fromPacked.strings(part)
+                #expect(String(decoding: fromPacked.bytes, as: UTF8.self) == String(decoding: fromArray.bytes, as: UTF8.self), "\(layout): \(part)")
+            }
+        }
+    }
+
     @Test(
         "parseMembers reads every object as parse reads it, arrays of strings included",
         arguments: [
