@@ -119,6 +119,7 @@ public struct JSONWriter: Sendable {
 
     /// Writes an object of `dictionary`'s members, keys sorted as `.sortedKeys` sorts them, each
     /// value written by `value`.
+    @inlinable
     public mutating func members<Value>(_ dictionary: [String: Value], _ value: (inout JSONWriter, Value) -> Void) {
         beginObject()
         for name in dictionary.keys.sorted() {
