@@ -64,14 +64,17 @@ public struct CallPlanner: Sendable {
         var partialCalls = 0
         var emptied = false
         for key in visited {
+            // A key with no full call to give, once no more partial calls may be formed, is left
+            // where it is (most keys, when a freed slot takes one partial call).
+            if !(flush && partialCalls < maxPartialCalls), let first = queues[key]?.first, first.items.count < limit(first.op) { continue }
             // Taken out of the dictionary so that it is changed in place, not copied.
             guard var segments = queues.removeValue(forKey: key) else { continue }
             while !segments.isEmpty {
-                let limit = limits[segments[0].op] ?? segments[0].op.perCallLimit
-                let full = segments[0].items.count >= limit
+                let perCall = limit(segments[0].op)
+                let full = segments[0].items.count >= perCall
                 guard full || (flush && partialCalls < maxPartialCalls) else { break }
                 if !full { partialCalls += 1 }
-                let count = min(limit, segments[0].items.count)
+                let count = min(perCall, segments[0].items.count)
                 calls.append(
                     PlannedCall(
                         op: segments[0].op, target: segments[0].target, items: segments[0].items.extracting(0..<count),
@@ -88,6 +91,9 @@ public struct CallPlanner: Sendable {
         if emptied { keyOrder.removeAll { queues[$0] == nil } }
         return calls
     }
+
+    /// Items per call for `op`.
+    private func limit(_ op: RequestOp) -> Int { limits[op] ?? op.perCallLimit }
 
     /// True when no item waits to be planned.
     public var isEmpty: Bool { keyOrder.isEmpty }
