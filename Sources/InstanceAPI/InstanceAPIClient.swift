@@ -37,6 +37,9 @@ public final class InstanceAPIClient: Sendable {
         httpConfiguration.connectionPool = .init(
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost)
         httpConfiguration.timeout = .init(connect: .seconds(10))
+        // iidbatch bootstraps no tracer, so every span would go to the no-op one: without a
+        // tracer the client skips building the span and its attributes for every call.
+        httpConfiguration.tracing.tracer = nil
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
         self.http = http
         self.configuration = configuration
