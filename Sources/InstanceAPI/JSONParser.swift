@@ -74,14 +74,9 @@ struct JSONParser {
     mutating func members<Value>(
         depth: Int, _ value: (inout JSONParser) throws(JSONValue.ParseError) -> Value
     ) throws(JSONValue.ParseError) -> [String: Value] {
-        index += 1
         var members: [String: Value] = [:]
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return members
-        }
-        while true {
+        guard !opensEmpty(closedBy: UInt8(ascii: "}")) else { return members }
+        repeat {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
             let key = try string()
@@ -89,17 +84,34 @@ struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             members[key] = try value(&self)
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unterminated object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return members
-            }
-            throw fail("expected ',' or '}'")
+        } while try !closesAfterElement(UInt8(ascii: "}"), of: "object")
+        return members
+    }
+
+    /// Takes the opening bracket the parser is at, then the closing one when it comes next:
+    /// true for an empty container.
+    private mutating func opensEmpty(closedBy closing: UInt8) -> Bool {
+        index += 1
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == closing else { return false }
+        index += 1
+        return true
+    }
+
+    /// After an element of a container: takes a `,` (false: another element follows) or the
+    /// container's `closing` bracket (true).
+    private mutating func closesAfterElement(_ closing: UInt8, of container: String) throws(JSONValue.ParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unterminated \(container)") }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
+            index += 1
+            return false
+        case closing:
+            index += 1
+            return true
+        default:
+            throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
         }
     }
 
@@ -117,17 +129,12 @@ struct JSONParser {
     /// their ranges.
     private mutating func stringArray() throws(JSONValue.ParseError) -> PackedStrings? {
         let start = index
-        index += 1
         var bounds: [Range<Int>] = []
         var slash = false
         // Set once an element had to be unescaped or repaired: it and those after it are copied.
         var copied: PackedStrings?
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return PackedStrings()
-        }
-        while true {
+        guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return PackedStrings() }
+        repeat {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 index = start
@@ -141,18 +148,8 @@ struct JSONParser {
                 if copied == nil { copied = PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash) }
                 copied!.append(try string())
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unterminated array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return copied ?? PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash)
-            }
-            throw fail("expected ',' or ']'")
-        }
+        } while try !closesAfterElement(UInt8(ascii: "]"), of: "array")
+        return copied ?? PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash)
     }
 
     /// The string whose opening quote is at `quote`, when it is ASCII without escapes: the range
@@ -174,27 +171,12 @@ struct JSONParser {
     }
 
     private mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
-        index += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(elements)
-        }
-        while true {
+        guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return .array(elements) }
+        repeat {
             elements.append(try value(depth: depth + 1))
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unterminated array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(elements)
-            }
-            throw fail("expected ',' or ']'")
-        }
+        } while try !closesAfterElement(UInt8(ascii: "]"), of: "array")
+        return .array(elements)
     }
 
     private mutating func string() throws(JSONValue.ParseError) -> String {

@@ -104,7 +104,7 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
     /// The elements in `range`, as a list of their own sharing this one's buffer.
     public func extracting(_ range: Range<Int>) -> PackedStrings {
         var part = PackedStrings(storage: storage, bounds: Array(bounds[range]), isPlainJSON: isPlainJSON)
-        if !isPlainJSON { part.isPlainJSON = part.indices.allSatisfy { Self.isPlain(part.bytes($0)) } }
+        part.recheckPlainness()
         return part
     }
 
@@ -113,7 +113,7 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
         guard count > 0 else { return }
         byteCount -= bounds[..<count].reduce(0) { $0 + $1.count }
         bounds.removeFirst(count)
-        if !isPlainJSON { isPlainJSON = indices.allSatisfy { Self.isPlain(bytes($0)) } }
+        recheckPlainness()
         compact()
     }
 
@@ -122,6 +122,11 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
         bounds.append(range)
         byteCount += range.count
         if isPlainJSON { isPlainJSON = plain ?? Self.isPlain(storage[range]) }
+    }
+
+    /// After elements were dropped: a list that was not plain may be now.
+    private mutating func recheckPlainness() {
+        if !isPlainJSON { isPlainJSON = indices.allSatisfy { Self.isPlain(bytes($0)) } }
     }
 
     /// Drops the buffer's bytes that no element uses any more, when they are most of it, so a
