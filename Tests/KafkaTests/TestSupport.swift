@@ -71,29 +71,30 @@ final class Collected<Element: Sendable>: Sendable {
     var count: Int { items.withLock { $0.count } }
 }
 
-/// Reads records from `consumer` until `count` arrived or `duration` passed, whichever is first.
-/// Returns the records and every rebalance event seen.
+/// Reads records from `consumer` until `count` arrived or `duration` passed, whichever is first
+/// (the reader and a timer race; the loser is cancelled). Returns the records and every rebalance
+/// event seen.
 func readRecords(
     _ consumer: KafkaConsumer, count: Int = .max, within duration: Duration
 ) async throws -> (records: [KafkaRecord], events: [KafkaConsumerEvent]) {
     let records = Collected<KafkaRecord>()
     let events = Collected<KafkaConsumerEvent>()
-    let reader = Task {
-        for try await event in consumer.events {
-            switch event {
-            case .record(let r):
-                records.append(r)
-                if records.count >= count { return }
-            default:
-                events.append(event)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask {
+            for try await event in consumer.events {
+                switch event {
+                case .record(let r):
+                    records.append(r)
+                    if records.count >= count { return }
+                default:
+                    events.append(event)
+                }
             }
         }
+        group.addTask { try? await Task.sleep(for: duration) }
+        try await group.next()
+        group.cancelAll()
+        try await group.waitForAll()
     }
-    let deadline = ContinuousClock.now + duration
-    while records.count < count && ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    reader.cancel()
-    try await reader.value
     return (records.all, events.all)
 }
