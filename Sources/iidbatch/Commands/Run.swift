@@ -54,6 +54,7 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var control: ControlOptions
 
     func run() async throws {
+        WorkerSetup.runTasksOnEventLoops()
         // Trapped from the first moment: a SIGINT or SIGTERM while the workers are being set up
         // stops them gracefully as soon as they run, instead of killing the process.
         let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
