@@ -79,6 +79,7 @@ struct RetryAndBreakerTests {
         // A success answered after an opening proves nothing, and is not remembered as recent.
         breaker.recordSuccess(answeredAt: t0 + .seconds(1) + .milliseconds(6))
         #expect(breaker.permission(now: t0 + .seconds(2) + .milliseconds(5)) == .probe)
+        breaker.recordSuccess(answeredAt: t0 + .seconds(2) + .milliseconds(900))  // not the probe: decides nothing
         breaker.recordSuccess(probe: true, answeredAt: t0 + .seconds(2) + .milliseconds(10))
         #expect(breaker.isClosed)
         for step in 1...3 { breaker.recordFailure(unavailable, now: t0 + .seconds(3) + .milliseconds(20 + step)) }

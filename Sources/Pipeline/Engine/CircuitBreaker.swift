@@ -92,7 +92,9 @@ public struct CircuitBreaker: Sendable {
     public mutating func recordSuccess(probe: Bool = false, answeredAt: ContinuousClock.Instant? = nil) {
         switch state {
         case .closed: state = .closed(consecutiveFailures: 0)
-        case .probing: if probe { state = .closed(consecutiveFailures: 0) }
+        case .probing:
+            guard probe else { return }  // only the probe's answer decides, as while open
+            state = .closed(consecutiveFailures: 0)
         case .open: return  // an answer to a call sent before the opening proves nothing now
         }
         if let answeredAt, latestSuccess.map({ answeredAt > $0 }) ?? true { latestSuccess = answeredAt }
