@@ -54,7 +54,7 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var control: ControlOptions
 
     func run() async throws {
-        WorkerSetup.runTasksOnEventLoops()
+        let onEventLoops = WorkerSetup.runTasksOnEventLoops()
         // Trapped from the first moment: a SIGINT or SIGTERM while the workers are being set up
         // stops them gracefully as soon as they run, instead of killing the process.
         let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
@@ -71,6 +71,11 @@ struct Run: AsyncParsableCommand {
         Output.line("iidbatch run: credentials from \(source)")
         let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
         let logger = Logger(label: "iidbatch.run")
+        if !onEventLoops {
+            logger.debug(
+                "Swift tasks run on the default executor: NIO's event loops could not be installed as the global executor (a little more CPU per call, nothing else changes)"
+            )
+        }
         // The export topics of pipelines that list groups.export (one that takes any op leaves it
         // to the broker), and the control topic, which must exist before the workers start.
         let controlTopic = control.topic(kafka)
