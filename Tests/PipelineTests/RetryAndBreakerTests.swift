@@ -66,8 +66,8 @@ struct RetryAndBreakerTests {
         let unavailable = InstanceAPIError.serverError(api: .fcmSubscribe, status: 503, message: "", retryAfter: nil)
         // One burst of concurrent answers, all in the same few milliseconds: the worker recorded
         // its successes first and its five failures after them.
-        for offset in 0..<5 { breaker.recordSuccess(answeredAt: t0 + .milliseconds(offset)) }
-        for offset in 0..<5 { breaker.recordFailure(unavailable, now: t0 + .milliseconds(10), answeredAt: t0 + .milliseconds(offset)) }
+        for offset in 0..<5 { breaker.recordSuccess(now: t0 + .milliseconds(offset)) }
+        for offset in 5..<10 { breaker.recordFailure(unavailable, now: t0 + .milliseconds(offset)) }
         #expect(breaker.isClosed, "five failures in a row, but successes answered alongside them")
         #expect(breaker.state == .closed(consecutiveFailures: 5))
         // Still within a cooldown of the latest success: not down for everyone.
@@ -77,10 +77,10 @@ struct RetryAndBreakerTests {
         breaker.recordFailure(unavailable, now: t0 + .seconds(1) + .milliseconds(5))
         #expect(breaker.state == .open(until: t0 + .seconds(2) + .milliseconds(5), cooldown: .seconds(1)))
         // A success answered after an opening proves nothing, and is not remembered as recent.
-        breaker.recordSuccess(answeredAt: t0 + .seconds(1) + .milliseconds(6))
+        breaker.recordSuccess(now: t0 + .seconds(1) + .milliseconds(6))
         #expect(breaker.permission(now: t0 + .seconds(2) + .milliseconds(5)) == .probe)
-        breaker.recordSuccess(answeredAt: t0 + .seconds(2) + .milliseconds(900))  // not the probe: decides nothing
-        breaker.recordSuccess(probe: true, answeredAt: t0 + .seconds(2) + .milliseconds(10))
+        breaker.recordSuccess(now: t0 + .seconds(2) + .milliseconds(8))  // not the probe: decides nothing
+        breaker.recordSuccess(probe: true, now: t0 + .seconds(2) + .milliseconds(10))
         #expect(breaker.isClosed)
         for step in 1...3 { breaker.recordFailure(unavailable, now: t0 + .seconds(3) + .milliseconds(20 + step)) }
         #expect(!breaker.isClosed, "the probe's success is a second old: three failures open it again")

@@ -5,11 +5,11 @@ import InstanceAPI
 ///
 /// Only outages count (`InstanceAPIError.isOutage`): systemic failures (credentials refused,
 /// project mismatch) open it at once, other outage failures (5xx, refused connections, timeouts)
-/// after `threshold` in a row, unless a success was answered less than `initialCooldown` before
+/// after `threshold` in a row, unless a success was recorded less than `initialCooldown` before
 /// the failure that would open it. Answers of concurrent calls come back in bursts, and a burst
 /// may be recorded in any order (all its successes first, say): a backend that fails some calls
-/// then shows runs of failures without being down for everyone. A success answered that
-/// recently shows that it is not; if it is down, no more successes come, and the next failure
+/// then shows runs of failures without being down for everyone. A success that recent shows
+/// that it is not; if it is down, no more successes come, and the next failure
 /// past that time opens the breaker. A call refused for its own content never counts. While open,
 /// nothing is called; from `until` on, one probe call may go out: the probe's success closes it,
 /// its failure opens it again for twice as long, up to `maxCooldown`. Answers of calls started
@@ -47,7 +47,7 @@ public struct CircuitBreaker: Sendable {
     public let initialCooldown: Duration
     /// The longest opening.
     public let maxCooldown: Duration
-    /// When the latest success whose instant is known was answered.
+    /// When the latest success was recorded, if its time was given.
     private var latestSuccess: ContinuousClock.Instant?
 
     /// A closed breaker.
@@ -87,9 +87,9 @@ public struct CircuitBreaker: Sendable {
         if case .probing(let cooldown) = state { state = .open(until: now, cooldown: cooldown) }
     }
 
-    /// A call got an answer (whatever its items said), answered at `answeredAt` when known.
-    /// `probe` says whether it was the probe.
-    public mutating func recordSuccess(probe: Bool = false, answeredAt: ContinuousClock.Instant? = nil) {
+    /// A call got an answer (whatever its items said), recorded at `now` when given. `probe` says
+    /// whether it was the probe.
+    public mutating func recordSuccess(probe: Bool = false, now: ContinuousClock.Instant? = nil) {
         switch state {
         case .closed: state = .closed(consecutiveFailures: 0)
         case .probing:
@@ -97,14 +97,11 @@ public struct CircuitBreaker: Sendable {
             state = .closed(consecutiveFailures: 0)
         case .open: return  // an answer to a call sent before the opening proves nothing now
         }
-        if let answeredAt, latestSuccess.map({ answeredAt > $0 }) ?? true { latestSuccess = answeredAt }
+        if let now { latestSuccess = now }
     }
 
-    /// A whole call failed with `error`, answered at `answeredAt` (nil: `now`). `probe` says
-    /// whether it was the probe.
-    public mutating func recordFailure(
-        _ error: InstanceAPIError, now: ContinuousClock.Instant, probe: Bool = false, answeredAt: ContinuousClock.Instant? = nil
-    ) {
+    /// A whole call failed with `error`, recorded at `now`. `probe` says whether it was the probe.
+    public mutating func recordFailure(_ error: InstanceAPIError, now: ContinuousClock.Instant, probe: Bool = false) {
         guard error.isOutage else {
             // The call's own fault; the backend answered. Only the probe's answer ends a probe.
             if probe, case .probing = state { state = .closed(consecutiveFailures: 0) }
@@ -118,7 +115,7 @@ public struct CircuitBreaker: Sendable {
         case .open:
             break
         case .closed(let failures):
-            let recentSuccess = latestSuccess.map { (answeredAt ?? now) - $0 < initialCooldown } ?? false
+            let recentSuccess = latestSuccess.map { now - $0 < initialCooldown } ?? false
             if error.isSystemic || (failures + 1 >= threshold && !recentSuccess) {
                 state = .open(until: now + initialCooldown, cooldown: initialCooldown)
             } else {

@@ -82,17 +82,14 @@ struct DispatchMachine: Sendable {
         return pump(now: now)
     }
 
-    /// The attempt `jobID` came back with `answer`, answered at `answeredAt` (nil: `now`): the
-    /// breaker stays closed while a success was answered within its cooldown.
-    mutating func finished(
-        jobID: Int, _ answer: CallAnswer, answeredAt: ContinuousClock.Instant? = nil, now: ContinuousClock.Instant
-    ) -> [DispatchAction] {
+    /// The attempt `jobID` came back with `answer`.
+    mutating func finished(jobID: Int, _ answer: CallAnswer, now: ContinuousClock.Instant) -> [DispatchAction] {
         guard let call = running.removeValue(forKey: jobID) else { return pump(now: now) }
         var actions: [DispatchAction] = []
         var job = call.job
         switch answer {
         case .items(let answers):
-            breaker.recordSuccess(probe: call.probe, answeredAt: answeredAt ?? now)
+            breaker.recordSuccess(probe: call.probe, now: now)
             let missing = ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
@@ -161,7 +158,7 @@ struct DispatchMachine: Sendable {
             }
         case .failed(let error):
             let wasClosed = breaker.isClosed
-            breaker.recordFailure(error, now: now, probe: call.probe, answeredAt: answeredAt)
+            breaker.recordFailure(error, now: now, probe: call.probe)
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             if let retryAfter = error.retryAfter {
                 let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)

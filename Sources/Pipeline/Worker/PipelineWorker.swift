@@ -332,10 +332,9 @@ public actor PipelineWorker {
                 spawn {
                     let started = ContinuousClock.now
                     let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
-                    let answeredAt = ContinuousClock.now
                     let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
-                    metrics.callAttempt(api: executor.api(for: job.op).rawValue, status: status, duration: answeredAt - started)
-                    await self.callFinished(job.id, answer, answeredAt: answeredAt)
+                    metrics.callAttempt(api: executor.api(for: job.op).rawValue, status: status, duration: .now - started)
+                    await self.callFinished(job.id, answer)
                 }
             case .settle(let settlements):
                 publish(book.settle(settlements, at: Date()))
@@ -364,9 +363,9 @@ public actor PipelineWorker {
             breakerOpen: !dispatch.breakerClosed, rates: dispatch.rates)
     }
 
-    private func callFinished(_ jobID: Int, _ answer: CallAnswer, answeredAt: ContinuousClock.Instant) {
+    private func callFinished(_ jobID: Int, _ answer: CallAnswer) {
         if case .failed = answer { statistics.failedCalls += 1 }
-        perform(dispatch.finished(jobID: jobID, answer, answeredAt: answeredAt, now: clock.now))
+        perform(dispatch.finished(jobID: jobID, answer, now: clock.now))
     }
 
     private func timerFired() {
