@@ -90,7 +90,7 @@ public final class InstanceAPIClient: Sendable {
         do {
             let response = try await http.execute(
                 request, timeout: .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)),
-                logger: logger)
+                logger: httpLogger)
             let bytes = try await response.body.collect(upTo: 32 << 20)
             let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }
             let answer = Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView), retryAfter: retryAfter)
@@ -100,6 +100,11 @@ public final class InstanceAPIClient: Sendable {
             throw HTTPFailure.map(error, api: api, timeout: timeout)
         }
     }
+
+    /// The logger the HTTP client writes its own lines to: ours when they would be printed (the
+    /// client logs at debug and trace only), else none. The client tags a logger it is given with
+    /// each request's id, which costs a metadata rebuild per call even when nothing is printed.
+    private var httpLogger: Logger? { logger.logLevel <= .debug ? logger : nil }
 
     /// Decodes a 200 answer, or throws `.malformedResponse` naming the API.
     func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {
