@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A program run by a test, with its combined output collected as it is written.
+/// A program run by a test, with its combined output collected as it is written. Waits on it
+/// are woken by its output and its exit, never by a timer.
 final class ChildProcess: Sendable {
     private let process: Process
-    private let output = Mutex("")
+    private let output = Observed(ChildOutput())
 
     /// Starts `executable` with `arguments` (and `environment` over this process's); stdout and
     /// stderr are collected together.
@@ -20,9 +21,15 @@ final class ChildProcess: Sendable {
         let input = Pipe()
         process.standardInput = input
         self.process = process
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if !data.isEmpty { self?.output.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+            if data.isEmpty { handle.readabilityHandler = nil }
+            output.update { $0.read(data) }
+        }
+        process.terminationHandler = { process in
+            let status = process.terminationStatus
+            output.update { $0.status = status }
         }
         try process.run()
         if let stdin { input.fileHandleForWriting.write(stdin) }
@@ -30,22 +37,19 @@ final class ChildProcess: Sendable {
     }
 
     /// Everything written so far.
-    var text: String { output.withLock { $0 } }
+    var text: String { output.value.text }
 
-    /// Waits until the output contains `needle`; fails after `seconds` (a hang guard).
+    /// Waits until the output contains `needle`; fails once the program ended without it, or after
+    /// `seconds` (a hang guard).
     @discardableResult
     func waitFor(_ needle: String, seconds: Double = 60) async throws -> String {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !text.contains(needle) {
-            if !process.isRunning && !text.contains(needle) {
-                try await Task.sleep(for: .milliseconds(100))
-                if text.contains(needle) { break }
-                throw ProcessFailure(message: "exited (\(process.terminationStatus)) before printing '\(needle)'; output:\n\(text)")
-            }
-            guard Date() < deadline else { throw ProcessFailure(message: "no '\(needle)' within \(seconds) s; output:\n\(text)") }
-            try await Task.sleep(for: .milliseconds(50))
+        let seen = try await output.wait(
+            timeout: .seconds(seconds), until: { $0.text.contains(needle) || $0.isComplete },
+            orThrow: { ProcessFailure(message: "no '\(needle)' within \(seconds) s; output:\n\($0.text)") })
+        guard seen.text.contains(needle) else {
+            throw ProcessFailure(message: "exited (\(seen.status ?? -1)) before printing '\(needle)'; output:\n\(seen.text)")
         }
-        return text
+        return seen.text
     }
 
     /// Sends SIGINT, as Ctrl-C would.
@@ -54,18 +58,21 @@ final class ChildProcess: Sendable {
     /// Sends SIGKILL: the process gets no chance to finish anything.
     func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
 
-    /// Waits for the exit and returns the status; kills the process after `seconds`.
+    /// Waits for the exit and returns the status; kills the process after `seconds`. The output is
+    /// whole when this returns, unless a process the program started still holds it open five
+    /// seconds after the exit.
     func waitForExit(seconds: Double = 60) async throws -> Int32 {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning {
-            guard Date() < deadline else {
-                process.terminate()
-                throw ProcessFailure(message: "still running after \(seconds) s; output:\n\(text)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        let exited: ChildOutput
+        do {
+            exited = try await output.wait(
+                timeout: .seconds(seconds), until: { $0.status != nil },
+                orThrow: { ProcessFailure(message: "still running after \(seconds) s; output:\n\($0.text)") })
+        } catch {
+            process.terminate()
+            throw error
         }
-        try await Task.sleep(for: .milliseconds(100))  // let the last output arrive
-        return process.terminationStatus
+        _ = try? await output.wait(timeout: .seconds(5), until: \.isComplete, orThrow: { _ in ProcessFailure(message: "output still open") })
+        return exited.status ?? -1
     }
 
     deinit {

@@ -50,7 +50,7 @@ struct ControlCommandTests {
             // 15 s of work at 10 calls/s: the pause comes early in it, however busy the machine.
             let requests = requests(fixture, count: 150, prefix: "ctl")
             let reports = try await fixture.submit(requests)
-            try await waitUntil("some outcomes before the pause", timeout: .seconds(120)) { fixture.outcomes.count >= 5 }
+            try await fixture.waitForRead({ "some outcomes before the pause (\($0.outcomes.count) read)" }) { $0.outcomes.count >= 5 }
 
             let pause = try await control(fixture, pipeline, ["pause", Self.group, "--reason", "incident drill", "--by", "tester"])
             let paused = ContinuousClock.now
@@ -65,7 +65,9 @@ struct ControlCommandTests {
             #expect(callsWhilePaused < requests.count, "the pause came mid-run")
             // One call per request (10 items each, 10 per call, no faults): every request whose
             // call ran publishes its outcome, and the group's committed offsets reach exactly them.
-            try await waitUntil("an outcome for each of the \(callsWhilePaused) calls made") { fixture.outcomes.count == callsWhilePaused }
+            try await fixture.waitForRead({ "an outcome for each of the \(callsWhilePaused) calls made (\($0.outcomes.count) read)" }) {
+                $0.outcomes.count == callsWhilePaused
+            }
             let finished = Set(fixture.outcomes.map(\.requestID))
             let admin = try KafkaAdmin(configuration: fixture.kafka.configuration())
             defer { admin.close() }
@@ -150,7 +152,7 @@ struct ControlCommandTests {
             // Resumed: both work, and the backlog completes once.
             let resume = try await control(fixture, pipeline, ["resume", "--all", "--reason", "checked", "--by", "tester"])
             #expect(resume.status == 0, "\(resume.output)")
-            try await waitUntil("some outcomes after the resume") { fixture.outcomes.count >= 6 }
+            try await fixture.waitForRead({ "some outcomes after the resume (\($0.outcomes.count) read)" }) { $0.outcomes.count >= 6 }
             // Both obey a live pause too: nothing arrives later than 1 s after it.
             _ = try await control(fixture, pipeline, ["pause", "--all", "--reason", "again", "--by", "tester"])
             let paused = ContinuousClock.now

@@ -27,8 +27,7 @@ struct ErasureReceiptTests {
             // One installation was never there (already absent); one id is malformed and refused.
             try await submit("user-42", ["fid-user42-phone", "fid-user42-tablet", "fid-user42-gone-long-ago"])
             try await submit("user-7", ["fid-user7-laptop", "short"])
-            let deadline = ContinuousClock.now + .seconds(120)
-            while fixture.outcomes.count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try await fixture.waitForRead({ "both outcomes (\($0.outcomes.count) read)" }) { $0.outcomes.count >= 2 }
             try await follower.waitFor("installations.delete user-7")
             follower.interrupt()
             #expect(try await follower.waitForExit() == 0)

@@ -63,7 +63,7 @@ struct PipelineFaultTests {
                 let headers = letter.headers
                 #expect(headers.string(DeadLetterHeader.originalTopic) == fixture.requestTopic)
                 #expect(headers.string(DeadLetterHeader.requestID) == request.id && headers.string(DeadLetterHeader.attempts) == "3")
-                let report = try #require(reports[requests.firstIndex { $0.id == request.id }!])
+                let report = reports[try #require(requests.firstIndex { $0.id == request.id })]
                 #expect(headers.string(DeadLetterHeader.originalOffset) == "\(report.offset)")
                 #expect(headers.string(DeadLetterHeader.originalPartition) == "\(report.partition)")
                 #expect(headers.string(DeadLetterHeader.error)?.contains("UNAVAILABLE") == true)
@@ -71,9 +71,8 @@ struct PipelineFaultTests {
 
             try fixture.backend.setFaults(FaultPlan())
             try await fixture.produce(letters.map { (String(decoding: $0.key ?? [], as: UTF8.self), $0.value ?? []) })
-            let deadline = ContinuousClock.now + .seconds(120)
-            while fixture.outcomes.filter({ $0.status == .succeeded }).count < 4, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
+            try await fixture.waitForRead({ "4 replayed requests to succeed (\($0.outcomes.count { $0.status == .succeeded }) did)" }) {
+                $0.outcomes.count { $0.status == .succeeded } >= 4
             }
             await worker.stop()
             let replayed = fixture.outcomes.filter { $0.status == .succeeded }

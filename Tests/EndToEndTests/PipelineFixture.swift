@@ -3,7 +3,6 @@ import Foundation
 import InstanceAPI
 import Kafka
 import Pipeline
-import Synchronization
 
 /// An embedded Kafka cluster and an emulator, both on loopback sockets, with a reader of the
 /// outcome and dead-letter topics running from the start: the world a worker runs in.
@@ -16,7 +15,7 @@ final class PipelineFixture: Sendable {
     let outcomeTopic = "outcomes"
     let deadLetterTopic = "dead-letters"
     let exportTopic = "group-exports"
-    private let collected = Collected()
+    private let collected = Observed(Collected())
     private let reader: KafkaConsumer
     private let readerTask: Task<Void, Never>
 
@@ -42,9 +41,9 @@ final class PipelineFixture: Sendable {
                     guard case .record(let record) = event else { continue }
                     if record.topic == outcomeTopic {
                         guard let outcome = try? decoder.decode(Outcome.self, from: Data(record.value ?? [])) else { continue }
-                        collected.state.withLock { $0.outcomes.append(outcome) }
+                        collected.update { $0.outcomes.append(outcome) }
                     } else {
-                        collected.state.withLock { $0.deadLetters.append(record) }
+                        collected.update { $0.deadLetters.append(record) }
                     }
                 }
             } catch {}
@@ -121,31 +120,41 @@ final class PipelineFixture: Sendable {
     }
 
     /// Outcomes read so far.
-    var outcomes: [Outcome] { collected.state.withLock { $0.outcomes } }
+    var outcomes: [Outcome] { collected.value.outcomes }
 
     /// Dead letters read so far.
-    var deadLetters: [KafkaRecord] { collected.state.withLock { $0.deadLetters } }
+    var deadLetters: [KafkaRecord] { collected.value.deadLetters }
+
+    /// Waits until `condition` holds of the outcomes and dead letters read, checking it after each
+    /// record read; throws after `timeout` (against hangs only) naming `what`.
+    @discardableResult
+    func waitForRead(
+        _ what: @escaping @Sendable (Collected) -> String, timeout: Duration = .seconds(120),
+        until condition: @escaping @Sendable (Collected) -> Bool
+    ) async throws -> Collected {
+        try await collected.wait(timeout: timeout, until: condition, orThrow: { FixtureError("timed out waiting for \(what($0))") })
+    }
 
     /// Waits until outcomes for every id in `ids` were read; returns the latest outcome per id.
     func waitForOutcomes(_ ids: some Collection<String>, timeout: Duration = .seconds(180)) async throws -> [String: Outcome] {
         let wanted = Set(ids)
-        let deadline = ContinuousClock.now + timeout
-        while true {
+        @Sendable func latest(_ read: Collected) -> [String: Outcome] {
             var latest: [String: Outcome] = [:]
-            for outcome in outcomes where wanted.contains(outcome.requestID) { latest[outcome.requestID] = outcome }
-            if latest.count == wanted.count { return latest }
-            if ContinuousClock.now > deadline {
-                throw FixtureError(
-                    "timed out: \(wanted.count - latest.count) of \(wanted.count) outcomes missing, e.g. \(wanted.subtracting(latest.keys).sorted().prefix(5))")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+            for outcome in read.outcomes where wanted.contains(outcome.requestID) { latest[outcome.requestID] = outcome }
+            return latest
         }
+        let read = try await waitForRead(
+            { read in
+                let missing = wanted.subtracting(latest(read).keys)
+                return "outcomes: \(missing.count) of \(wanted.count) missing, e.g. \(missing.sorted().prefix(5))"
+            }, timeout: timeout, until: { latest($0).count == wanted.count })
+        return latest(read)
     }
 
     /// Waits until at least `count` dead letters were read.
     func waitForDeadLetters(_ count: Int, timeout: Duration = .seconds(60)) async throws -> [KafkaRecord] {
-        try await waitUntil("\(count) dead letters (\(deadLetters.count) read)", timeout: timeout) { deadLetters.count >= count }
-        return deadLetters
+        try await waitForRead({ "\(count) dead letters (\($0.deadLetters.count) read)" }, timeout: timeout, until: { $0.deadLetters.count >= count })
+            .deadLetters
     }
 
     /// Seeds registration tokens `prefix-0…`.
@@ -162,11 +171,6 @@ final class PipelineFixture: Sendable {
         await emulator.shutdown()
         kafka.shutdown()
     }
-}
-
-/// What the fixture's reader has read.
-final class Collected: Sendable {
-    let state = Mutex<(outcomes: [Outcome], deadLetters: [KafkaRecord])>(([], []))
 }
 
 /// A worker and the task running it.

@@ -46,8 +46,7 @@ struct PipelinePoisonTests {
             _ = try await fixture.waitForOutcomes(ids + ["dup"])
             let letters = try await fixture.waitForDeadLetters(poison.count)
             // Both outcomes of 'dup': the original's and the twin's rejection.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while fixture.outcomes.filter({ $0.requestID == "dup" }).count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try await fixture.waitForRead({ _ in "both outcomes of 'dup'" }) { $0.outcomes.count { $0.requestID == "dup" } >= 2 }
             await worker.stop()
 
             let outcomes = fixture.outcomes
