@@ -109,10 +109,15 @@ public struct OffsetTracker: Sendable {
     /// (everything below it is done).
     public mutating func takeStorable() -> [KafkaTopicPartition: Int64] {
         var storable: [KafkaTopicPartition: Int64] = [:]
-        for (partition, ledger) in ledgers {
-            guard let point = ledger.storePoint, point > (ledger.handedOut ?? Int64.min) else { continue }
-            storable[partition] = point
-            ledgers[partition]?.handedOut = point
+        // By index, changed in place: writing to the dictionary while a `for … in` loop holds it
+        // would copy every ledger, pending offsets and all.
+        var index = ledgers.startIndex
+        while index != ledgers.endIndex {
+            if let point = ledgers.values[index].storePoint, point > (ledgers.values[index].handedOut ?? Int64.min) {
+                storable[ledgers.keys[index]] = point
+                ledgers.values[index].handedOut = point
+            }
+            ledgers.formIndex(after: &index)
         }
         return storable
     }
