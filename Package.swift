@@ -100,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "InstanceAPI", "Kafka"]
+            dependencies: ["Pipeline", "InstanceAPI", "Kafka", .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
         .testTarget(
             name: "InstanceAPITests",

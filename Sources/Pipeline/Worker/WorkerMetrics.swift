@@ -7,20 +7,23 @@ import Synchronization
 /// Each metric name always has the same label names, and each labelled series is made once.
 final class WorkerMetrics: Sendable {
     private let pipeline: String
-    private let counters = Mutex<[String: Counter]>([:])
-    private let gauges = Mutex<[String: Gauge]>([:])
-    private let timers = Mutex<[String: Metrics.Timer]>([:])
+    private let factory: any MetricsFactory
+    private let counters = Mutex<[Series: Counter]>([:])
+    private let gauges = Mutex<[Series: Gauge]>([:])
+    private let timers = Mutex<[Series: Metrics.Timer]>([:])
     /// The gauges set after every event, made once.
     private let itemsInFlight: Gauge
     private let pausedPartitions: Gauge
     private let circuitBreakerOpen: Gauge
 
-    /// Metrics of pipeline `pipeline`.
-    init(pipeline: String) {
+    /// Metrics of pipeline `pipeline`, made by `factory` (the process's metrics backend unless a
+    /// test passes its own).
+    init(pipeline: String, factory: any MetricsFactory = MetricsSystem.factory) {
         self.pipeline = pipeline
-        itemsInFlight = Gauge(label: MetricName.itemsInFlight.rawValue, dimensions: [("pipeline", pipeline)])
-        pausedPartitions = Gauge(label: MetricName.pausedPartitions.rawValue, dimensions: [("pipeline", pipeline)])
-        circuitBreakerOpen = Gauge(label: MetricName.circuitBreakerOpen.rawValue, dimensions: [("pipeline", pipeline)])
+        self.factory = factory
+        itemsInFlight = Gauge(label: MetricName.itemsInFlight.rawValue, dimensions: [("pipeline", pipeline)], factory: factory)
+        pausedPartitions = Gauge(label: MetricName.pausedPartitions.rawValue, dimensions: [("pipeline", pipeline)], factory: factory)
+        circuitBreakerOpen = Gauge(label: MetricName.circuitBreakerOpen.rawValue, dimensions: [("pipeline", pipeline)], factory: factory)
     }
 
     /// A record was read from the request topic.
@@ -57,40 +60,49 @@ final class WorkerMetrics: Sendable {
     /// document by scope (a scope reset to its file shows 0).
     func control(paused: Bool, overrides: [String: Int]) {
         gauge(.controlPaused).record(paused ? 1 : 0)
-        let shown = gauges.withLock { gauges in
-            gauges.keys.filter { $0.hasPrefix(MetricName.controlVersion.rawValue + "|scope=") }.map {
-                String($0.dropFirst(MetricName.controlVersion.rawValue.count + 7))
-            }
-        }
+        let shown = gauges.withLock { gauges in gauges.keys.filter { $0.name == .controlVersion }.map(\.first) }
         for scope in Set(shown).union(overrides.keys) { gauge(.controlVersion, ("scope", scope)).record(overrides[scope] ?? 0) }
     }
 
-    private func dimensions(_ labels: [(String, String)]) -> [(String, String)] { [("pipeline", pipeline)] + labels }
+    /// One labelled series of a metric: its name and the values of its (at most two) labels. A
+    /// name always has the same label names, so the values tell its series apart; looking one up
+    /// builds no text.
+    private struct Series: Hashable {
+        let name: MetricName
+        let first: String
+        let second: String
 
-    private func key(_ name: MetricName, _ labels: [(String, String)]) -> String {
-        var key = name.rawValue
-        for (label, value) in labels { key += "|" + label + "=" + value }
-        return key
+        init(_ name: MetricName, _ first: (String, String)?, _ second: (String, String)?) {
+            self.name = name
+            self.first = first?.1 ?? ""
+            self.second = second?.1 ?? ""
+        }
     }
 
-    private func counter(_ name: MetricName, _ labels: (String, String)...) -> Counter {
-        Self.made(key(name, labels), in: counters) { Counter(label: name.rawValue, dimensions: dimensions(labels)) }
+    private func dimensions(_ first: (String, String)?, _ second: (String, String)?) -> [(String, String)] {
+        [("pipeline", pipeline)] + [first, second].compactMap { $0 }
     }
 
-    private func gauge(_ name: MetricName, _ labels: (String, String)...) -> Gauge {
-        Self.made(key(name, labels), in: gauges) { Gauge(label: name.rawValue, dimensions: dimensions(labels)) }
+    private func counter(_ name: MetricName, _ first: (String, String)? = nil, _ second: (String, String)? = nil) -> Counter {
+        Self.made(Series(name, first, second), in: counters) { Counter(label: name.rawValue, dimensions: dimensions(first, second), factory: factory) }
     }
 
-    private func timer(_ name: MetricName, _ labels: (String, String)...) -> Metrics.Timer {
-        Self.made(key(name, labels), in: timers) { Metrics.Timer(label: name.rawValue, dimensions: dimensions(labels)) }
+    private func gauge(_ name: MetricName, _ first: (String, String)? = nil, _ second: (String, String)? = nil) -> Gauge {
+        Self.made(Series(name, first, second), in: gauges) { Gauge(label: name.rawValue, dimensions: dimensions(first, second), factory: factory) }
     }
 
-    /// The metric stored under `key`, made (once) by `make` when there is none yet.
-    private static func made<M>(_ key: String, in store: borrowing Mutex<[String: M]>, _ make: () -> M) -> M {
+    private func timer(_ name: MetricName, _ first: (String, String)? = nil, _ second: (String, String)? = nil) -> Metrics.Timer {
+        Self.made(Series(name, first, second), in: timers) {
+            Metrics.Timer(label: name.rawValue, dimensions: dimensions(first, second), factory: factory)
+        }
+    }
+
+    /// The metric stored under `series`, made (once) by `make` when there is none yet.
+    private static func made<M>(_ series: Series, in store: borrowing Mutex<[Series: M]>, _ make: () -> M) -> M {
         store.withLock { metrics in
-            if let metric = metrics[key] { return metric }
+            if let metric = metrics[series] { return metric }
             let metric = make()
-            metrics[key] = metric
+            metrics[series] = metric
             return metric
         }
     }
