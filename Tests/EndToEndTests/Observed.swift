@@ -83,5 +83,7 @@ final class Observed<Value: Sendable>: Sendable {
             }
             waiter?.resume()
         }
+        // A cancellation that came after an update had already taken the waiter left its id.
+        state.withLock { _ = $0.cancelled.remove(id) }
     }
 }

@@ -30,17 +30,18 @@ struct PipelineCrashTests {
             let arguments = folder.runArguments(
                 fixture, pipeline: pipeline,
                 ["-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=500", "-X", "auto.commit.interval.ms=200", "--log-level", "info"])
-            @Sendable func answered(_ read: Collected) -> Int { Set(read.outcomes.map(\.requestID)).count }
-            func answered() -> Int { answered(Collected(outcomes: fixture.outcomes)) }
+            @Sendable func answered(_ outcomes: [Outcome]) -> Int { Set(outcomes.map(\.requestID)).count }
 
             var workers: [ChildProcess] = []
             for killAt in [90, 250, 420] {
                 let worker = try ChildProcess(try Programs.iidbatch, arguments)
                 workers.append(worker)
-                try await fixture.waitForRead({ "\(killAt) outcomes (at \(answered($0)); the worker said:\n\(worker.text))" }) { answered($0) >= killAt }
+                try await fixture.waitForRead({ "\(killAt) outcomes (at \(answered($0.outcomes)); the worker said:\n\(worker.text))" }) {
+                    answered($0.outcomes) >= killAt
+                }
                 worker.kill()
                 _ = try await worker.waitForExit(seconds: 30)
-                print("sigkill test: killed at \(answered()) requests answered (\(fixture.outcomes.count) outcomes)")
+                print("sigkill test: killed at \(answered(fixture.outcomes)) requests answered (\(fixture.outcomes.count) outcomes)")
             }
             let last = try ChildProcess(try Programs.iidbatch, arguments)
             workers.append(last)
