@@ -35,15 +35,15 @@ extension InstanceAPIClient {
         guard answer.status == 200 else {
             throw ResultClassifier.callFailure(api, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
         }
-        let response: TopicBatchResponse
-        do { response = try TopicBatchResponse(jsonBody: answer.body) } catch {
+        let results: RunLengthList<TopicBatchResponse.Entry>
+        do { results = try TopicBatchResponse.resultRuns(jsonBody: answer.body) } catch {
             throw .malformedResponse(api: api, status: 200, message: "\(error): \(answer.text.prefix(200))")
         }
-        guard response.results.count == tokens.count else {
-            throw .malformedResponse(api: api, status: 200, message: "\(response.results.count) results for \(tokens.count) tokens")
+        guard results.count == tokens.count else {
+            throw .malformedResponse(api: api, status: 200, message: "\(results.count) results for \(tokens.count) tokens")
         }
         // Classified once per run of equal entries: most answers are one run of successes.
-        return RunLengthList(response.results).mapRuns { ResultClassifier.batchItem(error: $0.error) }
+        return results.mapRuns { ResultClassifier.batchItem(error: $0.error) }
     }
 
     /// §2.2: subscribes one token to one topic.

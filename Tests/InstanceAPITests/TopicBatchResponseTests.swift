@@ -19,6 +19,33 @@ struct TopicBatchResponseTests {
     func layouts(body: String) throws {
         let expected = try JSONDecoder().decode(TopicBatchResponse.self, from: Data(body.utf8))
         #expect(try TopicBatchResponse(jsonBody: Data(body.utf8)) == expected)
+        let runs = try TopicBatchResponse.resultRuns(jsonBody: Data(body.utf8))
+        #expect(Array(runs) == expected.results)
+        #expect(runs.runs.count == Self.changes(expected.results), "runs are maximal")
+    }
+
+    @Test("runs of successes and errors come back as maximal runs, in order")
+    func runs() throws {
+        let pattern = [0, 1, 1, 0, 0, 0, 2, 2, 0, 1]
+        let entries = (0..<1_000).map { index -> TopicBatchResponse.Entry in
+            switch pattern[index % pattern.count] {
+            case 1: TopicBatchResponse.Entry(error: "NOT_FOUND")
+            case 2: TopicBatchResponse.Entry(error: "INVALID_ARGUMENT")
+            default: TopicBatchResponse.Entry()
+            }
+        }
+        let body = TopicBatchResponse(results: entries).jsonBody()
+        let runs = try TopicBatchResponse.resultRuns(jsonBody: body)
+        #expect(Array(runs) == entries)
+        #expect(runs.runs.count == Self.changes(entries))
+        let successes = try TopicBatchResponse.resultRuns(jsonBody: TopicBatchResponse(results: Array(repeating: .init(), count: 1_000)).jsonBody())
+        #expect(successes.runs.count == 1 && successes.count == 1_000)
+        #expect(try TopicBatchResponse.resultRuns(jsonBody: Data(#"{"results":[]}"#.utf8)).runs.isEmpty)
+    }
+
+    /// The number of maximal runs of equal adjacent entries.
+    private static func changes(_ entries: [TopicBatchResponse.Entry]) -> Int {
+        zip(entries, entries.dropFirst()).filter { $0 != $1 }.count + (entries.isEmpty ? 0 : 1)
     }
 
     @Test("a thousand entries, mostly successes, keep their order")
@@ -37,5 +64,6 @@ struct TopicBatchResponseTests {
         ])
     func malformed(body: String) {
         #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse(jsonBody: Data(body.utf8)) }
+        #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse.resultRuns(jsonBody: Data(body.utf8)) }
     }
 }

@@ -21,50 +21,60 @@ extension TopicBatchResponse {
     ///
     /// - Throws: when the body is not JSON or `results` is not an array of objects.
     public init(jsonBody: Data) throws(JSONValue.ParseError) {
+        self.init(results: Array(try Self.resultRuns(jsonBody: jsonBody)))
+    }
+
+    /// The entries of an answer as runs of equal adjacent entries, read as `init(jsonBody:)`
+    /// reads them (the same entries, the same errors). A usual answer of 1,000 successes
+    /// becomes one run without a list of 1,000 entries being built.
+    ///
+    /// - Throws: when the body is not JSON or `results` is not an array of objects.
+    public static func resultRuns(jsonBody: Data) throws(JSONValue.ParseError) -> RunLengthList<Entry> {
         let bytes = [UInt8](jsonBody)
-        if let results = Self.usualResults(bytes) {
-            self.results = results
-            return
-        }
+        if let runs = usualResults(bytes) { return runs }
         guard let elements = try JSONValue.parse(bytes: bytes)["results"]?.arrayValue else {
             throw JSONValue.ParseError(offset: 0, reason: "'results' must be an array")
         }
-        var results: [Entry] = []
-        results.reserveCapacity(elements.count)
+        var runs = RunLengthList<Entry>()
         for element in elements {
             guard case .object = element else { throw JSONValue.ParseError(offset: 0, reason: "each result must be an object") }
-            results.append(Entry(error: element["error"]?.stringValue))
+            runs.append(Entry(error: element["error"]?.stringValue))
         }
-        self.results = results
+        return runs
     }
 
     /// The usual answer, read without building a JSON tree (1,000 entries a call): an object whose
     /// only member is `results`, an array of `{}` and `{"error": "<name>"}`, with any whitespace.
     /// Nil for anything else (another member, another key in an entry, bad JSON): the general
     /// parser then reads it, and names what is wrong.
-    static func usualResults(_ bytes: [UInt8]) -> [Entry]? {
+    static func usualResults(_ bytes: [UInt8]) -> RunLengthList<Entry>? {
         var parser = JSONParser(bytes: bytes)
         do {
             guard parser.take(UInt8(ascii: "{")), try parser.takeString() == "results", parser.take(UInt8(ascii: ":")),
                 parser.take(UInt8(ascii: "["))
             else { return nil }
-            var results: [Entry] = []
+            var runs = RunLengthList<Entry>()
+            // Successes since the last error, appended as one run.
+            var successes = 0
             if !parser.take(UInt8(ascii: "]")) {
                 repeat {
                     guard parser.take(UInt8(ascii: "{")) else { return nil }
                     if parser.take(UInt8(ascii: "}")) {
-                        results.append(Entry())
+                        successes += 1
                         continue
                     }
                     guard try parser.takeString() == "error", parser.take(UInt8(ascii: ":")), let error = try parser.takeString(),
                         parser.take(UInt8(ascii: "}"))
                     else { return nil }
-                    results.append(Entry(error: error))
+                    runs.append(Entry(), count: successes)
+                    successes = 0
+                    runs.append(Entry(error: error))
                 } while parser.take(UInt8(ascii: ","))
                 guard parser.take(UInt8(ascii: "]")) else { return nil }
             }
             guard parser.take(UInt8(ascii: "}")), parser.atEnd() else { return nil }
-            return results
+            runs.append(Entry(), count: successes)
+            return runs
         } catch {
             return nil
         }
