@@ -37,7 +37,8 @@ struct RetryAndBreakerTests {
         breaker.recordFailure(unavailable, now: t0)
         breaker.recordFailure(unavailable, now: t0)
         #expect(breaker.permission(now: t0) == .call, "two in a row do not open it")
-        breaker.recordSuccess()
+        // Answered more than a cooldown before the failures that follow: not a recent success.
+        breaker.recordSuccess(now: t0 - .seconds(2))
         breaker.recordFailure(unavailable, now: t0)
         breaker.recordFailure(unavailable, now: t0)
         #expect(breaker.permission(now: t0) == .call, "a success reset the count")
@@ -51,7 +52,7 @@ struct RetryAndBreakerTests {
         breaker.recordFailure(unavailable, now: t0 + .seconds(3), probe: true)
         #expect(breaker.state == .open(until: t0 + .seconds(6), cooldown: .seconds(3)), "capped at the max")
         #expect(breaker.permission(now: t0 + .seconds(6)) == .probe)
-        breaker.recordSuccess(probe: true)
+        breaker.recordSuccess(probe: true, now: t0 + .seconds(6))
         #expect(breaker.permission(now: t0 + .seconds(6)) == .call)
 
         var fresh = CircuitBreaker(threshold: 5)
@@ -105,14 +106,14 @@ struct RetryAndBreakerTests {
         var breaker = CircuitBreaker(threshold: 1, initialCooldown: .seconds(1), maxCooldown: .seconds(8))
         let unavailable = InstanceAPIError.transport(api: .batchAdd, message: "refused")
         breaker.recordFailure(unavailable, now: t0)
-        breaker.recordSuccess()
+        breaker.recordSuccess(now: t0)
         #expect(!breaker.isClosed, "a call sent before the opening does not close it")
         #expect(breaker.permission(now: t0 + .seconds(1)) == .probe)
         #expect(breaker.permission(now: t0 + .seconds(1)) == .awaitProbe, "no timer needed while the probe is out")
-        breaker.recordSuccess()
+        breaker.recordSuccess(now: t0 + .seconds(1))
         breaker.recordFailure(unavailable, now: t0 + .seconds(1))
         #expect(breaker.state == .probing(cooldown: .seconds(1)), "answers of other calls do not end the probe")
-        breaker.recordSuccess(probe: true)
+        breaker.recordSuccess(probe: true, now: t0 + .seconds(1))
         #expect(breaker.isClosed)
     }
 }

@@ -47,7 +47,7 @@ public struct CircuitBreaker: Sendable {
     public let initialCooldown: Duration
     /// The longest opening.
     public let maxCooldown: Duration
-    /// When the latest success was recorded, if its time was given.
+    /// When the latest success was recorded (nil before the first).
     private var latestSuccess: ContinuousClock.Instant?
 
     /// A closed breaker.
@@ -87,9 +87,9 @@ public struct CircuitBreaker: Sendable {
         if case .probing(let cooldown) = state { state = .open(until: now, cooldown: cooldown) }
     }
 
-    /// A call got an answer (whatever its items said), recorded at `now` when given. `probe` says
-    /// whether it was the probe.
-    public mutating func recordSuccess(probe: Bool = false, now: ContinuousClock.Instant? = nil) {
+    /// A call got an answer (whatever its items said), recorded at `now`. `probe` says whether it
+    /// was the probe.
+    public mutating func recordSuccess(probe: Bool = false, now: ContinuousClock.Instant) {
         switch state {
         case .closed: state = .closed(consecutiveFailures: 0)
         case .probing:
@@ -97,7 +97,7 @@ public struct CircuitBreaker: Sendable {
             state = .closed(consecutiveFailures: 0)
         case .open: return  // an answer to a call sent before the opening proves nothing now
         }
-        if let now { latestSuccess = now }
+        latestSuccess = now
     }
 
     /// A whole call failed with `error`, recorded at `now`. `probe` says whether it was the probe.
