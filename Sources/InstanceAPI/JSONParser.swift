@@ -134,8 +134,10 @@ struct JSONParser {
         // Set once an element had to be unescaped or repaired: it and those after it are copied.
         var copied: PackedStrings?
         guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return PackedStrings() }
-        repeat {
-            skipWhitespace()
+        // Records are mostly written compactly (`["a","b"]`): whitespace is looked for only where
+        // a quote does not come next, and a `,` right after an element is taken on the spot.
+        while true {
+            if index < bytes.count, bytes[index] != UInt8(ascii: "\"") { skipWhitespace() }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 index = start
                 return nil
@@ -148,7 +150,12 @@ struct JSONParser {
                 if copied == nil { copied = PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash) }
                 copied!.append(try string())
             }
-        } while try !closesAfterElement(UInt8(ascii: "]"), of: "array")
+            if index < bytes.count, bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if try closesAfterElement(UInt8(ascii: "]"), of: "array") {
+                break
+            }
+        }
         return copied ?? PackedStrings(storage: bytes, bounds: bounds, isPlainJSON: !slash)
     }
 
@@ -157,17 +164,17 @@ struct JSONParser {
     private func plainString(at quote: Int) -> (text: Range<Int>, slash: Bool)? {
         let text = bytes.span
         var end = quote + 1
-        var high: UInt8 = 0
-        var slashes: UInt8 = 0
+        var slashes = false
+        // Printable ASCII (0x20...0x7F, which `&- 0x20` maps below 0x60) but for `"` and `\`: the
+        // scan stops at the closing quote, or at the first byte that makes the string not plain.
         while end < text.count {
             let byte = text[end]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            high |= byte
-            slashes |= byte == UInt8(ascii: "/") ? 1 : 0
+            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
+            slashes = slashes || byte == UInt8(ascii: "/")
             end += 1
         }
-        guard end < text.count, text[end] == UInt8(ascii: "\""), high < 0x80 else { return nil }
-        return ((quote + 1)..<end, slashes != 0)
+        guard end < text.count, text[end] == UInt8(ascii: "\"") else { return nil }
+        return ((quote + 1)..<end, slashes)
     }
 
     private mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {

@@ -124,6 +124,7 @@ struct PackedStringsTests {
             #"{"mixed": ["a", 1, null], "nested": [["a"], "b"], "object": {"inner": ["x"]}, "n": 3.5, "f": false}"#,
             #"{"tokens": ["first"], "tokens": ["second", "last wins"]}"#,
             #"{"tokens": ["", "x"]}"#,
+            #"{"tokens":["a","b", "c" ,"d","é","e\/f","g",""]}"#,
             "{}",
         ])
     func membersAsParsed(text: String) throws {
@@ -147,7 +148,8 @@ struct PackedStringsTests {
     @Test(
         "a document that is not an object gives nil; a malformed one fails where parse fails",
         arguments: [
-            "[1]", "\"text\"", "3", "{\"a\": [\"x\",]}", "{\"a\": [\"x\" \"y\"]}", "{\"a\": [\"unterminated]}", "{\"a\": 1} x", "", "{\"a\": [\"\\q\"]}",
+            "[1]", "\"text\"", "3", "{\"a\": [\"x\",]}", "{\"a\": [\"x\",,\"y\"]}", "{\"a\": [\"x\", ]}", "{\"a\": [\"x\",\"y\"", "{\"a\": [\"x\" \"y\"]}",
+            "{\"a\": [\"unterminated]}", "{\"a\": 1} x", "", "{\"a\": [\"\\q\"]}",
         ])
     func notObjects(text: String) {
         let bytes = Array(text.utf8)
