@@ -26,7 +26,7 @@ struct BenchPipeline: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Items (tokens) in all; the default, 1M, is the figure the cost-per-item target is set on.")
+    @Option(help: "Items (tokens) in all.")
     var items = 1_000_000
 
     @Option(help: "Tokens per request record.")
