@@ -22,16 +22,22 @@ final class ChildProcess: Sendable {
         process.standardInput = input
         self.process = process
         let output = self.output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            output.update { $0.read(data) }
-        }
         process.terminationHandler = { process in
             let status = process.terminationStatus
             output.update { $0.status = status }
         }
         try process.run()
+        // Blocking reads on a thread of their own, not `readabilityHandler`: on Linux, libdispatch
+        // read sources set up and torn down at once by parallel tests can crash the whole test
+        // process in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch#949).
+        let reader = pipe.fileHandleForReading
+        Thread {
+            while true {
+                let data = reader.availableData
+                output.update { $0.read(data) }
+                if data.isEmpty { return }
+            }
+        }.start()
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
     }

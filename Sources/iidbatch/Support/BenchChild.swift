@@ -36,12 +36,19 @@ final class BenchChild: Sendable {
         process.standardError = pipe
         self.process = process
         self.name = name
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if !data.isEmpty { self?.received(String(decoding: data, as: UTF8.self)) }
-        }
         process.terminationHandler = { [weak self] process in self?.exited(process.terminationStatus) }
         try process.run()
+        // Blocking reads on a thread of their own until the pipe's end, not `readabilityHandler`:
+        // on Linux a libdispatch read source can crash the process when sources are set up and
+        // torn down at once (swift-corelibs-libdispatch#949).
+        let reader = pipe.fileHandleForReading
+        Thread { [weak self] in
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { return }
+                self?.received(String(decoding: data, as: UTF8.self))
+            }
+        }.start()
         Self.live.withLock { $0.append(self) }
     }
 
