@@ -13,7 +13,8 @@
 public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral, CustomStringConvertible, Codable {
     /// The buffer the elements' bytes are in (it may hold other bytes between them).
     private var storage: [UInt8] = []
-    /// Where each element's bytes are in `storage`.
+    /// Where each element's bytes are in `storage`: in list order, none overlapping (a stretch
+    /// of elements is a stretch of the buffer).
     private var bounds: [Range<Int>] = []
     /// Whether no element has a byte that needs escaping in a JSON string.
     public private(set) var isPlainJSON = true
@@ -82,23 +83,36 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
 
     /// Appends element `index` of `other`.
     public mutating func append(_ index: Int, of other: PackedStrings) {
-        let start = storage.count
-        storage.append(contentsOf: other.bytes(index))
-        add(start..<storage.count, plain: other.isPlainJSON ? true : nil)
+        append(index..<index + 1, of: other)
     }
 
-    /// Appends every element of `other`, in order. An empty list takes `other`'s buffer as it is.
-    public mutating func append(contentsOf other: PackedStrings) {
-        guard !isEmpty else {
+    /// Appends elements `range` of `other`, in order. When they lie in `other`'s buffer with at
+    /// most a separator (`","`) between each two, that stretch is copied at once, else each
+    /// element alone. An empty list given all of `other` takes its buffer as it is.
+    public mutating func append(_ range: Range<Int>, of other: PackedStrings) {
+        guard !range.isEmpty else { return }
+        guard !isEmpty || range != other.indices else {
             self = other
             return
         }
         compact()
-        let base = storage.count
-        storage.append(contentsOf: other.storage)
-        bounds.append(contentsOf: other.bounds.lazy.map { ($0.lowerBound + base)..<($0.upperBound + base) })
-        byteCount += other.byteCount
-        isPlainJSON = isPlainJSON && other.isPlainJSON
+        let added = other.bounds[range]
+        let addedBytes = added.reduce(0) { $0 + $1.count }
+        let span = added.first!.lowerBound..<added.last!.upperBound
+        if span.count <= addedBytes + Self.separatorBytes * (range.count - 1) {
+            let shift = storage.count - span.lowerBound
+            storage.append(contentsOf: other.storage[span])
+            bounds.append(contentsOf: added.lazy.map { ($0.lowerBound + shift)..<($0.upperBound + shift) })
+        } else {
+            copyEach(added, of: other.storage)
+        }
+        byteCount += addedBytes
+        if isPlainJSON { isPlainJSON = other.isPlainJSON || range.allSatisfy { Self.isPlain(other.bytes($0)) } }
+    }
+
+    /// Appends every element of `other`, in order. An empty list takes `other`'s buffer as it is.
+    public mutating func append(contentsOf other: PackedStrings) {
+        append(other.indices, of: other)
     }
 
     /// The elements in `range`, as a list of their own sharing this one's buffer.
@@ -132,11 +146,27 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
     /// Drops the buffer's bytes that no element uses any more, when they are most of it, so a
     /// list that is appended to and taken from for long does not grow without bound.
     private mutating func compact() {
-        guard storage.count > 4096, byteCount < storage.count / 2 else { return }
-        let elements = self
-        self = PackedStrings(reservingCapacity: elements.count, bytes: elements.byteCount)
-        for index in elements.indices { append(index, of: elements) }
+        guard storage.count > 4096, byteCount + Self.separatorBytes * count < storage.count / 2 else { return }
+        var compacted = PackedStrings(reservingCapacity: count, bytes: byteCount)
+        compacted.copyEach(bounds[...], of: storage)
+        compacted.byteCount = byteCount
+        compacted.isPlainJSON = isPlainJSON
+        self = compacted
     }
+
+    /// Copies each of `elements` of `buffer` to the end of the buffer, one after the other, and
+    /// records where it went (the caller counts the bytes and the plainness).
+    private mutating func copyEach(_ elements: ArraySlice<Range<Int>>, of buffer: [UInt8]) {
+        for element in elements {
+            let start = storage.count
+            storage.append(contentsOf: buffer[element])
+            bounds.append(start..<storage.count)
+        }
+    }
+
+    /// The bytes between two elements of a compact JSON array (`","`): a stretch of elements
+    /// with no more than these between them is copied as one.
+    private static let separatorBytes = 3
 
     // MARK: - JSON
 

@@ -31,10 +31,41 @@ struct PackedStringsTests {
             var joined = packed
             joined.append(contentsOf: taken)
             #expect(joined.strings == model + taken.strings)
+            var ranged = taken
+            ranged.append(lower..<upper, of: packed)
+            #expect(ranged.strings == taken.strings + model[lower..<upper])
+            #expect(ranged.isPlainJSON == ranged.strings.allSatisfy(JSONValue.isPlain))
             var rest = packed
             rest.removeFirst(lower)
             #expect(rest.strings == Array(model.dropFirst(lower)))
             #expect(rest.indices.map(rest.byteCount) == model.dropFirst(lower).map(\.utf8.count))
+        }
+    }
+
+    @Test("stretches of a list read from a record append as they read, whatever lies between the elements")
+    func rangesOfRecords() throws {
+        var random = SystemRandomNumberGenerator()
+        for round in 0..<200 {
+            let added = (0..<Int.random(in: 1...30, using: &random)).map { _ in Self.samples.randomElement(using: &random)! }
+            // Compact, spaced or mixed: the stretch copy applies only where a bare separator lies between elements.
+            let separator = [",", ", ", " ,\n "].randomElement(using: &random)!
+            let array = try added.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.joined(separator: separator)
+            let members = try #require(try JSONValue.parseMembers(bytes: Array(#"{"id": "r", "tokens": [\#(array)]}"#.utf8)))
+            guard case .strings(let tokens) = members["tokens"] else {
+                Issue.record("tokens not packed in round \(round)")
+                return
+            }
+            var list = PackedStrings(["first"])
+            var model = ["first"]
+            for _ in 0..<4 {
+                let lower = Int.random(in: 0...added.count, using: &random)
+                let upper = Int.random(in: lower...added.count, using: &random)
+                list.append(lower..<upper, of: tokens)
+                model += added[lower..<upper]
+            }
+            #expect(list.strings == model, "round \(round)")
+            #expect(list.indices.map(list.byteCount) == model.map(\.utf8.count))
+            #expect(list.isPlainJSON == model.allSatisfy(JSONValue.isPlain))
         }
     }
 

@@ -8,52 +8,6 @@ import Testing
 struct DispatchMachineTests {
     let t0 = ContinuousClock.now
 
-    private func pipeline(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) -> PipelineConfiguration {
-        var configuration = PipelineConfiguration(
-            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
-            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
-            breakerThreshold: 3, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
-        configuration.adaptiveRate.start = 1_000  // pacing is not the subject unless a test sets a rate
-        adjust(&configuration)
-        return configuration
-    }
-
-    private func subscribe(_ id: String, _ count: Int, topic: String = "news") -> PipelineRequest {
-        PipelineRequest(id: id, op: .topicsSubscribe, target: .topic(topic), items: (0..<count).map { "\(id)-\($0)" })
-    }
-
-    private func deletion(_ id: String) -> PipelineRequest {
-        PipelineRequest(id: id, op: .installationsDelete, target: .subject(nil), items: [id])
-    }
-
-    private func started(_ actions: [DispatchAction]) -> [CallJob] {
-        actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
-    }
-
-    private func settled(_ actions: [DispatchAction]) -> [ItemSettlement] {
-        // Runs expanded to one settlement per item.
-        actions.flatMap { action -> [ItemSettlement] in if case .settle(let runs) = action { runs } else { [] } }.flatMap { run in
-            run.indexes.map { index in
-                var item = run
-                item.origin.index = index
-                item.count = 1
-                return item
-            }
-        }
-    }
-
-    private func timers(_ actions: [DispatchAction]) -> [ContinuousClock.Instant] {
-        actions.compactMap { if case .setTimer(let instant) = $0 { instant } else { nil } }
-    }
-
-    private func pauses(_ actions: [DispatchAction]) -> [Bool] {
-        actions.compactMap { if case .pauseForOutage(let paused) = $0 { paused } else { nil } }
-    }
-
-    private func answers(_ codes: [ResultCode]) -> CallAnswer {
-        .items(RunLengthList(codes.map { ItemAnswer(ItemResult($0)) }))
-    }
-
     @Test("a full call starts at once; a partial one after the linger, by the one timer")
     func lingerByTimer() {
         var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: 1))
@@ -113,7 +67,7 @@ struct DispatchMachineTests {
         let alphabet: [ResultCode] = [.ok, .notFound, .unavailable, .resourceExhausted, .internal, .ok, .ok]
         for round in 0..<40 {
             var machine = DispatchMachine(configuration: pipeline(), random: SplitMix64(seed: UInt64(round)))
-            _ = machine.add(subscribe("a", 600), handle: 0, now: t0)
+            let lingering = machine.add(subscribe("a", 600), handle: 0, now: t0)
             let job = try #require(started(machine.add(subscribe("a", 400), handle: 1, now: t0)).first)
             var codes: [ResultCode] = []
             while codes.count < 1_000 {
@@ -123,6 +77,32 @@ struct DispatchMachineTests {
             let revoked = round % 2 == 1
             if revoked { _ = machine.drop([1], now: t0) }
             let actions = machine.finished(jobID: job.id, answers(codes), now: t0 + .milliseconds(5))
+
+            // What goes again (paced at once, retried after a backoff; one call of the key at a
+            // time) is exactly the retryable items of requests not revoked, each still with its
+            // own origin.
+            var again: [CallJob] = []
+            var pending = actions
+            var now = t0 + .milliseconds(5)
+            var timer = timers(lingering).last
+            while true {
+                let starts = started(pending)
+                again += starts
+                timer = timers(pending).last ?? timer
+                if let next = starts.first {
+                    pending = machine.finished(jobID: next.id, answers(Array(repeating: .ok, count: next.items.count)), now: now)
+                } else if let due = timer {
+                    (now, timer) = (due, nil)
+                    pending = machine.timerFired(now: due)
+                } else {
+                    break
+                }
+            }
+            let goingAgain = again.flatMap { job in job.origins.indices.map { "\(job.origins[$0].request)/\(job.origins[$0].index) \(job.items[$0])" } }
+            let expectedAgain = codes.indices.filter { codes[$0].isRetryable && !(revoked && job.origins[$0].request == 1) }.map {
+                "\(job.origins[$0].request)/\(job.origins[$0].index) \(job.items[$0])"
+            }
+            #expect(goingAgain.sorted() == expectedAgain.sorted(), "round \(round)")
 
             // Decided one item at a time: final codes settle; retryable ones go again (retried or
             // paced) or, for the revoked request, are dropped: none of those settles now.

@@ -14,7 +14,7 @@ struct CallJob: Sendable {
     /// The items still waiting for a final result.
     var items: PackedStrings
     /// Where each item came from.
-    var origins: [PlannedCall.Origin]
+    var origins: OriginList
     /// Attempts made so far in this worker (every item of a job has had the same number).
     var attempts = 0
     /// Attempts answered with throttling (`RESOURCE_EXHAUSTED`, 429): paced, not charged to
@@ -36,20 +36,19 @@ struct CallJob: Sendable {
         return job
     }
 
-    /// Takes item `index` of `other` (an attempt of the same call).
-    mutating func take(_ index: Int, of other: CallJob) {
-        items.append(index, of: other.items)
-        origins.append(other.origins[index])
+    /// Takes the items at `positions` of `other` (an attempt of the same call).
+    mutating func take(_ positions: Range<Int>, of other: CallJob) {
+        items.append(positions, of: other.items)
+        origins.append(positions, of: other.origins)
     }
 
     /// Removes the items whose request is in `handles`; returns how many were removed.
     @discardableResult
     mutating func drop(_ handles: Set<RequestHandle>) -> Int {
-        let kept = origins.indices.filter { !handles.contains(origins[$0].request) }
-        let removed = origins.count - kept.count
+        var call = PlannedCall(op: op, target: target, items: items, origins: origins)
+        let removed = call.drop(handles)
         guard removed > 0 else { return 0 }
-        items = kept.reduce(into: PackedStrings()) { $0.append($1, of: items) }
-        origins = kept.map { origins[$0] }
+        (items, origins) = (call.items, call.origins)
         return removed
     }
 

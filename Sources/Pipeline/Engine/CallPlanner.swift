@@ -7,15 +7,9 @@ import InstanceAPI
 /// packed across a change of op, so a subscribe followed by an unsubscribe of the same topic is
 /// planned as two calls, the subscribe first, and the caller runs one key's calls in order.
 public struct CallPlanner: Sendable {
-    private struct Segment {
-        var op: RequestOp
-        var target: RequestTarget
-        var items = PackedStrings()
-        var origins: [PlannedCall.Origin] = []
-    }
-
-    /// Per ordering key, segments in arrival order; adjacent work of the same op and target merges.
-    private var queues: [String: [Segment]] = [:]
+    /// Per ordering key, the work in arrival order, each part of one op and target, unbounded:
+    /// adjacent work of the same op and target merges, and calls are cut from the front.
+    private var queues: [String: [PlannedCall]] = [:]
     /// Keys in the order they first got work, so old work is planned first.
     private var keyOrder: [String] = []
     /// Keys that got items since the last `take`: the only ones that can have a full call.
@@ -43,12 +37,12 @@ public struct CallPlanner: Sendable {
         if touched.last != key { touched.append(key) }
         if let last = queues[key]!.last, last.op == request.op, last.target == request.target {
             queues[key]![queues[key]!.count - 1].items.append(contentsOf: request.items)
-            queues[key]![queues[key]!.count - 1].origins += request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }
+            queues[key]![queues[key]!.count - 1].origins.append(request: handle, indexes: request.items.indices)
         } else {
             queues[key]!.append(
-                Segment(
+                PlannedCall(
                     op: request.op, target: request.target, items: request.items,
-                    origins: request.items.indices.map { PlannedCall.Origin(request: handle, index: $0) }))
+                    origins: OriginList(request: handle, indexes: request.items.indices)))
         }
     }
 
@@ -78,7 +72,7 @@ public struct CallPlanner: Sendable {
                 calls.append(
                     PlannedCall(
                         op: segments[0].op, target: segments[0].target, items: segments[0].items.extracting(0..<count),
-                        origins: Array(segments[0].origins.prefix(count))))
+                        origins: segments[0].origins.extracting(0..<count)))
                 if count == segments[0].items.count {
                     segments.removeFirst()
                 } else {
@@ -103,10 +97,7 @@ public struct CallPlanner: Sendable {
         for (key, segments) in queues {
             queues[key] = segments.compactMap { segment in
                 var segment = segment
-                let kept = segment.origins.indices.filter { !handles.contains(segment.origins[$0].request) }
-                guard kept.count != segment.origins.count else { return segment }
-                segment.items = kept.reduce(into: PackedStrings()) { $0.append($1, of: segment.items) }
-                segment.origins = kept.map { segment.origins[$0] }
+                segment.drop(handles)
                 return segment.items.isEmpty ? nil : segment
             }
         }

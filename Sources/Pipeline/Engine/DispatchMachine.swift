@@ -68,7 +68,7 @@ struct DispatchMachine: Sendable {
 
     /// Running calls that carry an item of a request in `handles`.
     func runningCalls(carrying handles: Set<RequestHandle>) -> Int {
-        running.values.count { call in call.job.origins.contains { handles.contains($0.request) } }
+        running.values.count { call in call.job.origins.carries(any: handles) }
     }
 
     // MARK: - Events
@@ -102,47 +102,33 @@ struct DispatchMachine: Sendable {
             var retry = charged.emptied()
             var settled: [ItemSettlement] = []
             var throttled = false
-            var previous: ItemDecision?
-            // The answers' run holding the current item, where that run starts and ends, and its
-            // code: read from the list only when a run begins (its runs are generic, so each read
-            // is a copy through a witness table).
+            // The items are walked in segments within which nothing differs: one run of answers,
+            // one run of origins, all answered or none, and (only when a revoke came during the
+            // call) one item. Each segment is decided, settled or moved at once, not per item.
             let answeredCount = answers.count
-            var answerRun = -1
-            var runStart = 0
-            var runEnd = 0
-            var runCode = ResultCode.ok
-            for index in job.items.indices {
-                let answered = index < answeredCount
-                if answered, index >= runEnd {
-                    answerRun += 1
-                    let run = answers.runs[answerRun]
-                    (runStart, runEnd, runCode) = (runEnd, run.end, run.value.result.code)
+            var answerRun = 0
+            var originRun = 0
+            var position = 0
+            while position < job.items.count {
+                while originRun < job.origins.runs.count - 1, job.origins.runs[originRun].end <= position { originRun += 1 }
+                var end = min(job.origins.runs[originRun].end, job.items.count)
+                let answered = position < answeredCount
+                if answered {
+                    while answers.runs[answerRun].end <= position { answerRun += 1 }
+                    end = min(end, answers.runs[answerRun].end)
                 }
-                // An item in the same run of answers as the one before it is decided alike
-                // (revocations aside), and a settled one extends the run the item before it
-                // ended: no answer is compared or copied per item.
-                let repeated = previous != nil && call.revoked.isEmpty && answered && index > runStart
-                let decision: ItemDecision
-                if repeated, let previous {
-                    decision = previous
-                } else {
-                    let code = answered ? runCode : .internal
-                    if code == .resourceExhausted { throttled = true }
-                    decision = ItemDecision(code, revoked: call.revoked.contains(index), withinTime: withinTime, mayRetry: mayRetry)
-                }
-                previous = decision
-                switch decision {
+                if !call.revoked.isEmpty { end = position + 1 }
+                let segment = position..<end
+                position = end
+                let code = answered ? answers.runs[answerRun].value.result.code : .internal
+                if code == .resourceExhausted { throttled = true }
+                switch ItemDecision(code, revoked: call.revoked.contains(segment.lowerBound), withinTime: withinTime, mayRetry: mayRetry) {
                 case .drop: continue
-                case .pace: paced.take(index, of: job)
-                case .retry: retry.take(index, of: job)
+                case .pace: paced.take(segment, of: job)
+                case .retry: retry.take(segment, of: job)
                 case .settle(let wasThrottled):
-                    let origin = job.origins[index]
-                    if repeated, let run = settled.indices.last, settled[run].isFollowed(by: origin) {
-                        settled[run].count += 1
-                    } else {
-                        let answer = answered ? answers.runs[answerRun].value : missing
-                        ItemSettlement.append(settlement(wasThrottled ? paced : charged, index, answer), to: &settled)
-                    }
+                    let answer = answered ? answers.runs[answerRun].value : missing
+                    ItemSettlement.append(settlement(wasThrottled ? paced : charged, segment, answer), to: &settled)
                 }
             }
             adapt(call, throttled: throttled, now: now)
@@ -184,7 +170,7 @@ struct DispatchMachine: Sendable {
                 } else {
                     let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
                     var settled: [ItemSettlement] = []
-                    for index in job.items.indices { ItemSettlement.append(settlement(job, index, answer), to: &settled) }
+                    for run in job.origins.runs { ItemSettlement.append(settlement(job, run.positions, answer), to: &settled) }
                     actions.append(.settle(settled))
                     queue.release(job)
                 }
@@ -214,8 +200,7 @@ struct DispatchMachine: Sendable {
         }
         backoffs = Heap(kept)
         for (id, call) in running {
-            let revoked = call.job.origins.indices.filter { handles.contains(call.job.origins[$0].request) }
-            running[id]!.revoked.formUnion(revoked)
+            for positions in call.job.origins.positions(keeping: handles.contains) { running[id]!.revoked.formUnion(positions) }
         }
         return pump(now: now)
     }
@@ -378,8 +363,11 @@ struct DispatchMachine: Sendable {
         Set(call.revoked.map { call.job.origins[$0].request })
     }
 
-    private func settlement(_ job: CallJob, _ index: Int, _ answer: ItemAnswer) -> ItemSettlement {
-        ItemSettlement(origin: job.origins[index], answer: answer, attempts: job.attempts + job.throttles, lastError: job.lastError)
+    /// The items at `positions` of `job`, consecutive items of one request, settle with `answer`.
+    private func settlement(_ job: CallJob, _ positions: Range<Int>, _ answer: ItemAnswer) -> ItemSettlement {
+        ItemSettlement(
+            origin: job.origins[positions.lowerBound], answer: answer, attempts: job.attempts + job.throttles, lastError: job.lastError,
+            count: positions.count)
     }
 
     private func earlier(_ a: ContinuousClock.Instant?, _ b: ContinuousClock.Instant) -> ContinuousClock.Instant {

@@ -104,9 +104,10 @@ struct RequestBook: Sendable {
         return .admitted(handle, request)
     }
 
-    /// A call carrying items of `handles` started.
+    /// A call carrying items of `handles` started: the requests of its runs of origins, in order,
+    /// one request more than once when its items are in several runs. Each counts the call once.
     mutating func noteCall(for handles: some Sequence<RequestHandle>) {
-        // A call's items come in runs of one request, and runs of one request are adjacent.
+        // Runs of one request are mostly adjacent: the set is asked only when the request changes.
         var counted: Set<RequestHandle> = []
         var last: RequestHandle?
         for handle in handles where handle != last {

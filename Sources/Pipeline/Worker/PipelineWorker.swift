@@ -326,7 +326,7 @@ public actor PipelineWorker {
                     statistics.retries += job.items.count
                     metrics.retried(items: job.items.count)
                 }
-                book.noteCall(for: job.origins.lazy.map(\.request))
+                book.noteCall(for: job.origins.runs.lazy.map(\.request))
                 let executor = self.executor
                 let metrics = self.metrics
                 spawn {

@@ -1,0 +1,52 @@
+import InstanceAPI
+
+@testable import Pipeline
+
+/// What the dispatch machine's tests build their events from and read its actions with.
+extension DispatchMachineTests {
+    func pipeline(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }) -> PipelineConfiguration {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
+            breakerThreshold: 3, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        configuration.adaptiveRate.start = 1_000  // pacing is not the subject unless a test sets a rate
+        adjust(&configuration)
+        return configuration
+    }
+
+    func subscribe(_ id: String, _ count: Int, topic: String = "news") -> PipelineRequest {
+        PipelineRequest(id: id, op: .topicsSubscribe, target: .topic(topic), items: (0..<count).map { "\(id)-\($0)" })
+    }
+
+    func deletion(_ id: String) -> PipelineRequest {
+        PipelineRequest(id: id, op: .installationsDelete, target: .subject(nil), items: [id])
+    }
+
+    func started(_ actions: [DispatchAction]) -> [CallJob] {
+        actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
+    }
+
+    func settled(_ actions: [DispatchAction]) -> [ItemSettlement] {
+        // Runs expanded to one settlement per item.
+        actions.flatMap { action -> [ItemSettlement] in if case .settle(let runs) = action { runs } else { [] } }.flatMap { run in
+            run.indexes.map { index in
+                var item = run
+                item.origin.index = index
+                item.count = 1
+                return item
+            }
+        }
+    }
+
+    func timers(_ actions: [DispatchAction]) -> [ContinuousClock.Instant] {
+        actions.compactMap { if case .setTimer(let instant) = $0 { instant } else { nil } }
+    }
+
+    func pauses(_ actions: [DispatchAction]) -> [Bool] {
+        actions.compactMap { if case .pauseForOutage(let paused) = $0 { paused } else { nil } }
+    }
+
+    func answers(_ codes: [ResultCode]) -> CallAnswer {
+        .items(RunLengthList(codes.map { ItemAnswer(ItemResult($0)) }))
+    }
+}
