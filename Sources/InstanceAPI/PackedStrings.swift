@@ -2,10 +2,10 @@
 /// from the record they were read from to the call body they are written into.
 ///
 /// A list read from a record (`JSONValue.parseMembers`) points into the record's own bytes:
-/// reading it copies no item. Slicing shares the buffer; appending one list to another copies
-/// its buffer once. None of these allocates or reference-counts anything per string, and a call
-/// body is written by copying byte ranges (`JSONWriter.strings(_:)`). Reading an element makes
-/// a `String`; the hot path does not.
+/// reading it copies no item. Slicing shares the buffer; appending elements of one list to
+/// another copies the stretch of the buffer they lie in, once. None of these allocates or
+/// reference-counts anything per string, and a call body is written by copying byte ranges
+/// (`JSONWriter.strings(_:)`). Reading an element makes a `String`; the hot path does not.
 ///
 /// Guarantees: elements read back exactly as appended (valid UTF-8, in order); two lists are
 /// equal when they hold the same strings in the same order, wherever their bytes are kept;
