@@ -76,6 +76,17 @@ struct PipelineFileTests {
         #expect(pipeline.group == "iidbatch-erasures" && pipeline.outcomeTopic == "erasures.outcomes" && pipeline.deadLetterTopic == "erasures.dead-letters")
     }
 
+    @Test("the worker's read-ahead is bounded in bytes by the largest record and in records by max-in-flight-items")
+    func readAhead() throws {
+        let plain = try PipelineFile.parse("request-topic: erasures\n", file: "d.yaml", name: "d")
+        #expect(plain.consumerDefaults == ["queued.max.messages.kbytes": "16384", "queued.min.messages": "10000"])
+        let tuned = try PipelineFile.parse(
+            "request-topic: erasures\nmax-in-flight-items: 200000\nmax-record-bytes: 33554432\n", file: "t.yaml", name: "t")
+        #expect(tuned.consumerDefaults == ["queued.max.messages.kbytes": "131072", "queued.min.messages": "40000"])
+        let small = try PipelineFile.parse("request-topic: erasures\nmax-in-flight-items: 100\n", file: "s.yaml", name: "s")
+        #expect(small.consumerDefaults["queued.min.messages"] == "1000", "never under 1,000 records a partition")
+    }
+
     @Test(
         "bad YAML or a bad value fails with the file, the key and the reason",
         arguments: [

@@ -114,11 +114,17 @@ public struct PipelineConfiguration: Sendable, Hashable {
         Self.producerDefaults(for: [self])
     }
 
-    /// Consumer settings of this pipeline's worker: librdkafka's read-ahead (64 MiB by default)
-    /// held to 16 MiB, or four of the largest records, so that a deep backlog costs the worker a
-    /// fixed amount of memory; what it holds beyond that is bounded by `maxInFlightItems`.
+    /// Consumer settings of this pipeline's worker: librdkafka's read-ahead held to 16 MiB of
+    /// records (64 MiB by default), or four of the largest records, and to a fifth of
+    /// `maxInFlightItems` records a partition (at least 1,000; 100,000 by default), so that a
+    /// deep backlog costs the worker a fixed amount of memory; what it holds beyond that is
+    /// bounded by `maxInFlightItems`. The count matters for small records: librdkafka keeps a few
+    /// hundred bytes for each beyond its payload, which the byte bound does not count.
     public var consumerDefaults: [String: String] {
-        ["queued.max.messages.kbytes": "\(max(16_384, 4 * maxRecordBytes / 1_024))"]
+        [
+            "queued.max.messages.kbytes": "\(max(16_384, 4 * maxRecordBytes / 1_024))",
+            "queued.min.messages": "\(max(1_000, maxInFlightItems / 5))",
+        ]
     }
 
     /// Producer settings for one producer shared by `pipelines`: large enough for each of them.
