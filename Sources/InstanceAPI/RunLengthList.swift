@@ -43,13 +43,7 @@ public struct RunLengthList<Element: Equatable>: RandomAccessCollection, Express
 
     /// The position in `runs` of the run holding element `index`.
     public func run(containing index: Int) -> Int {
-        var low = 0
-        var high = runs.count - 1
-        while low < high {
-            let middle = (low + high) / 2
-            if runs[middle].end <= index { low = middle + 1 } else { high = middle }
-        }
-        return low
+        runs.run(containing: index) { $0.end }
     }
 
     /// Appends `value` `count` times, extending the last run when it holds an equal value.

@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// Where each item of a call came from, kept as runs: consecutive items of one request at
 /// consecutive positions in it are one run. A call's items come in such runs (a request's items
 /// are planned in order), so a call of 1,000 items of one request is one run, and what is decided
@@ -49,13 +51,7 @@ public struct OriginList: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// The position in `runs` of the run holding the item at `position`.
     public func run(containing position: Int) -> Int {
-        var low = 0
-        var high = runs.count - 1
-        while low < high {
-            let middle = (low + high) / 2
-            if runs[middle].end <= position { low = middle + 1 } else { high = middle }
-        }
-        return low
+        runs.run(containing: position) { $0.end }
     }
 
     /// Appends items `indexes` of `request`, extending the last run when they continue it.
