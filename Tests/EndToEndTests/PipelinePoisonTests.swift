@@ -10,8 +10,10 @@ import Testing
 struct PipelinePoisonTests {
     @Test("every kind of bad record is rejected and dead-lettered byte for byte; the valid ones around it complete")
     func poison() async throws {
-        // Calls are slow enough that the first 'dup' is still in flight when its twin arrives.
-        try await withPipelineFixture(partitions: 1, faults: FaultPlan(latencyMilliseconds: 300)) { fixture in
+        // Calls are slow enough that the first 'dup' is still in flight when its twin, ten records
+        // later, arrives: 2 s, not 300 ms, because a loaded CI machine once took longer than
+        // 300 ms between the two, and the twin then completed as a request of its own.
+        try await withPipelineFixture(partitions: 1, faults: FaultPlan(latencyMilliseconds: 2_000)) { fixture in
             let tokens = fixture.seedTokens(20, prefix: "poison")
             func valid(_ id: String, _ slice: Range<Int>) -> (String, [UInt8]) {
                 ("k", Array(PipelineRequest(id: id, op: .topicsSubscribe, target: .topic("p"), items: Array(tokens[slice])).jsonBody()))
