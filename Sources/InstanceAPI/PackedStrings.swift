@@ -3,9 +3,11 @@
 ///
 /// A list read from a record (`JSONValue.parseMembers`) points into the record's own bytes:
 /// reading it copies no item. Slicing shares the buffer; appending elements of one list to
-/// another copies the stretch of the buffer they lie in, once. None of these allocates or
-/// reference-counts anything per string, and a call body is written by copying byte ranges
-/// (`JSONWriter.strings(_:)`). Reading an element makes a `String`; the hot path does not.
+/// another copies the stretch of the buffer they lie in, once, quotes included. What a list
+/// copies into its own buffer it lays out as a compact JSON array (`"a","b"`), so that a call
+/// body gathered from several records is still written by copying one byte range
+/// (`JSONWriter.strings(_:)`). None of these allocates or reference-counts anything per string.
+/// Reading an element makes a `String`; the hot path does not.
 ///
 /// Guarantees: elements read back exactly as appended (valid UTF-8, in order); two lists are
 /// equal when they hold the same strings in the same order, wherever their bytes are kept;
@@ -76,9 +78,12 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
 
     /// Appends `string`.
     public mutating func append(_ string: String) {
+        openStretch()
+        storage.append(Self.quote)
         let start = storage.count
         storage.append(contentsOf: string.utf8)
         add(start..<storage.count)
+        storage.append(Self.quote)
     }
 
     /// Appends element `index` of `other`.
@@ -100,8 +105,15 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
         let addedBytes = added.reduce(0) { $0 + $1.count }
         let span = added.first!.lowerBound..<added.last!.upperBound
         if span.count <= addedBytes + Self.separatorBytes * (range.count - 1) {
-            let shift = storage.count - span.lowerBound
-            storage.append(contentsOf: other.storage[span])
+            // With the quotes around it when it has them, so that it joins what is here already
+            // into one stretch of a JSON array.
+            let quoted =
+                span.lowerBound > 0 && span.upperBound < other.storage.count && other.storage[span.lowerBound - 1] == Self.quote
+                && other.storage[span.upperBound] == Self.quote
+            let copied = quoted ? span.lowerBound - 1..<span.upperBound + 1 : span
+            if quoted { openStretch() }
+            let shift = storage.count - copied.lowerBound
+            storage.append(contentsOf: other.storage[copied])
             bounds.append(contentsOf: added.lazy.map { ($0.lowerBound + shift)..<($0.upperBound + shift) })
         } else {
             copyEach(added, of: other.storage)
@@ -154,26 +166,45 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
         self = compacted
     }
 
-    /// Copies each of `elements` of `buffer` to the end of the buffer, one after the other, and
-    /// records where it went (the caller counts the bytes and the plainness).
+    /// Copies each of `elements` of `buffer` to the end of the buffer, as the elements of a
+    /// compact JSON array are (`"a","b"`), and records where each went (the caller counts the
+    /// bytes and the plainness).
     private mutating func copyEach(_ elements: ArraySlice<Range<Int>>, of buffer: [UInt8]) {
         for element in elements {
+            openStretch()
+            storage.append(Self.quote)
             let start = storage.count
             storage.append(contentsOf: buffer[element])
             bounds.append(start..<storage.count)
+            storage.append(Self.quote)
         }
     }
 
-    /// The bytes between two elements of a compact JSON array (`","`): a stretch of elements
-    /// with no more than these between them is copied as one.
+    /// Before bytes that open with an element's quote: a comma when the buffer ends with the
+    /// last element's closing quote, so the buffer reads as one compact JSON array across the
+    /// appends and a call body copies it in one piece (`appendJSONElements`).
+    private mutating func openStretch() {
+        if let last = bounds.last, last.upperBound == storage.count - 1, storage[last.upperBound] == Self.quote {
+            storage.append(UInt8(ascii: ","))
+        }
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+
+    /// The bytes around and between elements of a compact JSON array (`","`), as this list keeps
+    /// the elements it copies: a stretch of elements with no more than these between them is
+    /// copied as one.
     private static let separatorBytes = 3
 
     // MARK: - JSON
 
     /// Appends the elements as JSON strings separated by commas (`"a","b"`, no brackets); only
     /// for a list whose `isPlainJSON` is true. A stretch of elements that already sit in the
-    /// buffer exactly so (a compact record's array) is copied in one piece.
-    func appendJSONElements(to bytes: inout [UInt8]) {
+    /// buffer exactly so (a compact record's array, or what the list copied) is copied in one
+    /// piece. Returns how many stretches it wrote.
+    @discardableResult
+    func appendJSONElements(to bytes: inout [UInt8]) -> Int {
+        var stretches = 0
         var first = 0
         while first < bounds.count {
             var last = first
@@ -192,7 +223,9 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
                 }
             }
             first = last + 1
+            stretches += 1
         }
+        return stretches
     }
 
     /// True when element `index` and the next one sit in the buffer as `…","…`.

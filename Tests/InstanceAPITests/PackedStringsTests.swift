@@ -1,6 +1,7 @@
 import Foundation
-import InstanceAPI
 import Testing
+
+@testable import InstanceAPI
 
 @Suite("Packed strings: items as one buffer, read and written as arrays of strings are")
 struct PackedStringsTests {
@@ -143,6 +144,37 @@ struct PackedStringsTests {
                 fromPacked.strings(part)
                 #expect(String(decoding: fromPacked.bytes, as: UTF8.self) == String(decoding: fromArray.bytes, as: UTF8.self), "\(layout): \(part)")
             }
+        }
+    }
+
+    @Test("a list gathered from the arrays of several records, or from scattered elements, is written in one or two copies")
+    func gatheredStretches() throws {
+        let records = try (0..<10).map { record in
+            let text = #"{"tokens":["# + (0..<100).map { #""r\#(record)t\#($0)""# }.joined(separator: ",") + "]}"
+            let members = try #require(try JSONValue.parseMembers(bytes: Array(text.utf8)))
+            guard case .strings(let tokens) = members["tokens"] else {
+                Issue.record("tokens not packed: \(text)")
+                return PackedStrings()
+            }
+            return tokens
+        }
+        // As the planner gathers a call: the first request's items taken as they are, the rest
+        // appended behind them.
+        var call = PackedStrings()
+        for tokens in records { call.append(contentsOf: tokens) }
+        // As retries gather items: every other one, each copied alone.
+        var scattered = PackedStrings()
+        for tokens in records { for index in stride(from: 1, to: tokens.count, by: 2) { scattered.append(index, of: tokens) } }
+        // The tail of one list after its head was taken.
+        var tail = call
+        tail.removeFirst(150)
+        tail.append("added")
+        for (list, stretches) in [(call, 2), (scattered, 1), (tail, 2)] {
+            var written: [UInt8] = []
+            #expect(list.appendJSONElements(to: &written) <= stretches)
+            var fromArray = JSONWriter()
+            fromArray.strings(list.strings)
+            #expect("[" + String(decoding: written, as: UTF8.self) + "]" == String(decoding: fromArray.bytes, as: UTF8.self))
         }
     }
 
