@@ -7,11 +7,15 @@ import ServiceLifecycle
 /// at once. A refused record is logged with its reason and changes nothing. A graceful shutdown
 /// ends it; a fatal reader error stops the run, since workers that no longer hear their operator
 /// must not go on.
-struct ControlService: Service {
+struct ControlService: Service, CustomStringConvertible {
     let topic: ControlTopic
     let snapshot: ControlSnapshot
     let workers: [PipelineWorker]
     let logger = Logger(label: "iidbatch.control")
+
+    /// The name the service group logs it by. (Without one the group would describe it by
+    /// reflection, control history included, at every start.)
+    var description: String { "control listener on \(topic.name)" }
 
     func run() async throws {
         let (topic, snapshot, workers, logger) = (topic, snapshot, workers, logger)
