@@ -174,7 +174,7 @@ public final class KafkaConsumer: Sendable {
                 client.context.log(.warning, "consumer: \(error)")
             case .empty, .endOfPartition:
                 if let event = client.context.events.withLock({ $0.next() }) { return handOut(event) }
-                await client.context.wakeup.wait(fallback: .milliseconds(100))
+                await client.context.wakeup.wait()
             }
         }
         return nil

@@ -15,6 +15,8 @@ public final class KafkaTopicReader: Sendable {
     /// Per partition, the next offset to hand out; a partition is read to its end once this
     /// reaches `endOffsets`.
     private let positions: Mutex<[KafkaTopicPartition: Int64]>
+    /// Set by `close()`: `records` ends.
+    private let closed = Atomic(false)
 
     /// Starts reading every partition of `topics` from its beginning, or from `starts` where it
     /// names the partition (a later reader goes on where an earlier one ended, at its
@@ -71,13 +73,15 @@ public final class KafkaTopicReader: Sendable {
     /// True when every partition has been read to the end it had at creation.
     public var isAtEnd: Bool { remaining == 0 }
 
-    /// Stops fetching. Safe to call twice.
+    /// Stops fetching and ends `records`, also for a task waiting in it now. Safe to call twice.
     public func close() {
+        closed.store(true, ordering: .relaxed)
         client.stopBackgroundWork()
+        client.context.wakeup.signal()
     }
 
     func next() async throws(KafkaError) -> KafkaRecord? {
-        while !Task.isCancelled {
+        while !Task.isCancelled, !closed.load(ordering: .relaxed) {
             if !follow && isAtEnd { return nil }
             switch client.pollConsumer() {
             case .record(let record):
@@ -92,7 +96,7 @@ public final class KafkaTopicReader: Sendable {
             case .endOfPartition(let partition, let next):
                 positions.withLock { $0[partition] = max($0[partition] ?? next, next) }
             case .empty:
-                await client.context.wakeup.wait(fallback: .milliseconds(100))
+                await client.context.wakeup.wait()
             }
         }
         return nil

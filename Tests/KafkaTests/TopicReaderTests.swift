@@ -77,6 +77,34 @@ struct TopicReaderTests {
         await producer.close()
     }
 
+    @Test("close ends a following read, also one waiting for records that never come")
+    func closeEndsFollowing() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("follow-close")
+        try kafka.createTopic(topic, partitions: 2)
+        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic], follow: true)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        _ = try await producer.send(topic: topic, key: nil, value: Array("only".utf8))
+        let (events, event) = AsyncStream.makeStream(of: String.self)
+        let reading = Task {
+            var count = 0
+            for try await _ in reader.records {
+                count += 1
+                event.yield("record")
+            }
+            event.yield("ended after \(count)")
+        }
+        // The read has its one record and goes on to wait for more, which never come.
+        _ = try await withTimeout(60, "the first record") { await events.first { _ in true } }
+        reader.close()
+        // Not cancelled: the read must end because the reader was closed. (Read from the stream,
+        // not the task's value, so that a read that does not end fails after the timeout.)
+        let ended = try await withTimeout(60, "the read to end after close") { await events.first { $0.hasPrefix("ended") } }
+        #expect(ended == "ended after 1")
+        reading.cancel()
+        await producer.close()
+    }
+
     @Test("a topic the cluster does not have is named in the error")
     func missingTopic() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)

@@ -4,9 +4,15 @@ import Synchronization
 ///
 /// librdkafka calls `signal()` from its own threads when it enqueues onto the consumer queue. A
 /// signal that arrives while nobody waits is remembered, so none is lost between a poll that found
-/// nothing and the wait that follows. A single fallback timer also wakes the waiter, so a missed
-/// event costs at most `fallback` of latency, never a hang.
+/// nothing and the wait that follows. Cancelling the waiting task wakes it at once. A single
+/// fallback timer also wakes the waiter, so a missed event costs at most `fallback` of latency,
+/// never a hang.
 final class RDKafkaWakeup: Sendable {
+    /// How long a wait lasts at most without a signal: the most a missed wakeup can delay an
+    /// event. Every other wake is an event (librdkafka's queue callback, a rebalance, a close, a
+    /// cancellation), so an idle consumer wakes only this often.
+    static let fallback = Duration.seconds(1)
+
     private struct State {
         var signaled = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -27,28 +33,33 @@ final class RDKafkaWakeup: Sendable {
         waiter?.resume()
     }
 
-    /// Returns after the next signal, or at once if one arrived since the last wait.
-    func wait(fallback: Duration) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (ready, armTimer) = state.withLock { state -> (Bool, Bool) in
-                if state.signaled {
-                    state.signaled = false
-                    return (true, false)
+    /// Returns after the next signal, at once if one arrived since the last wait, when the task
+    /// is cancelled, or after `fallback` at the latest.
+    func wait(fallback: Duration = RDKafkaWakeup.fallback) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (ready, armTimer) = state.withLock { state -> (Bool, Bool) in
+                    if state.signaled {
+                        state.signaled = false
+                        return (true, false)
+                    }
+                    state.waiter = continuation
+                    let arm = !state.timerArmed
+                    state.timerArmed = true
+                    return (false, arm)
                 }
-                state.waiter = continuation
-                let arm = !state.timerArmed
-                state.timerArmed = true
-                return (false, arm)
-            }
-            if ready {
-                continuation.resume()
-            } else if armTimer {
-                Task { [self] in
-                    try? await Task.sleep(for: fallback)
-                    state.withLock { $0.timerArmed = false }
-                    signal()
+                if ready {
+                    continuation.resume()
+                } else if armTimer {
+                    Task { [self] in
+                        try? await Task.sleep(for: fallback)
+                        state.withLock { $0.timerArmed = false }
+                        signal()
+                    }
                 }
             }
+        } onCancel: {
+            signal()
         }
     }
 }
