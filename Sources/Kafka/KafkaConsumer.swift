@@ -172,7 +172,11 @@ public final class KafkaConsumer: Sendable {
             case .error(let error, let fatal):
                 if fatal { throw error }
                 client.context.log(.warning, "consumer: \(error)")
-            case .empty, .endOfPartition:
+            case .endOfPartition:
+                // (Only with `enable.partition.eof`.) More may be queued behind it, which would
+                // not signal again: poll on.
+                continue
+            case .empty:
                 if let event = client.context.events.withLock({ $0.next() }) { return handOut(event) }
                 await client.context.wakeup.wait()
             }
