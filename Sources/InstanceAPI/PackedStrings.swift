@@ -5,7 +5,7 @@
 /// reading it copies no item. Slicing shares the buffer; appending elements of one list to
 /// another copies the stretch of the buffer they lie in, once, quotes included. What a list
 /// copies into its own buffer it lays out as a compact JSON array (`"a","b"`), so that a call
-/// body gathered from several records is still written by copying one byte range
+/// body gathered from several records is still written by copying one or two byte ranges
 /// (`JSONWriter.strings(_:)`). None of these allocates or reference-counts anything per string.
 /// Reading an element makes a `String`; the hot path does not.
 ///
