@@ -15,13 +15,14 @@ public struct CallPlanner: Sendable {
     /// Keys that got items since the last `take`: the only ones that can have a full call.
     private var touched: [String] = []
 
-    /// Items per call, per op.
-    private let limits: [RequestOp: Int]
+    /// Items per call, per op, before the API's limit caps it. A function, not a table: it is
+    /// asked for every waiting key at every take, and a table keyed by op hashes the op's name.
+    private let itemsPerCall: @Sendable (RequestOp) -> Int
 
     /// An empty planner packing at most `itemsPerCall(op)` items (capped by the API's limit)
     /// into each call.
-    public init(itemsPerCall: (RequestOp) -> Int = { $0.perCallLimit }) {
-        limits = Dictionary(uniqueKeysWithValues: RequestOp.allCases.map { ($0, max(1, min($0.perCallLimit, itemsPerCall($0)))) })
+    public init(itemsPerCall: @escaping @Sendable (RequestOp) -> Int = { $0.perCallLimit }) {
+        self.itemsPerCall = itemsPerCall
     }
 
     /// Items waiting to be planned.
@@ -60,7 +61,12 @@ public struct CallPlanner: Sendable {
         for key in visited {
             // A key with no full call to give, once no more partial calls may be formed, is left
             // where it is (most keys, when a freed slot takes one partial call).
-            if !(flush && partialCalls < maxPartialCalls), let first = queues[key]?.first, first.items.count < limit(first.op) { continue }
+            // (Read in place: a copy of the first call would retain each of its buffers.)
+            if !(flush && partialCalls < maxPartialCalls), let segments = queues[key], !segments.isEmpty,
+                segments[0].items.count < limit(segments[0].op)
+            {
+                continue
+            }
             // Taken out of the dictionary so that it is changed in place, not copied.
             guard var segments = queues.removeValue(forKey: key) else { continue }
             while !segments.isEmpty {
@@ -87,7 +93,7 @@ public struct CallPlanner: Sendable {
     }
 
     /// Items per call for `op`.
-    private func limit(_ op: RequestOp) -> Int { limits[op] ?? op.perCallLimit }
+    private func limit(_ op: RequestOp) -> Int { max(1, min(op.perCallLimit, itemsPerCall(op))) }
 
     /// True when no item waits to be planned.
     public var isEmpty: Bool { keyOrder.isEmpty }

@@ -48,7 +48,7 @@ struct DispatchMachine: Sendable {
     /// A machine for `configuration`'s batching, pacing, retry and breaker settings.
     init(configuration: PipelineConfiguration, random: SplitMix64 = SplitMix64()) {
         self.configuration = configuration
-        self.planner = CallPlanner(itemsPerCall: configuration.itemsPerCall)
+        self.planner = CallPlanner(itemsPerCall: { [configuration] in configuration.itemsPerCall($0) })
         self.breaker = CircuitBreaker(
             threshold: configuration.breakerThreshold, initialCooldown: configuration.breakerCooldown,
             maxCooldown: configuration.breakerMaxCooldown)
