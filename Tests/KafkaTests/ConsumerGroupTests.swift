@@ -59,8 +59,9 @@ struct ConsumerGroupTests {
                     case .partitionsAssigned(let partitions):
                         for p in partitions { assigned.append(p) }
                     case .partitionsRevoked(let partitions, _):
-                        revocations.append(Revocation(partitions: partitions, processedBefore: log.count))
+                        // Counted before the append, which wakes the waits that read the count.
                         revokes.add(1, ordering: .relaxed)
+                        revocations.append(Revocation(partitions: partitions, processedBefore: log.count))
                     }
                 }
             }
@@ -290,10 +291,14 @@ private final class FirstAnswer<T: Sendable>: Sendable {
     func resume(returning value: T) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }
 
+/// Returns once `condition` holds, checking it again after each change to what the tests watch
+/// (`Changes`), never on a timer; fails after `seconds` (a guard against hangs).
 func waitUntil(_ what: String, seconds: Int = 120, _ condition: @escaping @Sendable () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw TestTimeout(what: what, seconds: seconds) }
-        try await Task.sleep(for: .milliseconds(20))
+    try await withTimeout(seconds, what) {
+        while !Task.isCancelled {
+            let seen = Changes.generation
+            if condition() { return }
+            await Changes.wait(after: seen)
+        }
     }
 }

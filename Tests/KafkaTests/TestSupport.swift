@@ -63,10 +63,13 @@ func produce(_ producer: KafkaProducer, topic: String, partitions: Range<Int32>,
     }
 }
 
-/// Thread-safe collection used by consumer tasks.
+/// Thread-safe collection used by consumer tasks; each append wakes the tests' waits (`Changes`).
 final class Collected<Element: Sendable>: Sendable {
     private let items = Mutex<[Element]>([])
-    func append(_ element: Element) { items.withLock { $0.append(element) } }
+    func append(_ element: Element) {
+        items.withLock { $0.append(element) }
+        Changes.signal()
+    }
     var all: [Element] { items.withLock { $0 } }
     var count: Int { items.withLock { $0.count } }
 }
