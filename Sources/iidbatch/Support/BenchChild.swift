@@ -41,12 +41,20 @@ final class BenchChild: Sendable {
         // Blocking reads on a thread of their own until the pipe's end, not `readabilityHandler`:
         // on Linux a libdispatch read source can crash the process when sources are set up and
         // torn down at once (swift-corelibs-libdispatch#949).
+        // Whole lines are decoded: a read can end inside a character (`→`), a newline never does.
         let reader = pipe.fileHandleForReading
         Thread { [weak self] in
+            var pending = Data()
             while true {
                 let data = reader.availableData
-                if data.isEmpty { return }
-                self?.received(String(decoding: data, as: UTF8.self))
+                if data.isEmpty {
+                    if !pending.isEmpty { self?.received(String(decoding: pending, as: UTF8.self)) }
+                    return
+                }
+                pending.append(data)
+                guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
+                self?.received(String(decoding: pending[...newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
             }
         }.start()
         Self.live.withLock { $0.append(self) }
