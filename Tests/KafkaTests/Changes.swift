@@ -6,7 +6,7 @@ import Synchronization
 enum Changes {
     private struct State {
         var generation = 0
-        var waiters: [Int: (after: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextID = 0
     }
 
@@ -20,7 +20,7 @@ enum Changes {
         let woken = state.withLock { state in
             state.generation += 1
             defer { state.waiters.removeAll() }
-            return state.waiters.values.map(\.continuation)
+            return Array(state.waiters.values)
         }
         for continuation in woken { continuation.resume() }
     }
@@ -35,13 +35,13 @@ enum Changes {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { state in
                     guard state.generation == seen, !Task.isCancelled else { return true }
-                    state.waiters[id] = (seen, continuation)
+                    state.waiters[id] = continuation
                     return false
                 }
                 if now { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
         }
     }
 }

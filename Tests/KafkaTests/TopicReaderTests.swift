@@ -58,11 +58,8 @@ struct TopicReaderTests {
 
     @Test("follow keeps reading records produced later")
     func follows() async throws {
-        let kafka = try EmbeddedKafka(brokers: 1)
-        let topic = uniqueName("follow")
-        try kafka.createTopic(topic, partitions: 2)
-        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic], follow: true)
-        let producer = try KafkaProducer(configuration: kafka.configuration())
+        let (kafka, topic, reader, producer) = try await Self.following("follow")
+        defer { withExtendedLifetime(kafka) {} }
         _ = try await produce(producer, topic: topic, count: 30) { i in (nil, Array("v\(i)".utf8), []) }
         let count = try await withTimeout(60, "following") {
             var count = 0
@@ -79,11 +76,8 @@ struct TopicReaderTests {
 
     @Test("close ends a following read, also one waiting for records that never come")
     func closeEndsFollowing() async throws {
-        let kafka = try EmbeddedKafka(brokers: 1)
-        let topic = uniqueName("follow-close")
-        try kafka.createTopic(topic, partitions: 2)
-        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic], follow: true)
-        let producer = try KafkaProducer(configuration: kafka.configuration())
+        let (kafka, topic, reader, producer) = try await Self.following("follow-close")
+        defer { withExtendedLifetime(kafka) {} }
         _ = try await producer.send(topic: topic, key: nil, value: Array("only".utf8))
         let (events, event) = AsyncStream.makeStream(of: String.self)
         let reading = Task {
@@ -103,6 +97,18 @@ struct TopicReaderTests {
         #expect(ended == "ended after 1")
         reading.cancel()
         await producer.close()
+    }
+
+    /// An embedded cluster with a new two-partition topic named after `prefix`, a reader following
+    /// it and a producer to it. Keep `kafka` alive while they are used.
+    private static func following(
+        _ prefix: String
+    ) async throws -> (kafka: EmbeddedKafka, topic: String, reader: KafkaTopicReader, producer: KafkaProducer) {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName(prefix)
+        try kafka.createTopic(topic, partitions: 2)
+        let reader = try await KafkaTopicReader(configuration: kafka.configuration(), topics: [topic], follow: true)
+        return (kafka, topic, reader, try KafkaProducer(configuration: kafka.configuration()))
     }
 
     @Test("a topic the cluster does not have is named in the error")
