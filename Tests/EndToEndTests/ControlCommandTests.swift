@@ -128,7 +128,7 @@ struct ControlCommandTests {
             // Paused before the workers start: both apply it before their first call.
             let pause = try await control(fixture, pipeline, ["pause", "--all", "--reason", "hold until checked", "--by", "tester"])
             #expect(pause.status == 0, "\(pause.output)")
-            let arguments = folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"])
+            let arguments = folder.runArguments(fixture, pipeline: pipeline, RunFolder.groupOptions + ["--log-level", "info"])
             let workers = [try ChildProcess(try Programs.iidbatch, arguments), try ChildProcess(try Programs.iidbatch, arguments)]
             defer { for worker in workers { worker.interrupt() } }
             for worker in workers { try await worker.waitFor("starting under operator overrides: concurrency=2 (file), max-in-flight-items") }
@@ -136,9 +136,7 @@ struct ControlCommandTests {
             let reports = try await fixture.submit(requests, key: \.id)
             #expect(Set(reports.map(\.partition)).count == 2, "requests in both partitions")
             // Each worker owns one partition once the group has settled.
-            try await waitUntil("each worker to own one partition") {
-                workers.allSatisfy { $0.text.contains("assigned \(fixture.requestTopic)[") }
-            }
+            for worker in workers { try await worker.waitFor("assigned \(fixture.requestTopic)[") }
             try await Task.sleep(for: .seconds(2))
             #expect(calls(fixture) == 0, "no call while paused")
 

@@ -29,7 +29,7 @@ struct PipelineCrashTests {
             try await fixture.submit(requests)
             let arguments = folder.runArguments(
                 fixture, pipeline: pipeline,
-                ["-X", "session.timeout.ms=6000", "-X", "heartbeat.interval.ms=500", "-X", "auto.commit.interval.ms=200", "--log-level", "info"])
+                RunFolder.groupOptions + ["-X", "auto.commit.interval.ms=200", "--log-level", "info"])
             @Sendable func answered(_ outcomes: [Outcome]) -> Int { Set(outcomes.map(\.requestID)).count }
 
             var workers: [ChildProcess] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 
 /// A temporary folder holding the fixture's service-account key and pipeline files, for running
 /// the `iidbatch` binary against the fixture's broker and emulator. `remove()` deletes it.
@@ -33,6 +34,12 @@ struct RunFolder {
     func runArguments(_ fixture: PipelineFixture, pipeline: String, _ extra: [String] = []) -> [String] {
         ["run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", fixture.emulator.baseURL] + extra
     }
+
+    /// `-X` options for workers that share a group: the embedded cluster's consumer settings
+    /// (`EmbeddedKafka.consumerDefaults`). With librdkafka's 45 s session timeout, a member joining
+    /// a group that has settled waits 44 s for the mock cluster's next assignment, and a
+    /// cooperative hand-over takes two of them.
+    static let groupOptions = EmbeddedKafka.consumerDefaults.sorted { $0.key < $1.key }.flatMap { ["-X", "\($0.key)=\($0.value)"] }
 
     /// Deletes the folder.
     func remove() {
