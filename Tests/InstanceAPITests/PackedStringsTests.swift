@@ -196,6 +196,41 @@ struct PackedStringsTests {
         #expect(JSONValue.object(members.mapValues(\.value)) == (try JSONValue.parse(bytes: bytes)))
     }
 
+    @Test("a special byte at any position of a token reads as parse reads it, and the list writes back as its array would")
+    func specialsAcrossWords() throws {
+        let specials = [#"\""#, #"\\"#, #"\/"#, "/", "é", "\u{7F}", #"\u0041"#, "\u{1F}"]
+        for length in 0...19 {
+            for special in specials {
+                for position in 0...length {
+                    let before = String(repeating: "a", count: position)
+                    let after = String(repeating: "b", count: length - position)
+                    let token = before + special + after
+                    let text = #"{"tokens":["x",""# + token + #"","tail-token-0123456789"]}"#
+                    let bytes = Array(text.utf8)
+                    let parsed = Result { () throws(JSONValue.ParseError) in try JSONValue.parse(bytes: bytes) }
+                    let members = Result { () throws(JSONValue.ParseError) in try JSONValue.parseMembers(bytes: bytes) }
+                    switch (parsed, members) {
+                    case (.success(let value), .success(let members?)):
+                        #expect(JSONValue.object(members.mapValues(\.value)) == value, "\(text)")
+                        guard case .strings(let tokens) = members["tokens"] else {
+                            Issue.record("tokens not packed: \(text)")
+                            continue
+                        }
+                        var fromArray = JSONWriter()
+                        fromArray.strings(tokens.strings)
+                        var fromPacked = JSONWriter()
+                        fromPacked.strings(tokens)
+                        #expect(fromPacked.bytes == fromArray.bytes, "\(text)")
+                    case (.failure(let expected), .failure(let error)):
+                        #expect(error.offset == expected.offset && error.reason == expected.reason, "\(text): \(error) vs \(expected)")
+                    default:
+                        Issue.record("\(text): parse gave \(parsed), parseMembers gave \(members)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("bytes that are not UTF-8 inside a string are repaired as parse repairs them")
     func invalidUTF8() throws {
         let bytes = Array(#"{"tokens": ["ok", ""#.utf8) + [0xFF, 0x41] + Array(#""]}"#.utf8)
