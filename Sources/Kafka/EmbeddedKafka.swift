@@ -69,6 +69,10 @@ public final class EmbeddedKafka: Sendable {
     /// Consumer settings that keep the mock cluster's rebalances short.
     public static let consumerDefaults = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
 
+    /// `consumerDefaults` as `key=value` assignments sorted by key, as `-X` takes them: for worker
+    /// processes started against this cluster, above all several in one group.
+    public static let consumerAssignments = consumerDefaults.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+
     /// Creates a topic; replication is capped at the number of brokers.
     public func createTopic(_ spec: KafkaTopicSpec) throws(KafkaError) {
         try cluster.createTopic(spec.name, partitions: spec.partitions, replicationFactor: min(spec.replicationFactor, brokerCount))

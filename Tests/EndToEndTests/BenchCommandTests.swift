@@ -3,7 +3,7 @@ import Testing
 
 /// The worker benchmarks, on a few thousand items: they finish (waiting on the worker's events,
 /// not on a timer) and print every figure they promise. Their figures are not judged here.
-@Suite("iidbatch bench pipeline and bench worker, as a user runs them", .serialized)
+@Suite("iidbatch bench pipeline, bench worker and bench quota, as a user runs them", .serialized)
 struct BenchCommandTests {
     @Test("bench pipeline waits for the last outcome and prints items/s, calls and the ratio to the raw ceiling")
     func benchPipeline() async throws {
@@ -26,5 +26,16 @@ struct BenchCommandTests {
         let deletions = try #require(lines.first { $0.hasPrefix("deletions-3:") }, "\(result.output)")
         // One call per installation: the emulator counted 1,500 calls of one item each.
         #expect(deletions.contains("1500 backend calls, 1 items per call"), "\(deletions)")
+    }
+
+    @Test("bench quota runs its workers in one group until the end and prints the share of the quota they used")
+    func benchQuota() async throws {
+        let result = try await ChildProcess.run(
+            try Programs.iidbatch, ["bench", "quota", "--workers", "2", "--seconds", "6", "--warm-up", "2", "--partitions", "4"], seconds: 300)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("2 worker process(es)"), "\(result.output)")
+        let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("at quota 40.0:") }, "\(result.output)")
+        #expect(line.contains("of the quota") && line.contains("of attempts throttled"), "\(line)")
+        #expect(result.output.contains("items dead-lettered: 0"), "\(result.output)")
     }
 }

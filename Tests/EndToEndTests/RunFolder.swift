@@ -39,7 +39,7 @@ struct RunFolder {
     /// (`EmbeddedKafka.consumerDefaults`). With librdkafka's 45 s session timeout, a member joining
     /// a group that has settled waits 44 s for the mock cluster's next assignment, and a
     /// cooperative hand-over takes two of them.
-    static let groupOptions = EmbeddedKafka.consumerDefaults.sorted { $0.key < $1.key }.flatMap { ["-X", "\($0.key)=\($0.value)"] }
+    static let groupOptions = EmbeddedKafka.consumerAssignments.flatMap { ["-X", $0] }
 
     /// Deletes the folder.
     func remove() {

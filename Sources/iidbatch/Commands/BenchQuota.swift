@@ -65,6 +65,9 @@ struct BenchQuota: AsyncParsableCommand {
         let kafka = try EmbeddedKafka(brokers: 1)
         try kafka.createTopic(file.requestTopic, partitions: partitions)
         for topic in Set([file.outcomeTopic, file.deadLetterTopic]) { try kafka.createTopic(topic, partitions: 4) }
+        // The control topic, which `run` reads before it starts (the mock cluster cannot create
+        // topics on request).
+        try kafka.createTopic(ControlTopic.defaultName)
         let api = CallExecutor.api(for: .topicsSubscribe, topicBackend: file.topicBackend).rawValue
         let emulator = try await EmulatorServer.start(EmulatorConfiguration(faults: FaultPlan(quota: [api: quota])))
         let tokens = (0..<1_000).map { String(format: "q-%06d", $0) }
@@ -90,9 +93,12 @@ struct BenchQuota: AsyncParsableCommand {
         let children = try (0..<workers).map { _ in
             let process = Process()
             process.executableURL = executable
-            process.arguments = [
-                "run", pipeline, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level", "error",
-            ]
+            // The embedded cluster's group settings: with librdkafka's 45 s session timeout, a
+            // worker that joins after the others settled would wait 44 s for its partitions.
+            process.arguments =
+                [
+                    "run", pipeline, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level", "error",
+                ] + EmbeddedKafka.consumerAssignments.flatMap { ["-X", $0] }
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             return process
@@ -103,6 +109,11 @@ struct BenchQuota: AsyncParsableCommand {
         let deadline = ContinuousClock.now + .seconds(seconds + 120)
         while samples.count <= seconds, ContinuousClock.now < deadline {
             try await Task.sleep(for: .seconds(1))
+            if let (number, ended) = children.enumerated().first(where: { !$0.element.isRunning }) {
+                for child in children where child.isRunning { child.interrupt() }
+                throw RuntimeError(
+                    "worker \(number + 1) of \(workers) exited with status \(ended.terminationStatus) before the measurement ended; its error is above")
+            }
             let stats = emulator.backend.stats[api]
             if started == nil, stats.calls > 0 { started = .now }
             guard started != nil else { continue }
