@@ -12,6 +12,8 @@ public final class EmulatorBackend: Sendable {
     /// How it was configured.
     public let configuration: EmulatorConfiguration
     let state: Mutex<EmulatorState>
+    /// The calls answered, under a lock of their own.
+    let calls = Mutex(CallLog())
     let faults: FaultInjector
     let auth: EmulatorAuth
     /// Projects this emulator serves: its own, and any a key was made for.
@@ -58,7 +60,7 @@ public final class EmulatorBackend: Sendable {
     }
 
     /// What was served so far.
-    public var stats: EmulatorStats { state.withLock { $0.stats } }
+    public var stats: EmulatorStats { calls.withLock { $0.stats } }
 
     /// Forgets every issued access token (the next call with one gets 401).
     public func revokeAccessTokens() { auth.revokeAllTokens() }
@@ -66,24 +68,18 @@ public final class EmulatorBackend: Sendable {
     /// When the calls answered so far arrived, in order of arrival (the latest 100,000 or more):
     /// how tests see whether and how fast a client called.
     public func callArrivals(after instant: ContinuousClock.Instant) -> [ContinuousClock.Instant] {
-        state.withLock { $0.arrivals.filter { $0 > instant } }.sorted()
+        calls.withLock { $0.arrivals.filter { $0 > instant } }.sorted()
     }
 
     /// Counts one call of `api` that arrived at `arrivedAt`, was answered `status`, carried
-    /// `items` items, and whose items ended on `codes`.
+    /// `items` items, and whose items ended on `codes`. The codes are tallied before the log's
+    /// lock is taken (a batch's are mostly one code), so the lock is held for a few updates.
     func count(_ api: BackendAPI, arrivedAt: ContinuousClock.Instant, status: Int, items: Int, codes: [String], throttled: Bool) {
-        state.withLock { state in
-            state.arrivals.append(arrivedAt)
-            if state.arrivals.count >= 200_000 { state.arrivals.removeFirst(100_000) }
-            var stats = state.stats.apis[api.rawValue] ?? EmulatorStats.API()
-            stats.calls += 1
-            stats.items += items
-            stats.maxItemsPerCall = max(stats.maxItemsPerCall, items)
-            stats.statuses[String(status), default: 0] += 1
-            for code in codes { stats.itemCodes[code, default: 0] += 1 }
-            if throttled { stats.throttled += 1 }
-            state.stats.apis[api.rawValue] = stats
+        var tally: [(code: String, count: Int)] = []
+        for code in codes {
+            if tally.last?.code == code { tally[tally.count - 1].count += 1 } else { tally.append((code, 1)) }
         }
+        calls.withLock { $0.record(api, arrivedAt: arrivedAt, status: status, items: items, codes: tally, throttled: throttled) }
     }
 
     /// The HTTP status and Google error name for an injected per-item fault on a single-item call.

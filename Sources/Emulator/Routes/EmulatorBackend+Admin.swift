@@ -14,7 +14,7 @@ extension EmulatorBackend {
 
     /// Tokens subscribed to `topic` in the emulator's project, sorted.
     public func subscribers(of topic: String) -> [String] {
-        state.withLock { $0.topicMembers[configuration.projectID + "|" + topic].map { $0.sorted() } ?? [] }
+        state.withLock { $0.subscribers(of: topic, project: configuration.projectID) }
     }
 
     /// Whether an installation was deleted; nil when it was never known.

@@ -11,6 +11,18 @@ struct EmulatorState {
         /// Topic name → date added (`yyyy-MM-dd`).
         var topics: [String: String] = [:]
         var deleted = false
+
+        /// Subscribes this token of `project`; nil on success, else the per-item error name.
+        /// Called in place in the token table, so the record is not copied.
+        mutating func subscribe(to topic: String, project: String, today: String) -> String? {
+            guard !deleted else { return "NOT_FOUND" }
+            guard self.project == project else { return "INVALID_ARGUMENT" }
+            if topics[topic] == nil {
+                guard topics.count < APILimits.topicsPerInstance else { return "TOO_MANY_TOPICS" }
+                topics[topic] = today
+            }
+            return nil
+        }
     }
 
     struct Installation {
@@ -20,14 +32,9 @@ struct EmulatorState {
 
     var tokens: [String: Token] = [:]
     var installations: [String: Installation] = [:]
-    /// `project|topic` → subscribed tokens, to read membership back quickly.
-    var topicMembers: [String: Set<String>] = [:]
     /// `application|sandbox|apnsToken` → registration token.
     var imports: [String: String] = [:]
     var groups = DeviceGroups()
-    var stats = EmulatorStats()
-    /// When the calls counted in `stats` arrived (the latest 100,000 or more).
-    var arrivals: [ContinuousClock.Instant] = []
 
     // MARK: Registration tokens and topics
 
@@ -47,11 +54,13 @@ struct EmulatorState {
         return !installation.deleted && installation.project == project
     }
 
-    /// A FID used as a registration for the first time gets a registration record, which holds
-    /// its subscriptions; deleting the installation forgets them with it.
-    private mutating func adoptInstallation(_ id: String, project: String) {
-        guard tokens[id] == nil, liveInstallation(id, project: project) else { return }
+    /// The index of `id`'s registration record. A FID used as a registration for the first time
+    /// gets one, which holds its subscriptions; deleting the installation forgets them with it.
+    private mutating func registration(_ id: String, project: String) -> [String: Token].Index? {
+        if let index = tokens.index(forKey: id) { return index }
+        guard liveInstallation(id, project: project) else { return nil }
         tokens[id] = Token(project: project, application: "", platform: "ANDROID")
+        return tokens.index(forKey: id)
     }
 
     /// Whether `token` holds a subscription to `topic`.
@@ -65,27 +74,24 @@ struct EmulatorState {
         return (tokens[registration]?.topics.keys).map { $0.sorted() } ?? []
     }
 
-    /// Subscribes; nil on success, else the per-item error name. One hash lookup for the token,
-    /// and the record is changed in place (this is the emulator's hottest path).
+    /// Tokens of `project` subscribed to `topic`, sorted. A scan of every token: the admin API
+    /// reads membership rarely, and an index kept for it cost each subscribe a second hash.
+    func subscribers(of topic: String, project: String) -> [String] {
+        tokens.compactMap { $0.value.project == project && $0.value.topics[topic] != nil ? $0.key : nil }.sorted()
+    }
+
+    /// Subscribes; nil on success, else the per-item error name. One hash lookup for a known
+    /// token, and the record is changed in place (this is the emulator's hottest path).
     mutating func subscribe(_ token: String, to topic: String, project: String, today: String) -> String? {
         guard Self.isWellFormed(token) else { return "INVALID_ARGUMENT" }
-        adoptInstallation(token, project: project)
-        guard let index = tokens.index(forKey: token), !tokens.values[index].deleted else { return "NOT_FOUND" }
-        guard tokens.values[index].project == project else { return "INVALID_ARGUMENT" }
-        if tokens.values[index].topics[topic] == nil {
-            guard tokens.values[index].topics.count < APILimits.topicsPerInstance else { return "TOO_MANY_TOPICS" }
-            tokens.values[index].topics[topic] = today
-            topicMembers[project + "|" + topic, default: []].insert(token)
-        }
-        return nil
+        guard let index = registration(token, project: project) else { return "NOT_FOUND" }
+        return tokens.values[index].subscribe(to: topic, project: project, today: today)
     }
 
     /// Unsubscribes (idempotent); nil on success, else the per-item error name.
     mutating func unsubscribe(_ token: String, from topic: String, project: String) -> String? {
         if let problem = problem(with: token, project: project) { return problem }
-        if tokens[token]?.topics.removeValue(forKey: topic) != nil {
-            topicMembers[project + "|" + topic]?.remove(token)
-        }
+        tokens[token]?.topics.removeValue(forKey: topic)
         return nil
     }
 
@@ -105,11 +111,10 @@ struct EmulatorState {
     }
 
     /// Marks a registration token deleted (its instance was deleted): later calls see NOT_FOUND.
-    mutating func forget(_ token: String, project: String) {
-        guard tokens[token] != nil else { return }
-        for topic in tokens[token]!.topics.keys { topicMembers[project + "|" + topic]?.remove(token) }
-        tokens[token]!.topics = [:]
-        tokens[token]!.deleted = true
+    mutating func forget(_ token: String) {
+        guard let index = tokens.index(forKey: token) else { return }
+        tokens.values[index].topics = [:]
+        tokens.values[index].deleted = true
     }
 
     // MARK: Installations
@@ -118,7 +123,7 @@ struct EmulatorState {
     mutating func deleteInstallation(_ id: String, project: String) -> Int {
         guard Self.isWellFormedInstallation(id) else { return 400 }
         if tokens[id] != nil, tokens[id]!.project == project, !tokens[id]!.deleted {
-            forget(id, project: project)  // an instance id that is also a token: its data goes too
+            forget(id)  // an instance id that is also a token: its data goes too
             installations[id] = Installation(project: project, deleted: true)
             return 200
         }

@@ -18,6 +18,17 @@ public struct EmulatorStats: Codable, Sendable, Hashable {
         /// Counters with every field zero.
         public init() {}
 
+        /// Counts one call answered `status` with `items` items, whose items ended on `codes`
+        /// (each code with how many items ended on it; a code may come more than once).
+        mutating func count(status: Int, items: Int, codes: [(code: String, count: Int)], throttled: Bool) {
+            calls += 1
+            self.items += items
+            maxItemsPerCall = max(maxItemsPerCall, items)
+            statuses[String(status), default: 0] += 1
+            for (code, count) in codes { itemCodes[code, default: 0] += count }
+            if throttled { self.throttled += 1 }
+        }
+
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             calls = try container.decode(Int.self, forKey: .calls)
