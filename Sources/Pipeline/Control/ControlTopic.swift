@@ -10,6 +10,11 @@ public struct ControlTopic: Sendable {
     /// The topic used when none is named.
     public static let defaultName = "iidbatch.control"
 
+    /// The topic as a cluster iidbatch starts itself (the embedded one) is made with: `iidbatch
+    /// run` reads the control topic before it starts, and librdkafka's mock cluster does not
+    /// create a topic a client asks for.
+    public static let embeddedSpec = KafkaTopicSpec(name: defaultName)
+
     /// The header of a tombstone naming who reset the scope.
     public static let updatedByHeader = "iidbatch-updated-by"
     /// The header of a tombstone saying why.

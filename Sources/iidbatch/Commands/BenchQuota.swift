@@ -65,9 +65,7 @@ struct BenchQuota: AsyncParsableCommand {
         let kafka = try EmbeddedKafka(brokers: 1)
         try kafka.createTopic(file.requestTopic, partitions: partitions)
         for topic in Set([file.outcomeTopic, file.deadLetterTopic]) { try kafka.createTopic(topic, partitions: 4) }
-        // The control topic, which `run` reads before it starts (the mock cluster cannot create
-        // topics on request).
-        try kafka.createTopic(ControlTopic.defaultName)
+        try kafka.createTopic(ControlTopic.embeddedSpec)
         let api = CallExecutor.api(for: .topicsSubscribe, topicBackend: file.topicBackend).rawValue
         let emulator = try await EmulatorServer.start(EmulatorConfiguration(faults: FaultPlan(quota: [api: quota])))
         let tokens = (0..<1_000).map { String(format: "q-%06d", $0) }

@@ -36,9 +36,7 @@ struct Broker: AsyncParsableCommand {
         var specs = try topics.map { text in
             do { return try KafkaTopicSpec(parsing: text) } catch { throw ValidationError("--topic: \(error)") }
         }
-        // iidbatch's control topic, which `run` reads before it starts (the mock cluster cannot
-        // create topics on request).
-        if !specs.contains(where: { $0.name == ControlTopic.defaultName }) { specs.append(KafkaTopicSpec(name: ControlTopic.defaultName)) }
+        if !specs.contains(where: { $0.name == ControlTopic.defaultName }) { specs.append(ControlTopic.embeddedSpec) }
         let printLog: @Sendable (KafkaLogLevel, String) -> Void = { level, line in Output.error("[\(level)] \(line)") }
         let kafka = try EmbeddedKafka(brokers: brokers, port: port, topics: specs, logHandler: verbose ? printLog : { _, _ in })
         Output.line("iidbatch broker: \(brokers) broker(s), librdkafka \(KafkaVersion.librdkafka) mock cluster on 127.0.0.1")
