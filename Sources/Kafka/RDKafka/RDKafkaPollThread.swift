@@ -9,16 +9,12 @@ final class RDKafkaPollThread: @unchecked Sendable {
 
     init(handle: OpaquePointer) {
         nonisolated(unsafe) let handle = handle  // librdkafka handles are thread-safe
-        let thread = Thread { [self] in
-            // Named from inside: on Linux a name set before `start()` never reaches the OS
-            // thread, which would keep its creator's name (an event loop's) in `top -H`.
-            Thread.current.name = "rdkafka-poll"
+        Thread.start(named: "rdkafka-poll") { [self] in
             while running.load(ordering: .acquiring) {
                 rd_kafka_poll(handle, 100)
             }
             finished.signal()
         }
-        thread.start()
     }
 
     func stop() {

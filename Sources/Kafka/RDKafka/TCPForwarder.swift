@@ -39,9 +39,7 @@ final class TCPForwarder: @unchecked Sendable {
         }
         self.listener = fd
         self.port = port
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "bootstrap-forwarder"
-        thread.start()
+        Thread.start(named: "kafka-forwarder") { [self] in acceptLoop() }
     }
 
     func stop() {
