@@ -12,8 +12,8 @@ struct EmulatorState {
         var topics: [String: String] = [:]
         var deleted = false
 
-        /// Subscribes this token of `project`; nil on success, else the per-item error name.
-        /// Called in place in the token table, so the record is not copied.
+        /// Subscribes this token to `topic` for a call of `project`; nil on success, else the
+        /// per-item error name. Called in place in the token table, so the record is not copied.
         mutating func subscribe(to topic: String, project: String, today: String) -> String? {
             guard !deleted else { return "NOT_FOUND" }
             guard self.project == project else { return "INVALID_ARGUMENT" }
