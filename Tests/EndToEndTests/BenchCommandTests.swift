@@ -23,6 +23,9 @@ struct BenchCommandTests {
         let lines = result.output.split(separator: "\n")
         let topics = try #require(lines.first { $0.hasPrefix("topics-100:") }, "\(result.output)")
         #expect(topics.contains("15 requests, 1500 items") && topics.contains("CPU-s per million items") && topics.contains("peak RSS"), "\(topics)")
+        // The processes it started beside the worker, with their CPU in the same window.
+        let beside = try #require(lines.first { $0.contains("beside it") }, "\(result.output)")
+        #expect(beside.contains("broker ") && beside.contains("emulator ") && beside.hasSuffix("CPU-s per million items"), "\(beside)")
         let deletions = try #require(lines.first { $0.hasPrefix("deletions-3:") }, "\(result.output)")
         // One call per installation: the emulator counted 1,500 calls of one item each.
         #expect(deletions.contains("1500 backend calls, 1 items per call"), "\(deletions)")

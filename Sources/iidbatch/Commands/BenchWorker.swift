@@ -16,8 +16,11 @@ struct BenchWorker: AsyncParsableCommand {
             worker received to the last outcome read. CPU is the child's user + system time (the \
             kernel's accounting getrusage reports, read from /proc) from its join to the last \
             outcome, per million items; peak RSS is its VmHWM (ru_maxrss). Latency is each \
-            request's receipt to its outcome, as the outcome records them. Topic requests use \
-            --topic-backend (iid-batch: 1,000 tokens per call; fcm-v1: one call per token).
+            request's receipt to its outcome, as the outcome records them. The broker's and the \
+            emulator's CPU in the same window is printed beside the worker's when this bench \
+            started them: they share the machine's cores, and what they spend shows in the \
+            worker's figure. Topic requests use --topic-backend (iid-batch: 1,000 tokens per \
+            call; fcm-v1: one call per token).
             """)
 
     @Option(
@@ -95,6 +98,9 @@ struct BenchWorker: AsyncParsableCommand {
         )
         var children: [BenchChild] = []
         defer { for child in children { Task { await child.stop() } } }
+        // The processes this bench started beside the worker, whose CPU in the same window is
+        // printed too: on a small machine the worker shares its cores with them.
+        var beside: [(name: String, child: BenchChild)] = []
 
         let brokers: String
         if let bootstrap {
@@ -103,6 +109,7 @@ struct BenchWorker: AsyncParsableCommand {
             let broker = try BenchChild(
                 "broker", ["broker", "--topic", "\(topics.requests):\(partitions)", "--topic", "\(topics.outcomes):4", "--topic", topics.deadLetters])
             children.append(broker)
+            beside.append(("broker", broker))
             brokers = try await broker.line(startingWith: "bootstrap servers: ")
         }
         let baseURL: String
@@ -115,6 +122,7 @@ struct BenchWorker: AsyncParsableCommand {
                 "emulator",
                 ["emulator", "--port", "0", "--write-key", keyPath, "--tokens", poolFile, "--installations", poolFile, "--latency", "\(backendLatency)"])
             children.append(emulator)
+            beside.append(("emulator", emulator))
             let announced = try await emulator.line(startingWith: "iidbatch emulator: ")
             guard let at = announced.range(of: " at ") else { throw RuntimeError("the emulator said '\(announced)'") }
             baseURL = String(announced[at.upperBound...])
@@ -167,6 +175,7 @@ struct BenchWorker: AsyncParsableCommand {
         children.append(worker)
         _ = try await worker.line(startingWith: "iidbatch run: \(shape.rawValue): ")
         let joined = worker.usage
+        let besideJoined = beside.map { $0.child.usage }
         var latencies: [Double] = []
         latencies.reserveCapacity(requests)
         var firstReceived: Date?
@@ -181,6 +190,7 @@ struct BenchWorker: AsyncParsableCommand {
         }
         let finished = Date()
         let usage = worker.usage
+        let besideCPU = zip(beside, besideJoined).map { side, before in (side.name, (side.child.usage?.cpuSeconds ?? 0) - (before?.cpuSeconds ?? 0)) }
         let calls = try await EmulatorCallCount.read(baseURL: baseURL).since(callsBefore)
         await worker.stop()
         let seconds = finished.timeIntervalSince(firstReceived ?? finished)
@@ -194,6 +204,12 @@ struct BenchWorker: AsyncParsableCommand {
                 shape.rawValue, produced, produced * shape.itemsPerRequest, Double(produced * shape.itemsPerRequest) / max(seconds, 0.001), cpu,
                 cpu / (Double(produced * shape.itemsPerRequest) / 1_000_000), max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99),
                 calls.calls, Double(calls.items) / Double(max(calls.calls, 1))))
+        if !besideCPU.isEmpty {
+            let millions = Double(produced * shape.itemsPerRequest) / 1_000_000
+            Output.line(
+                "  beside it, on the same \(ProcessInfo.processInfo.activeProcessorCount) cores in the same window: "
+                    + besideCPU.map { String(format: "%@ %.3f", $0.0, $0.1 / millions) }.joined(separator: ", ") + " CPU-s per million items")
+        }
         for child in children.reversed() { await child.stop() }
         children.removeAll()
     }
