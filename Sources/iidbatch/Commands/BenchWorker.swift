@@ -196,16 +196,16 @@ struct BenchWorker: AsyncParsableCommand {
         let seconds = finished.timeIntervalSince(firstReceived ?? finished)
         let cpu = (usage?.cpuSeconds ?? 0) - (joined?.cpuSeconds ?? 0)
         latencies.sort()
+        let millions = Double(produced * shape.itemsPerRequest) / 1_000_000
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1_000 }
         Output.line(
             String(
                 format:
                     "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s = %.3f CPU-s per million items; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms; %d backend calls, %.0f items per call",
                 shape.rawValue, produced, produced * shape.itemsPerRequest, Double(produced * shape.itemsPerRequest) / max(seconds, 0.001), cpu,
-                cpu / (Double(produced * shape.itemsPerRequest) / 1_000_000), max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99),
+                cpu / millions, max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99),
                 calls.calls, Double(calls.items) / Double(max(calls.calls, 1))))
         if !besideCPU.isEmpty {
-            let millions = Double(produced * shape.itemsPerRequest) / 1_000_000
             Output.line(
                 "  beside it, on the same \(ProcessInfo.processInfo.activeProcessorCount) cores in the same window: "
                     + besideCPU.map { String(format: "%@ %.3f", $0.0, $0.1 / millions) }.joined(separator: ", ") + " CPU-s per million items")
