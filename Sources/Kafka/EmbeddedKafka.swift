@@ -66,7 +66,10 @@ public final class EmbeddedKafka: Sendable {
         configuration(properties).withDefaults(Self.consumerDefaults)
     }
 
-    /// Consumer settings that keep the mock cluster's rebalances short.
+    /// Consumer settings that keep the mock cluster's rebalances short. With librdkafka's 45 s
+    /// session timeout, a member joining a group that has settled waits 44 s for the mock
+    /// cluster's next assignment (it does not end the wait once every member rejoined, as Kafka
+    /// does), and a cooperative hand-over takes two such rounds.
     public static let consumerDefaults = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
 
     /// `consumerDefaults` as `key=value` assignments sorted by key, as `-X` takes them: for worker

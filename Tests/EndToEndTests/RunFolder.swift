@@ -36,9 +36,7 @@ struct RunFolder {
     }
 
     /// `-X` options for workers that share a group: the embedded cluster's consumer settings
-    /// (`EmbeddedKafka.consumerDefaults`). With librdkafka's 45 s session timeout, a member joining
-    /// a group that has settled waits 44 s for the mock cluster's next assignment, and a
-    /// cooperative hand-over takes two of them.
+    /// (`EmbeddedKafka.consumerDefaults`, which says why they are needed).
     static let groupOptions = EmbeddedKafka.consumerAssignments.flatMap { ["-X", $0] }
 
     /// Deletes the folder.

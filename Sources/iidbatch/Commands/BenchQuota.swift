@@ -91,8 +91,7 @@ struct BenchQuota: AsyncParsableCommand {
         let children = try (0..<workers).map { _ in
             let process = Process()
             process.executableURL = executable
-            // The embedded cluster's group settings: with librdkafka's 45 s session timeout, a
-            // worker that joins after the others settled would wait 44 s for its partitions.
+            // The embedded cluster's group settings (why: `EmbeddedKafka.consumerDefaults`).
             process.arguments =
                 [
                     "run", pipeline, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level", "error",
