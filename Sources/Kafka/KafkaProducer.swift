@@ -197,7 +197,7 @@ public final class KafkaProducer: Sendable {
         else { return }
         try? await flush(timeout: timeout)
         client.purge()
-        // Purged records are reported as failed by the poll thread; give it a moment to serve
+        // Purged records are reported as failed through the main queue; give it a moment to serve
         // them, then fail whatever librdkafka will never report, so no send waits forever.
         try? await flush(timeout: .seconds(2))
         let client = self.client

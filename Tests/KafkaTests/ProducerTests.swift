@@ -32,20 +32,6 @@ struct ProducerTests {
         try kafka.setBrokerUp(1)
     }
 
-    @Test("the thread that serves delivery reports is named rdkafka-poll, as top -H shows it")
-    func pollThreadName() async throws {
-        let kafka = try EmbeddedKafka(brokers: 1)
-        let topic = uniqueName("thread-name")
-        try kafka.createTopic(topic)
-        let producer = try KafkaProducer(configuration: kafka.configuration())
-        // The report was served on that thread, which names itself before it serves any.
-        _ = try await producer.send(topic: topic, key: nil, value: Array("named".utf8))
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
-        let names = tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
-        #expect(names.contains("rdkafka-poll\n"), "threads: \(Set(names).sorted())")
-        await producer.close(timeout: .seconds(5))
-    }
-
     @Test("a send to a partition whose leader is down completes after the broker comes back")
     func leaderDownThenUp() async throws {
         let kafka = try EmbeddedKafka(brokers: 3)

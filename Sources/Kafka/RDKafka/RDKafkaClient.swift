@@ -4,10 +4,12 @@ import Synchronization
 
 /// Owns one `rd_kafka_t` handle and the context its callbacks see.
 ///
-/// librdkafka handles are thread-safe; this type adds only lifetime management. A producer or
-/// admin client runs a poll thread that serves delivery reports and errors; a consumer is polled
-/// by its reader instead. The handle is destroyed (in the background) when the last reference goes
-/// away, so no call can race with `rd_kafka_destroy`.
+/// librdkafka handles are thread-safe; this type adds only lifetime management. Both kinds wait
+/// on librdkafka's queue event (`rd_kafka_queue_cb_event_enable`), never on a thread of their
+/// own: a producer's or admin client's main queue (delivery reports, errors, statistics) is
+/// served by a task each time it fills, a consumer's queue by its reader. The handle is destroyed
+/// (in the background) when the last reference goes away, so no call can race with
+/// `rd_kafka_destroy`.
 final class RDKafkaClient: @unchecked Sendable {
     enum Kind: Sendable {
         case producer, consumer
@@ -16,8 +18,11 @@ final class RDKafkaClient: @unchecked Sendable {
     let handle: OpaquePointer
     let context: RDKafkaContext
     let kind: Kind
-    private let pollThread = Mutex<RDKafkaPollThread?>(nil)
-    private var consumerQueue: OpaquePointer?
+    /// The queue whose events wake the task that serves it: the consumer queue of a consumer,
+    /// the main queue (delivery reports, errors, statistics) of a producer or admin client.
+    private let eventQueue: OpaquePointer
+    /// Serves a producer's main queue whenever it gets something (nil for a consumer).
+    private let mainQueueServer = Mutex<Task<Void, Never>?>(nil)
     /// Set once `closeConsumer` ran: destroying the handle must not try to close it again, which
     /// would wait without limit if the close timed out.
     let closeAttempted = Mutex(false)
@@ -34,37 +39,43 @@ final class RDKafkaClient: @unchecked Sendable {
         self.handle = handle
         self.context = context
         self.kind = kind
-        if kind == .consumer {
-            rd_kafka_poll_set_consumer(handle)
-            let queue = rd_kafka_queue_get_consumer(handle)
-            consumerQueue = queue
-            rd_kafka_queue_cb_event_enable(
-                queue,
-                { _, opaque in
-                    RDKafkaContext.from(opaque)?.wakeup.signal()
-                }, Unmanaged.passUnretained(context).toOpaque())
-        } else {
-            pollThread.withLock { $0 = RDKafkaPollThread(handle: handle) }
+        if kind == .consumer { rd_kafka_poll_set_consumer(handle) }
+        let queue = kind == .consumer ? rd_kafka_queue_get_consumer(handle)! : rd_kafka_queue_get_main(handle)!
+        eventQueue = queue
+        // librdkafka calls this on its own thread when the queue goes from empty to not empty.
+        rd_kafka_queue_cb_event_enable(
+            queue,
+            { _, opaque in
+                RDKafkaContext.from(opaque)?.wakeup.signal()
+            }, Unmanaged.passUnretained(context).toOpaque())
+        if kind == .producer {
+            mainQueueServer.withLock {
+                $0 = Task { [weak self, wakeup = context.wakeup] in
+                    // `self` is held for one serve at a time, so dropping the client ends the task.
+                    while !Task.isCancelled, self?.serveMainQueue() != nil { await wakeup.wait() }
+                }
+            }
         }
     }
 
-    /// Stops the poll thread and the queue wakeups; the handle stays valid until deinit.
+    /// Serves what the main queue holds (delivery reports, errors, statistics) without waiting.
+    private func serveMainQueue() {
+        rd_kafka_poll(handle, 0)
+    }
+
+    /// Stops serving the main queue and the queue wakeups; the handle stays valid until deinit.
     func stopBackgroundWork() {
-        let thread = pollThread.withLock { thread -> RDKafkaPollThread? in
-            defer { thread = nil }
-            return thread
+        rd_kafka_queue_cb_event_enable(eventQueue, nil, nil)
+        let server = mainQueueServer.withLock { server -> Task<Void, Never>? in
+            defer { server = nil }
+            return server
         }
-        thread?.stop()
-        if let queue = consumerQueue {
-            rd_kafka_queue_cb_event_enable(queue, nil, nil)
-        }
+        server?.cancel()
     }
 
     deinit {
         stopBackgroundWork()
-        if let queue = consumerQueue {
-            rd_kafka_queue_destroy(queue)
-        }
+        rd_kafka_queue_destroy(eventQueue)
         // rd_kafka_destroy joins librdkafka's threads, which after the cluster went away can take
         // up to `socket.timeout.ms`. It runs on a Dispatch thread, so that neither a Swift
         // concurrency thread nor the process's exit waits for it; `context` lives until it

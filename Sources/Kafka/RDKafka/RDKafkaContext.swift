@@ -10,7 +10,8 @@ final class RDKafkaContext: Sendable {
     let logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?
     /// The latest statistics JSON librdkafka emitted (`statistics.interval.ms`).
     let statistics = Mutex<String?>(nil)
-    /// Woken whenever the consumer queue gets something to poll.
+    /// Woken whenever the client's event queue (consumer queue, or a producer's main queue) gets
+    /// something to serve.
     let wakeup = RDKafkaWakeup()
     /// Rebalances the rebalance callback reported, and a record polled after them, waiting for the
     /// consumer to hand them out.

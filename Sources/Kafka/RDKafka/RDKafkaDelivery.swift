@@ -19,7 +19,7 @@ final class RDKafkaDelivery: Sendable {
     private let finished = Atomic<Bool>(false)
     private let finishHook = Mutex<(@Sendable () -> Void)?>(nil)
 
-    /// A box that calls `completion` once, on the poll thread for a delivery report.
+    /// A box that calls `completion` once: in the task serving the main queue, for a delivery report.
     init(_ completion: @escaping @Sendable (Result) -> Void) {
         self.completion = completion
     }
@@ -42,7 +42,7 @@ final class RDKafkaDelivery: Sendable {
         Unmanaged.passRetained(self).toOpaque()
     }
 
-    /// Called from the delivery-report callback on the poll thread.
+    /// Called from the delivery-report callback, inside `rd_kafka_poll`.
     static func complete(_ opaque: UnsafeMutableRawPointer, message: UnsafePointer<rd_kafka_message_t>) {
         let box = Unmanaged<RDKafkaDelivery>.fromOpaque(opaque).takeRetainedValue()
         let topic = message.pointee.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""

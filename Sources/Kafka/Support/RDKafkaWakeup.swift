@@ -1,8 +1,9 @@
 import Synchronization
 
-/// Wakes a task waiting for the consumer queue to become non-empty.
+/// Wakes a task waiting for a client's event queue (a consumer's queue, a producer's main queue)
+/// to become non-empty.
 ///
-/// librdkafka calls `signal()` from its own threads when it enqueues onto the consumer queue. A
+/// librdkafka calls `signal()` from its own threads when it enqueues onto an empty queue. A
 /// signal that arrives while nobody waits is remembered, so none is lost between a poll that found
 /// nothing and the wait that follows. Cancelling the waiting task wakes it at once. A single
 /// fallback timer also wakes the waiter, so a missed event costs at most `fallback` of latency,
