@@ -119,10 +119,29 @@ public final class InstanceAPIClient: Sendable {
         (try? JSONEncoder().encode(value)) ?? Data()
     }
 
-    /// Percent-encodes one path segment (tokens hold `:`; topics may hold `%`).
+    /// Percent-encodes one path segment or query value (tokens hold `:`; topics may hold `%`):
+    /// every byte of its UTF-8 but RFC 3986's unreserved ASCII (`A-Z a-z 0-9 - . _ ~`) becomes
+    /// `%XX`, non-ASCII letters included. A text that needs no encoding is returned as it is.
     static func segment(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        func unreserved(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                true
+            default: false
+            }
+        }
+        guard !text.utf8.allSatisfy(unreserved) else { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(text.utf8.count * 3)
+        for byte in text.utf8 {
+            if unreserved(byte) {
+                encoded.append(byte)
+            } else {
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 }
