@@ -50,9 +50,23 @@ public enum APILimits {
     /// Checks one identifier (token, installation id, key name): non-empty, no whitespace or `/`.
     public static func identifier(_ value: String, field: String) throws(InstanceAPIError) {
         guard !value.isEmpty else { throw .invalidArgument(field: field, value: value, reason: "must not be empty") }
-        guard !value.contains(where: { $0.isWhitespace || $0 == "/" }) else {
+        guard !hasWhitespaceOrSlash(value) else {
             throw .invalidArgument(field: field, value: value, reason: "must not contain whitespace or '/'")
         }
+    }
+
+    /// Whether `value` holds Unicode whitespace or a `/`. ASCII text (every token and id) is
+    /// looked at byte by byte, its whitespace being 0x09-0x0D and 0x20; other text character by
+    /// character, whose Unicode property lookups cost a call each.
+    private static func hasWhitespaceOrSlash(_ value: String) -> Bool {
+        for byte in value.utf8 {
+            switch byte {
+            case 0x09...0x0D, 0x20, UInt8(ascii: "/"): return true
+            case 0x80...: return value.contains { $0.isWhitespace || $0 == "/" }
+            default: continue
+            }
+        }
+        return false
     }
 
     private static func isTopicCharacter(_ scalar: Unicode.Scalar) -> Bool {

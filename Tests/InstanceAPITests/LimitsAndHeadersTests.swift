@@ -14,6 +14,26 @@ struct LimitsAndHeadersTests {
         }
     }
 
+    @Test("identifiers: empty, any Unicode whitespace and '/' are refused, as a character scan finds them, with the field named")
+    func identifiers() {
+        let pieces = [
+            "a", "Z", "9", ":", "-", "_", "é", "😀", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{2003}", "\u{3000}", "/", "\u{1F}",
+        ]
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let value = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let refused = value.isEmpty || value.contains { $0.isWhitespace || $0 == "/" }
+            do throws(InstanceAPIError) {
+                try APILimits.identifier(value, field: "id")
+                #expect(!refused, "\(value.debugDescription) was accepted")
+            } catch {
+                #expect(refused, "\(value.debugDescription) was refused: \(error)")
+                #expect(error.description.contains("id"))
+            }
+        }
+        #expect(throws: Never.self) { try APILimits.identifier("bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1", field: "token") }
+    }
+
     @Test("item lists: empty, over the limit and empty strings are refused with the field named")
     func itemLists() throws {
         try APILimits.items(Array(repeating: "t", count: 1_000), field: "registration_tokens", limit: 1_000)
