@@ -33,4 +33,12 @@ struct RDKafkaClientTests {
         }
         #expect(dropped == nil)
     }
+
+    @Test("a consumer without a group id is refused with the property named, before librdkafka makes a handle")
+    func consumerNeedsGroup() throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        #expect(throws: KafkaError.invalidConfiguration(property: "group.id", value: "", reason: "a consumer needs a group id")) {
+            _ = try RDKafkaClient(kind: .consumer, configuration: kafka.configuration())
+        }
+    }
 }

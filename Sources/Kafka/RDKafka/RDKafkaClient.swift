@@ -28,6 +28,10 @@ final class RDKafkaClient: @unchecked Sendable {
     let closeAttempted = Mutex(false)
 
     init(kind: Kind, configuration: KafkaConfiguration) throws(KafkaError) {
+        // librdkafka has a consumer queue, the one a consumer waits on, only in a group.
+        if kind == .consumer, configuration.properties["group.id", default: ""].isEmpty {
+            throw .invalidConfiguration(property: "group.id", value: "", reason: "a consumer needs a group id")
+        }
         let context = RDKafkaContext(logHandler: configuration.logHandler)
         let conf = try RDKafkaClient.makeConf(configuration, context: context, kind: kind)
         var errstr = [CChar](repeating: 0, count: 512)
@@ -40,11 +44,10 @@ final class RDKafkaClient: @unchecked Sendable {
         self.context = context
         self.kind = kind
         if kind == .consumer { rd_kafka_poll_set_consumer(handle) }
-        let queue = kind == .consumer ? rd_kafka_queue_get_consumer(handle)! : rd_kafka_queue_get_main(handle)!
-        eventQueue = queue
+        eventQueue = kind == .consumer ? rd_kafka_queue_get_consumer(handle) : rd_kafka_queue_get_main(handle)
         // librdkafka calls this on its own thread when the queue goes from empty to not empty.
         rd_kafka_queue_cb_event_enable(
-            queue,
+            eventQueue,
             { _, opaque in
                 RDKafkaContext.from(opaque)?.wakeup.signal()
             }, Unmanaged.passUnretained(context).toOpaque())
