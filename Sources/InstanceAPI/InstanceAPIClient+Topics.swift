@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOHTTP1
 
 extension InstanceAPIClient {
@@ -30,7 +31,7 @@ extension InstanceAPIClient {
         let name = try APILimits.topicName(topic)
         try APILimits.items(tokens, field: "registration_tokens", limit: APILimits.topicBatch)
         let answer = try await send(
-            api, .POST, configuration.iidBaseURL + path, json: TopicBatchRequest(topic: name, tokens: tokens).jsonBody(),
+            api, .POST, configuration.iidBaseURL + path, json: ByteBuffer(bytes: TopicBatchRequest(topic: name, tokens: tokens).jsonBytes()),
             headers: [("access_token_auth", "true")])
         guard answer.status == 200 else {
             throw ResultClassifier.callFailure(api, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
@@ -51,7 +52,7 @@ extension InstanceAPIClient {
         let name = try APILimits.topicName(topic)
         try APILimits.identifier(token, field: "token")
         let url = configuration.iidBaseURL + "/iid/v1/" + Self.segment(token) + "/rel/topics/" + Self.segment(name)
-        let answer = try await send(.topicRelation, .POST, url, json: Data("{}".utf8), headers: [("access_token_auth", "true")])
+        let answer = try await send(.topicRelation, .POST, url, json: ByteBuffer(string: "{}"), headers: [("access_token_auth", "true")])
         if answer.status == 200 { return .ok }
         switch ResultClassifier.instanceID(.topicRelation, status: answer.status, body: answer.text, retryAfter: answer.retryAfter) {
         case .item(let result): return result
@@ -115,7 +116,7 @@ extension InstanceAPIClient {
         "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(registration) + "/topicSubscriptions"
     }
 
-    private func fcmV1(_ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: Data?) async throws(InstanceAPIError) -> ItemResult {
+    private func fcmV1(_ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: ByteBuffer?) async throws(InstanceAPIError) -> ItemResult {
         let answer = try await send(api, method, url, json: body, headers: [("X-GOOG-API-FORMAT-VERSION", "2")])
         if (200..<300).contains(answer.status) { return .ok }
         switch ResultClassifier.fcmV1(api, status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {

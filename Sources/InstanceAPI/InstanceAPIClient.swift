@@ -64,7 +64,7 @@ public final class InstanceAPIClient: Sendable {
 
     /// Sends one authenticated call; a 401 gets one fresh token and one more try.
     func send(
-        _ api: BackendAPI, _ method: HTTPMethod, _ url: String, json body: Data? = nil,
+        _ api: BackendAPI, _ method: HTTPMethod, _ url: String, json body: ByteBuffer? = nil,
         headers extra: [(String, String)] = []
     ) async throws(InstanceAPIError) -> Answer {
         let token = try await tokens.token()
@@ -76,7 +76,7 @@ public final class InstanceAPIClient: Sendable {
     }
 
     private func sendOnce(
-        _ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: Data?, headers extra: [(String, String)], token: AccessToken
+        _ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: ByteBuffer?, headers extra: [(String, String)], token: AccessToken
     ) async throws(InstanceAPIError) -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -84,7 +84,7 @@ public final class InstanceAPIClient: Sendable {
         for (name, value) in extra { request.headers.add(name: name, value: value) }
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
+            request.body = .bytes(body)
         }
         let timeout = configuration.timeout
         do {
@@ -114,9 +114,9 @@ public final class InstanceAPIClient: Sendable {
     }
 
     /// Encodes a request body.
-    func encode<T: Encodable>(_ value: T) -> Data {
+    func encode<T: Encodable>(_ value: T) -> ByteBuffer {
         // Encoding our own wire types cannot fail.
-        (try? JSONEncoder().encode(value)) ?? Data()
+        ByteBuffer(bytes: (try? JSONEncoder().encode(value)) ?? Data())
     }
 
     /// Percent-encodes one path segment or query value (tokens hold `:`; topics may hold `%`):

@@ -3,13 +3,19 @@ import Foundation
 extension TopicBatchRequest {
     /// The JSON body, written directly (the bytes a `JSONEncoder` would produce, minus its cost).
     public func jsonBody() -> Data {
+        Data(jsonBytes())
+    }
+
+    /// The bytes of `jsonBody()`, for a caller that copies them somewhere else anyway (the
+    /// client into the buffer it sends): a `Data` in between would copy them once more.
+    public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 48 + to.utf8.count + registrationTokens.byteCount + 3 * registrationTokens.count)
         writer.beginObject()
         writer.member("to", to)
         writer.key("registration_tokens")
         writer.strings(registrationTokens)
         writer.endObject()
-        return Data(writer.bytes)
+        return writer.bytes
     }
 
     /// Parses a body; `to` is kept exactly as sent (prefix or not).
