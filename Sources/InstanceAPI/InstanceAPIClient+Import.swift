@@ -1,15 +1,20 @@
+import NIOCore
+
 extension InstanceAPIClient {
     /// §2.4: imports up to 100 APNs tokens of one iOS app; one result per token, in order.
     /// Importing a token again yields the same registration token.
     public func batchImport(application: String, sandbox: Bool, apnsTokens: [String]) async throws(InstanceAPIError) -> [ImportResult] {
         try APILimits.identifier(application, field: "application")
         try APILimits.items(apnsTokens, field: "apns_tokens", limit: APILimits.importBatch)
-        let body = encode(ImportRequest(application: application, sandbox: sandbox, apnsTokens: apnsTokens))
+        let body = ByteBuffer(bytes: ImportRequest(application: application, sandbox: sandbox, apnsTokens: apnsTokens).jsonBytes())
         let answer = try await send(.batchImport, .POST, configuration.iidBaseURL + "/iid/v1:batchImport", json: body, headers: [("access_token_auth", "true")])
         guard answer.status == 200 else {
             throw ResultClassifier.callFailure(.batchImport, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
         }
-        let response = try decode(ImportResponse.self, answer, api: .batchImport)
+        let response: ImportResponse
+        do { response = try ImportResponse(jsonBody: [UInt8](answer.body)) } catch {
+            throw .malformedResponse(api: .batchImport, status: answer.status, message: "cannot decode ImportResponse (\(error)): \(answer.text.prefix(200))")
+        }
         guard response.results.count == apnsTokens.count else {
             throw .malformedResponse(api: .batchImport, status: 200, message: "\(response.results.count) results for \(apnsTokens.count) APNs tokens")
         }

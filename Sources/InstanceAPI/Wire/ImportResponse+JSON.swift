@@ -1,0 +1,25 @@
+extension ImportResponse {
+    /// Parses an answer with the project's JSON parser: the same entries `JSONDecoder` reads,
+    /// at a fraction of its cost (it was a quarter of an import call's CPU).
+    ///
+    /// - Throws: when the body is not JSON, `results` is not an array of objects, or an entry's
+    ///   `apns_token` or `status` is not a string (`registration_token` may be absent or null).
+    public init(jsonBody bytes: [UInt8]) throws(JSONValue.ParseError) {
+        guard let elements = try JSONValue.parse(bytes: bytes)["results"]?.arrayValue else {
+            throw JSONValue.ParseError(offset: 0, reason: "'results' must be an array")
+        }
+        var results: [Entry] = []
+        results.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .object = element, let apnsToken = element["apns_token"]?.stringValue, let status = element["status"]?.stringValue else {
+                throw JSONValue.ParseError(offset: 0, reason: "results[\(index)] must hold the strings apns_token and status")
+            }
+            let registration = element["registration_token"]
+            guard registration == nil || registration == .null || registration?.stringValue != nil else {
+                throw JSONValue.ParseError(offset: 0, reason: "results[\(index)].registration_token must be a string")
+            }
+            results.append(Entry(apnsToken: apnsToken, status: status, registrationToken: registration?.stringValue))
+        }
+        self.init(results: results)
+    }
+}
