@@ -18,7 +18,7 @@ struct BenchCommandTests {
     @Test("bench worker runs a worker process per shape and prints its CPU, RSS, latency and how full its calls were")
     func benchWorker() async throws {
         let result = try await ChildProcess.run(
-            try Programs.iidbatch, ["bench", "worker", "--shapes", "topics-100", "deletions-3", "--items", "1500"], seconds: 300)
+            try Programs.iidbatch, ["bench", "worker", "--shapes", "topics-100", "deletions-3", "imports-100", "--items", "1500"], seconds: 300)
         #expect(result.status == 0, "\(result.output)")
         let lines = result.output.split(separator: "\n")
         let topics = try #require(lines.first { $0.hasPrefix("topics-100:") }, "\(result.output)")
@@ -29,6 +29,9 @@ struct BenchCommandTests {
         let deletions = try #require(lines.first { $0.hasPrefix("deletions-3:") }, "\(result.output)")
         // One call per installation: the emulator counted 1,500 calls of one item each.
         #expect(deletions.contains("1500 backend calls, 1 items per call"), "\(deletions)")
+        // Every shape's items succeed: imports send APNs device tokens, which the emulator imports.
+        let results = lines.filter { $0.hasPrefix("  items by result: ") }
+        #expect(results.count == 3 && results.allSatisfy { $0.hasSuffix(": OK 1500") }, "\(result.output)")
     }
 
     @Test("bench quota runs its workers in one group until the end and prints the share of the quota they used")

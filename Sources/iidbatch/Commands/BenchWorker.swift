@@ -19,8 +19,9 @@ struct BenchWorker: AsyncParsableCommand {
             request's receipt to its outcome, as the outcome records them. The broker's and the \
             emulator's CPU in the same window is printed beside the worker's when this bench \
             started them: they share the machine's cores, and what they spend shows in the \
-            worker's figure. Topic requests use --topic-backend (iid-batch: 1,000 tokens per \
-            call; fcm-v1: one call per token).
+            worker's figure. A last line counts the items by result code, as the outcomes report \
+            them. Topic requests use --topic-backend (iid-batch: 1,000 tokens per call; fcm-v1: \
+            one call per token); imports send 64-hex-digit APNs device tokens.
             """)
 
     @Option(
@@ -181,8 +182,10 @@ struct BenchWorker: AsyncParsableCommand {
         var firstReceived: Date?
         let decoder = Outcome.decoder()
         var peak = 0.0
+        var results: [String: Int] = [:]
         for try await record in reader.records {
             guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)) else { continue }
+            results.merge(outcome.counts, uniquingKeysWith: +)
             firstReceived = min(firstReceived ?? outcome.receivedAt, outcome.receivedAt)
             latencies.append(outcome.completedAt.timeIntervalSince(outcome.receivedAt))
             if latencies.count % 100 == 0 { peak = max(peak, worker.usage?.peakResidentMiB ?? 0) }
@@ -210,6 +213,8 @@ struct BenchWorker: AsyncParsableCommand {
                 "  beside it, on the same \(ProcessInfo.processInfo.activeProcessorCount) cores in the same window: "
                     + besideCPU.map { String(format: "%@ %.3f", $0.0, $0.1 / millions) }.joined(separator: ", ") + " CPU-s per million items")
         }
+        // What the items came to, so that a shape whose items all fail is not taken for a fast one.
+        Output.line("  items by result: " + results.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         for child in children.reversed() { await child.stop() }
         children.removeAll()
     }
