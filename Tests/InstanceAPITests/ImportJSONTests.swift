@@ -30,6 +30,8 @@ struct ImportJSONTests {
             }
             let body = try JSONEncoder().encode(ImportResponse(results: entries))
             #expect(try ImportResponse(jsonBody: Array(body)) == JSONDecoder().decode(ImportResponse.self, from: body))
+            // Written directly, it decodes to the same answer.
+            #expect(try JSONDecoder().decode(ImportResponse.self, from: Data(ImportResponse(results: entries).jsonBytes())) == ImportResponse(results: entries))
         }
         let withNull = Array(#"{"results": [{"apns_token": "ab", "status": "OK", "registration_token": null}]}"#.utf8)
         #expect(try ImportResponse(jsonBody: withNull).results == [ImportResponse.Entry(apnsToken: "ab", status: "OK")])

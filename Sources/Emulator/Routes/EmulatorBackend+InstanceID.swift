@@ -99,7 +99,7 @@ extension EmulatorBackend {
             default: entry.status  // OK, or an injected code verbatim
             }
         }
-        return EmulatorResponse.json(ImportResponse(results: entries)).counting(items: tokens.count, codes: codes)
+        return EmulatorResponse(status: 200, body: Data(ImportResponse(results: entries).jsonBytes())).counting(items: tokens.count, codes: codes)
     }
 
     /// The number reported as `authorizedEntity` for `project`.

@@ -139,7 +139,9 @@ struct EmulatorState {
     /// §2.4 for one APNs token: the same token of the same app and environment always maps to
     /// the same registration token, across restarts too.
     mutating func importToken(_ apnsToken: String, application: String, sandbox: Bool, project: String) -> ImportResponse.Entry {
-        guard apnsToken.count >= 32, apnsToken.count % 2 == 0, apnsToken.allSatisfy(\.isHexDigit) else {
+        let digits = apnsToken.utf8
+        let hex = digits.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+        guard digits.count >= 32, digits.count % 2 == 0, hex else {
             return ImportResponse.Entry(apnsToken: apnsToken, status: "Invalid APNs token")
         }
         let key = "\(application)|\(sandbox)|\(apnsToken.lowercased())"
@@ -155,7 +157,13 @@ struct EmulatorState {
         let a = fnv1a(key, basis: 0xcbf2_9ce4_8422_2325)
         let b = fnv1a(key, basis: 0x8422_2325_cbf2_9ce4)
         let c = fnv1a(key + "#", basis: a)
-        return String(format: "%011llx", a & 0xFFF_FFFF_FFFF) + ":APA91b" + String(format: "%016llx%016llx", b, c)
+        return hex(a & 0xFFF_FFFF_FFFF, digits: 11) + ":APA91b" + hex(b, digits: 16) + hex(c, digits: 16)
+    }
+
+    /// `value` as `digits` lowercase hex digits, zero-padded (as `%0Nllx` writes it).
+    private static func hex(_ value: UInt64, digits: Int) -> String {
+        let alphabet = Array("0123456789abcdef".utf8)
+        return String(decoding: (0..<digits).reversed().map { alphabet[Int(value >> UInt64(4 * $0) & 0xF)] }, as: UTF8.self)
     }
 
     private static func fnv1a(_ text: String, basis: UInt64) -> UInt64 {

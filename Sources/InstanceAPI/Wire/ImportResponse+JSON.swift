@@ -1,4 +1,23 @@
 extension ImportResponse {
+    /// The JSON body, written directly: what a `JSONEncoder` writes for the same answer (members
+    /// in another order; no `registration_token` where there is none), minus its cost.
+    public func jsonBytes() -> [UInt8] {
+        var writer = JSONWriter(capacity: 16 + results.count * 200)
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        for entry in results {
+            writer.beginObject()
+            writer.member("apns_token", entry.apnsToken)
+            writer.member("status", entry.status)
+            if let registrationToken = entry.registrationToken { writer.member("registration_token", registrationToken) }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
     /// Parses an answer with the project's JSON parser: the same entries `JSONDecoder` reads,
     /// at a fraction of its cost (it was a quarter of an import call's CPU).
     ///
