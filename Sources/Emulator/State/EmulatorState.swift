@@ -162,8 +162,8 @@ struct EmulatorState {
 
     /// `value` as `digits` lowercase hex digits, zero-padded (as `%0Nllx` writes it).
     private static func hex(_ value: UInt64, digits: Int) -> String {
-        let alphabet = Array("0123456789abcdef".utf8)
-        return String(decoding: (0..<digits).reversed().map { alphabet[Int(value >> UInt64(4 * $0) & 0xF)] }, as: UTF8.self)
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
     private static func fnv1a(_ text: String, basis: UInt64) -> UInt64 {

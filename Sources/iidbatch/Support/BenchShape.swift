@@ -32,7 +32,8 @@ enum BenchShape: String, CaseIterable, ExpressibleByArgument, Sendable {
 
     /// Request `number`, its items drawn in turn from `pool`, keyed as users key them.
     func request(_ number: Int, pool: [String]) -> (key: String, request: PipelineRequest) {
-        let items = (0..<itemsPerRequest).map { pool[(number * itemsPerRequest + $0) % pool.count] }
+        let indices = (0..<itemsPerRequest).map { (number * itemsPerRequest + $0) % pool.count }
+        let items = indices.map { pool[$0] }
         let id = "bench-\(rawValue)-\(number)"
         switch self {
         case .topics1000, .topics100:
@@ -42,24 +43,13 @@ enum BenchShape: String, CaseIterable, ExpressibleByArgument, Sendable {
             return (id, PipelineRequest(id: id, op: op, target: .subject("user-\(number)"), items: items))
         case .imports100:
             // The pool holds FCM registration tokens, which are no APNs tokens: imported, each
-            // would fail as INVALID_ARGUMENT. An import migrates device tokens, so each pool
-            // entry stands for one.
-            return (id, PipelineRequest(id: id, op: op, target: .apns(application: "com.example.ios", sandbox: false), items: items.map(Self.apnsToken)))
-        }
-    }
-
-    /// A device token as APNs issues them, 64 hex digits, made from `seed` (the same seed, the same token).
-    static func apnsToken(_ seed: String) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var token: [UInt8] = []
-        for round in 0..<4 {
-            for byte in seed.utf8 + [UInt8(round)] {
-                hash ^= UInt64(byte)
-                hash &*= 0x100_0000_01b3
+            // would fail as INVALID_ARGUMENT. An import migrates device tokens: the item at pool
+            // index i becomes the 64-hex-digit device token i.
+            let tokens = indices.map { index in
+                let hex = String(index, radix: 16)
+                return String(repeating: "0", count: 64 - hex.count) + hex
             }
-            for shift in stride(from: 60, through: 0, by: -4) { token.append(digits[Int(hash >> UInt64(shift) & 0xF)]) }
+            return (id, PipelineRequest(id: id, op: op, target: .apns(application: "com.example.ios", sandbox: false), items: tokens))
         }
-        return String(decoding: token, as: UTF8.self)
     }
 }
