@@ -1,8 +1,9 @@
+import InstanceAPI
 import Testing
 
 @testable import Emulator
 
-@Suite("Emulator state: APNs imports")
+@Suite("Emulator state: topic subscriptions and APNs imports")
 struct EmulatorStateTests {
     @Test("an APNs token is 32 or more hex digits, an even number of them; any other is refused as Google refuses it")
     func apnsTokens() {
@@ -26,5 +27,19 @@ struct EmulatorStateTests {
             let entry = state.importToken(token, application: "app", sandbox: false, project: "p")
             #expect(entry.status == "Invalid APNs token" && entry.registrationToken == nil, "\(token)")
         }
+    }
+
+    @Test("a token holds at most 2,000 topics; a repeated subscription keeps the date it was first added, at the limit too")
+    func topicLimitAndDates() {
+        var token = EmulatorState.Token(project: "p", application: "app", platform: "ANDROID")
+        #expect(token.subscribe(to: "first", project: "p", today: "2026-01-01") == nil)
+        #expect(token.subscribe(to: "first", project: "p", today: "2026-02-02") == nil)
+        #expect(token.topics["first"] == "2026-01-01")
+        for n in 1..<APILimits.topicsPerInstance { #expect(token.subscribe(to: "t\(n)", project: "p", today: "2026-03-03") == nil) }
+        #expect(token.topics.count == APILimits.topicsPerInstance)
+        #expect(token.subscribe(to: "one-too-many", project: "p", today: "2026-03-03") == "TOO_MANY_TOPICS")
+        #expect(token.subscribe(to: "first", project: "p", today: "2026-04-04") == nil)
+        #expect(token.topics["first"] == "2026-01-01" && token.topics["one-too-many"] == nil)
+        #expect(token.subscribe(to: "first", project: "other", today: "2026-04-04") == "INVALID_ARGUMENT")
     }
 }

@@ -17,10 +17,9 @@ struct EmulatorState {
         mutating func subscribe(to topic: String, project: String, today: String) -> String? {
             guard !deleted else { return "NOT_FOUND" }
             guard self.project == project else { return "INVALID_ARGUMENT" }
-            if topics[topic] == nil {
-                guard topics.count < APILimits.topicsPerInstance else { return "TOO_MANY_TOPICS" }
-                topics[topic] = today
-            }
+            guard topics.count < APILimits.topicsPerInstance else { return topics[topic] == nil ? "TOO_MANY_TOPICS" : nil }
+            // One hash below the limit: the date goes in, and a repeat gets its first date back.
+            if let first = topics.updateValue(today, forKey: topic), first != today { topics[topic] = first }
             return nil
         }
     }
