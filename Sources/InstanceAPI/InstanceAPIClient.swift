@@ -119,6 +119,8 @@ public final class InstanceAPIClient: Sendable {
         ByteBuffer(bytes: (try? JSONEncoder().encode(value)) ?? Data())
     }
 
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
     /// Percent-encodes one path segment or query value (tokens hold `:`; topics may hold `%`):
     /// every byte of its UTF-8 but RFC 3986's unreserved ASCII (`A-Z a-z 0-9 - . _ ~`) becomes
     /// `%XX`, non-ASCII letters included. A text that needs no encoding is returned as it is.
@@ -132,14 +134,15 @@ public final class InstanceAPIClient: Sendable {
             }
         }
         guard !text.utf8.allSatisfy(unreserved) else { return text }
-        let hex = Array("0123456789ABCDEF".utf8)
         var encoded: [UInt8] = []
         encoded.reserveCapacity(text.utf8.count * 3)
         for byte in text.utf8 {
             if unreserved(byte) {
                 encoded.append(byte)
             } else {
-                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                encoded.append(UInt8(ascii: "%"))
+                encoded.append(Self.upperHexDigits[Int(byte >> 4)])
+                encoded.append(Self.upperHexDigits[Int(byte & 0x0F)])
             }
         }
         return String(decoding: encoded, as: UTF8.self)

@@ -129,6 +129,18 @@ public struct JSONWriter: Sendable {
         endObject()
     }
 
+    /// Writes an array of objects, one per element of `elements`, its members written by `members`.
+    @inlinable
+    public mutating func objects<Element>(_ elements: some Sequence<Element>, _ members: (inout JSONWriter, Element) -> Void) {
+        beginArray()
+        for element in elements {
+            beginObject()
+            members(&self, element)
+            endObject()
+        }
+        endArray()
+    }
+
     /// Writes an array of `strings`.
     public mutating func strings(_ strings: [String]) {
         beginArray()

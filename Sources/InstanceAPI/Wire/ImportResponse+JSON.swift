@@ -5,15 +5,11 @@ extension ImportResponse {
         var writer = JSONWriter(capacity: 16 + results.count * 200)
         writer.beginObject()
         writer.key("results")
-        writer.beginArray()
-        for entry in results {
-            writer.beginObject()
+        writer.objects(results) { writer, entry in
             writer.member("apns_token", entry.apnsToken)
             writer.member("status", entry.status)
             if let registrationToken = entry.registrationToken { writer.member("registration_token", registrationToken) }
-            writer.endObject()
         }
-        writer.endArray()
         writer.endObject()
         return writer.bytes
     }

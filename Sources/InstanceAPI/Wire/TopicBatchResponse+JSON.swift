@@ -6,13 +6,9 @@ extension TopicBatchResponse {
         var writer = JSONWriter(capacity: 16 + results.count * 4)
         writer.beginObject()
         writer.key("results")
-        writer.beginArray()
-        for entry in results {
-            writer.beginObject()
+        writer.objects(results) { writer, entry in
             if let error = entry.error { writer.member("error", error) }
-            writer.endObject()
         }
-        writer.endArray()
         writer.endObject()
         return Data(writer.bytes)
     }
