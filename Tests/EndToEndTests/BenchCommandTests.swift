@@ -22,7 +22,9 @@ struct BenchCommandTests {
         #expect(result.status == 0, "\(result.output)")
         let lines = result.output.split(separator: "\n")
         let topics = try #require(lines.first { $0.hasPrefix("topics-100:") }, "\(result.output)")
-        #expect(topics.contains("15 requests, 1500 items") && topics.contains("CPU-s per million items") && topics.contains("peak RSS"), "\(topics)")
+        #expect(
+            topics.contains("15 requests, 1500 items") && topics.contains("CPU-s per million items") && topics.contains("peak RSS")
+                && topics.contains(" s (system "), "\(topics)")
         // The processes it started beside the worker, with their CPU in the same window.
         let beside = try #require(lines.first { $0.contains("beside it") }, "\(result.output)")
         #expect(beside.contains("broker ") && beside.contains("emulator ") && beside.hasSuffix("CPU-s per million items"), "\(beside)")

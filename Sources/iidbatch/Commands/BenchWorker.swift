@@ -15,7 +15,8 @@ struct BenchWorker: AsyncParsableCommand {
             `iidbatch run` child and reads the outcomes. Items/s counts from the first record the \
             worker received to the last outcome read. CPU is the child's user + system time (the \
             kernel's accounting getrusage reports, read from /proc) from its join to the last \
-            outcome, per million items; peak RSS is its VmHWM (ru_maxrss). Latency is each \
+            outcome, per million items, with the system part of it in brackets (on loopback the \
+            kernel charges a sender for the receiving side too); peak RSS is its VmHWM (ru_maxrss). Latency is each \
             request's receipt to its outcome, as the outcome records them. The broker's and the \
             emulator's CPU in the same window is printed beside the worker's when this bench \
             started them: they share the machine's cores, and what they spend shows in the \
@@ -198,15 +199,16 @@ struct BenchWorker: AsyncParsableCommand {
         await worker.stop()
         let seconds = finished.timeIntervalSince(firstReceived ?? finished)
         let cpu = (usage?.cpuSeconds ?? 0) - (joined?.cpuSeconds ?? 0)
+        let system = (usage?.systemSeconds ?? 0) - (joined?.systemSeconds ?? 0)
         latencies.sort()
         let millions = Double(produced * shape.itemsPerRequest) / 1_000_000
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1_000 }
         Output.line(
             String(
                 format:
-                    "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s = %.3f CPU-s per million items; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms; %d backend calls, %.0f items per call",
+                    "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s (system %.3f) = %.3f CPU-s per million items; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms; %d backend calls, %.0f items per call",
                 shape.rawValue, produced, produced * shape.itemsPerRequest, Double(produced * shape.itemsPerRequest) / max(seconds, 0.001), cpu,
-                cpu / millions, max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99),
+                system, cpu / millions, max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99),
                 calls.calls, Double(calls.items) / Double(max(calls.calls, 1))))
         if !besideCPU.isEmpty {
             Output.line(

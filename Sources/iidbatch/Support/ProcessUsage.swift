@@ -4,10 +4,16 @@ import Foundation
 /// per-task accounting that getrusage reports (`utime` + `stime`, and `VmHWM` = `ru_maxrss`),
 /// readable while the process runs, so a benchmark can measure a window of a child's life.
 struct ProcessUsage: Sendable {
-    /// User plus system CPU seconds so far.
-    var cpuSeconds: Double
+    /// CPU seconds spent in the process's own code so far.
+    var userSeconds: Double
+    /// CPU seconds the kernel spent on the process's behalf so far (system calls, page faults,
+    /// and, on loopback, the receiving side of what it sends).
+    var systemSeconds: Double
     /// The most resident memory so far, MiB.
     var peakResidentMiB: Double
+
+    /// User plus system CPU seconds so far.
+    var cpuSeconds: Double { userSeconds + systemSeconds }
 
     /// The usage of process `pid`, or nil when /proc does not have it.
     static func of(pid: Int32) -> ProcessUsage? {
@@ -22,6 +28,6 @@ struct ProcessUsage: Sendable {
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
         else { return nil }
-        return ProcessUsage(cpuSeconds: (user + system) / ticks, peakResidentMiB: kilobytes / 1_024)
+        return ProcessUsage(userSeconds: user / ticks, systemSeconds: system / ticks, peakResidentMiB: kilobytes / 1_024)
     }
 }
