@@ -31,15 +31,36 @@ struct EmulatorStateTests {
 
     @Test("a token holds at most 2,000 topics; a repeated subscription keeps the date it was first added, at the limit too")
     func topicLimitAndDates() {
+        var state = EmulatorState()
         var token = EmulatorState.Token(project: "p", application: "app", platform: "ANDROID")
-        #expect(token.subscribe(to: "first", project: "p", today: "2026-01-01") == nil)
-        #expect(token.subscribe(to: "first", project: "p", today: "2026-02-02") == nil)
-        #expect(token.topics["first"] == "2026-01-01")
-        for n in 1..<APILimits.topicsPerInstance { #expect(token.subscribe(to: "t\(n)", project: "p", today: "2026-03-03") == nil) }
-        #expect(token.topics.count == APILimits.topicsPerInstance)
-        #expect(token.subscribe(to: "one-too-many", project: "p", today: "2026-03-03") == "TOO_MANY_TOPICS")
-        #expect(token.subscribe(to: "first", project: "p", today: "2026-04-04") == nil)
-        #expect(token.topics["first"] == "2026-01-01" && token.topics["one-too-many"] == nil)
-        #expect(token.subscribe(to: "first", project: "other", today: "2026-04-04") == "INVALID_ARGUMENT")
+        func subscribe(_ topic: String, _ today: String, project: String = "p") -> String? {
+            token.subscribe(state.subscription(to: topic, today: today), project: project)
+        }
+        func date(_ topic: String) -> String? {
+            state.topicNames.existingID(topic).flatMap { token.subscriptions.date(of: $0) }.map { state.dates.name($0) }
+        }
+        var answers = [subscribe("first", "2026-01-01"), subscribe("first", "2026-02-02")]
+        #expect(answers == [nil, nil] && date("first") == "2026-01-01")
+        answers = (1..<APILimits.topicsPerInstance).map { subscribe("t\($0)", "2026-03-03") }
+        #expect(answers.allSatisfy { $0 == nil } && token.subscriptions.count == APILimits.topicsPerInstance)
+        answers = [subscribe("one-too-many", "2026-03-03"), subscribe("first", "2026-04-04"), subscribe("first", "2026-04-04", project: "other")]
+        #expect(answers == ["TOO_MANY_TOPICS", nil, "INVALID_ARGUMENT"])
+        #expect(date("first") == "2026-01-01" && date("one-too-many") == nil && date("t7") == "2026-03-03")
+        #expect(state.subscribedTopics(token).count == APILimits.topicsPerInstance && state.subscribedTopics(token).first == "first")
+    }
+
+    @Test("subscriptions stay sorted by topic id whatever order they come in, and a removal takes out only its topic")
+    func subscriptionsOrder() {
+        var subscriptions = Subscriptions()
+        var rng = SystemRandomNumberGenerator()
+        let ids = (0..<300).map { UInt32($0 * 7 % 300) }.shuffled(using: &rng)
+        let added = ids.map { subscriptions.add(.init(topic: $0, date: $0 + 1), limit: 1_000) }
+        #expect(added.allSatisfy { $0 })
+        #expect(subscriptions.entries.map(\.topic) == (0..<300).map(UInt32.init))
+        #expect(subscriptions.entries.allSatisfy { $0.date == $0.topic + 1 })
+        for id in ids.prefix(100) { subscriptions.remove(id) }
+        subscriptions.remove(5_000)
+        #expect(subscriptions.count == 200 && ids.prefix(100).allSatisfy { subscriptions.date(of: $0) == nil })
+        #expect(ids.dropFirst(100).allSatisfy { subscriptions.date(of: $0) == $0 + 1 })
     }
 }

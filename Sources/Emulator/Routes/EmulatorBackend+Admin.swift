@@ -7,7 +7,8 @@ extension EmulatorBackend {
         state.withLock { state in
             state.tokens[token].map {
                 TokenState(
-                    token: token, project: $0.project, application: $0.application, platform: $0.platform, topics: $0.topics.keys.sorted(), deleted: $0.deleted)
+                    token: token, project: $0.project, application: $0.application, platform: $0.platform, topics: state.subscribedTopics($0),
+                    deleted: $0.deleted)
             }
         }
     }

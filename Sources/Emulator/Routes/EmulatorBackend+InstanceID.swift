@@ -62,11 +62,11 @@ extension EmulatorBackend {
         let injected = faults.itemErrors(count: tokens.count)
         let today = Self.today
         let results: [String?] = state.withLock { state in
-            zip(tokens, injected).map { token, fault in
+            let subscription = api == .batchAdd ? state.subscription(to: topic, today: today) : nil
+            return zip(tokens, injected).map { token, fault in
                 if let fault { return fault }
-                return api == .batchAdd
-                    ? state.subscribe(token, to: topic, project: project, today: today)
-                    : state.unsubscribe(token, from: topic, project: project)
+                if let subscription { return state.subscribe(token, subscription, project: project) }
+                return state.unsubscribe(token, from: topic, project: project)
             }
         }
         return EmulatorResponse(status: 200, body: TopicBatchResponse(results: results.map { .init(error: $0) }).jsonBody()).counting(

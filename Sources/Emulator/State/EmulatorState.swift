@@ -8,19 +8,16 @@ struct EmulatorState {
         var project: String
         var application: String
         var platform: String
-        /// Topic name → date added (`yyyy-MM-dd`).
-        var topics: [String: String] = [:]
+        /// Its topics and the dates they were added, as ids of the state's name tables.
+        var subscriptions = Subscriptions()
         var deleted = false
 
-        /// Subscribes this token to `topic` for a call of `project`; nil on success, else the
-        /// per-item error name. Called in place in the token table, so the record is not copied.
-        mutating func subscribe(to topic: String, project: String, today: String) -> String? {
+        /// Subscribes this token to `entry`'s topic for a call of `project`; nil on success, else
+        /// the per-item error name. Called in place in the token table, so the record is not copied.
+        mutating func subscribe(_ entry: Subscriptions.Entry, project: String) -> String? {
             guard !deleted else { return "NOT_FOUND" }
             guard self.project == project else { return "INVALID_ARGUMENT" }
-            guard topics.count < APILimits.topicsPerInstance else { return topics[topic] == nil ? "TOO_MANY_TOPICS" : nil }
-            // One hash below the limit: the date goes in, and a repeat gets its first date back.
-            if let first = topics.updateValue(today, forKey: topic), first != today { topics[topic] = first }
-            return nil
+            return subscriptions.add(entry, limit: APILimits.topicsPerInstance) ? nil : "TOO_MANY_TOPICS"
         }
     }
 
@@ -34,6 +31,9 @@ struct EmulatorState {
     /// `application|sandbox|apnsToken` → registration token.
     var imports: [String: String] = [:]
     var groups = DeviceGroups()
+    /// The topic names and the dates (`yyyy-MM-dd`) subscriptions refer to.
+    var topicNames = NameTable()
+    var dates = NameTable()
 
     // MARK: Registration tokens and topics
 
@@ -64,39 +64,63 @@ struct EmulatorState {
 
     /// Whether `token` holds a subscription to `topic`.
     func isSubscribed(_ token: String, to topic: String) -> Bool {
-        tokens[token]?.topics[topic] != nil
+        guard let id = topicNames.existingID(topic) else { return false }
+        return tokens[token]?.subscriptions.date(of: id) != nil
+    }
+
+    /// The names of the topics `record` is subscribed to, sorted.
+    func subscribedTopics(_ record: Token) -> [String] {
+        record.subscriptions.entries.map { topicNames.name($0.topic) }.sorted()
     }
 
     /// The topics `registration` is subscribed to, sorted (nil when it is not usable).
     func topics(of registration: String, project: String) -> [String]? {
         guard problem(with: registration, project: project) == nil else { return nil }
-        return (tokens[registration]?.topics.keys).map { $0.sorted() } ?? []
+        return tokens[registration].map(subscribedTopics) ?? []
     }
 
     /// Tokens of `project` subscribed to `topic`, sorted. A scan of every token: the admin API
     /// reads membership rarely, and an index kept for it cost each subscribe a second hash.
     func subscribers(of topic: String, project: String) -> [String] {
-        tokens.compactMap { $0.value.project == project && $0.value.topics[topic] != nil ? $0.key : nil }.sorted()
+        guard let id = topicNames.existingID(topic) else { return [] }
+        return tokens.compactMap { $0.value.project == project && $0.value.subscriptions.date(of: id) != nil ? $0.key : nil }.sorted()
     }
 
-    /// Subscribes; nil on success, else the per-item error name. One hash lookup for a known
-    /// token, and the record is changed in place (this is the emulator's hottest path).
+    /// `topic` added `today`, as subscriptions hold it: make it once per call of many tokens.
+    mutating func subscription(to topic: String, today: String) -> Subscriptions.Entry {
+        Subscriptions.Entry(topic: topicNames.id(for: topic), date: dates.id(for: today))
+    }
+
+    /// Subscribes; nil on success, else the per-item error name.
     mutating func subscribe(_ token: String, to topic: String, project: String, today: String) -> String? {
+        let entry = subscription(to: topic, today: today)
+        return subscribe(token, entry, project: project)
+    }
+
+    /// Subscribes to `entry`'s topic; nil on success, else the per-item error name. One hash
+    /// lookup for a known token, and the record is changed in place (the emulator's hottest path).
+    mutating func subscribe(_ token: String, _ entry: Subscriptions.Entry, project: String) -> String? {
         guard Self.isWellFormed(token) else { return "INVALID_ARGUMENT" }
         guard let index = registration(token, project: project) else { return "NOT_FOUND" }
-        return tokens.values[index].subscribe(to: topic, project: project, today: today)
+        return tokens.values[index].subscribe(entry, project: project)
     }
 
     /// Unsubscribes (idempotent); nil on success, else the per-item error name.
     mutating func unsubscribe(_ token: String, from topic: String, project: String) -> String? {
         if let problem = problem(with: token, project: project) { return problem }
-        tokens[token]?.topics.removeValue(forKey: topic)
+        if let id = topicNames.existingID(topic) { tokens[token]?.subscriptions.remove(id) }
         return nil
     }
 
     func info(_ token: String, project: String, projectNumber: String, details: Bool) -> InstanceInfo? {
         guard problem(with: token, project: project) == nil, let record = tokens[token] else { return nil }
-        let rel = details ? InstanceInfo.Relations(topics: record.topics.mapValues { InstanceInfo.TopicRelation(addDate: $0) }) : nil
+        let rel =
+            details
+            ? InstanceInfo.Relations(
+                topics: Dictionary(
+                    uniqueKeysWithValues: record.subscriptions.entries.map {
+                        (topicNames.name($0.topic), InstanceInfo.TopicRelation(addDate: dates.name($0.date)))
+                    })) : nil
         return InstanceInfo(application: record.application, authorizedEntity: projectNumber, applicationVersion: "1", platform: record.platform, rel: rel)
     }
 
@@ -112,7 +136,7 @@ struct EmulatorState {
     /// Marks a registration token deleted (its instance was deleted): later calls see NOT_FOUND.
     mutating func forget(_ token: String) {
         guard let index = tokens.index(forKey: token) else { return }
-        tokens.values[index].topics = [:]
+        tokens.values[index].subscriptions = Subscriptions()
         tokens.values[index].deleted = true
     }
 
