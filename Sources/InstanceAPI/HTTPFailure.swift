@@ -5,6 +5,8 @@ import NIOPosix
 /// Turns transport errors into `InstanceAPIError`s with words an operator understands.
 enum HTTPFailure {
     static func map(_ error: any Error, api: BackendAPI, timeout: Duration) -> InstanceAPIError {
+        if let error = error as? TransportError, error == .timedOut { return .timedOut(api: api, timeout: timeout) }
+        if case .connectTimeout? = error as? ChannelError { return .timedOut(api: api, timeout: timeout) }
         if let error = error as? HTTPClientError {
             if error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
                 return .timedOut(api: api, timeout: timeout)

@@ -17,6 +17,9 @@ public final class InstanceAPIClient: Sendable {
     public let projectID: String
     /// The token source; exposed for metrics and tests.
     public let tokens: AccessTokenProvider
+    /// The backend calls' connections.
+    let transport: BackendTransport
+    /// The token endpoint's and the metadata server's client: rare calls, over HTTP/2 where offered.
     let http: HTTPClient
     let logger: Logger
 
@@ -34,14 +37,13 @@ public final class InstanceAPIClient: Sendable {
         logger: Logger = Logger(label: "iidbatch.instance-api")
     ) {
         var httpConfiguration = HTTPClient.Configuration()
-        httpConfiguration.connectionPool = .init(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost)
         httpConfiguration.timeout = .init(connect: .seconds(10))
         // iidbatch bootstraps no tracer, so every span would go to the no-op one: without a
         // tracer the client skips building the span and its attributes for every call.
         httpConfiguration.tracing.tracer = nil
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
         self.http = http
+        self.transport = BackendTransport(group: HTTPClient.defaultEventLoopGroup, maxIdlePerOrigin: configuration.maxConnectionsPerHost)
         self.configuration = configuration
         self.projectID = configuration.projectID ?? source.projectID
         self.tokens = AccessTokenProvider(source: source, httpClient: http, tokenURI: configuration.tokenURI)
@@ -50,6 +52,7 @@ public final class InstanceAPIClient: Sendable {
 
     /// Closes the connections. Call once, when done.
     public func shutdown() async throws {
+        transport.shutdown()
         try await http.shutdown()
     }
 
@@ -78,33 +81,21 @@ public final class InstanceAPIClient: Sendable {
     private func sendOnce(
         _ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: ByteBuffer?, headers extra: [(String, String)], token: AccessToken
     ) async throws(InstanceAPIError) -> Answer {
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer " + token.value)
-        for (name, value) in extra { request.headers.add(name: name, value: value) }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(body)
-        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Authorization", value: "Bearer " + token.value)
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        if body != nil { headers.add(name: "Content-Type", value: "application/json") }
         let timeout = configuration.timeout
         do {
-            let response = try await http.execute(
-                request, timeout: .nanoseconds(Int64(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)),
-                logger: httpLogger)
-            let bytes = try await response.body.collect(upTo: 32 << 20)
-            let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }
-            let answer = Answer(status: Int(response.status.code), body: Data(bytes.readableBytesView), retryAfter: retryAfter)
+            let reply = try await transport.send(method, url, headers: headers, body: body, timeout: timeout)
+            let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }
+            let answer = Answer(status: reply.status, body: Data(reply.body.readableBytesView), retryAfter: retryAfter)
             logger.trace("\(api.rawValue) \(method) answered \(answer.status)")
             return answer
         } catch {
             throw HTTPFailure.map(error, api: api, timeout: timeout)
         }
     }
-
-    /// The logger the HTTP client writes its own lines to: ours when they would be printed (the
-    /// client logs at debug and trace only), else none. The client tags a logger it is given with
-    /// each request's id, which costs a metadata rebuild per call even when nothing is printed.
-    private var httpLogger: Logger? { logger.logLevel <= .debug ? logger : nil }
 
     /// Decodes a 200 answer, or throws `.malformedResponse` naming the API.
     func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {

@@ -16,7 +16,8 @@ public struct InstanceAPIConfiguration: Sendable {
     public var senderID: String?
     /// How long one call may take before it counts as `timedOut`.
     public var timeout: Duration
-    /// Connections kept open per host.
+    /// Connections kept open per host between calls; how many calls run at once is the caller's
+    /// concurrency (each call in flight has a connection of its own).
     public var maxConnectionsPerHost: Int
 
     /// Google's endpoints.

@@ -1,0 +1,89 @@
+import NIOCore
+import NIOHTTP1
+
+/// The last handler of a backend connection: it reads the answer to the one call the connection
+/// carries at a time and completes that call's promise with it, or with why there is none.
+///
+/// A connection that failed, timed out, was closed, or sent what no call asked for is closed and
+/// fails its call; a connection with a call outstanding is never handed to another. Runs on the
+/// connection's event loop only.
+final class HTTPExchangeHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+
+    private enum State {
+        case idle
+        case awaitingHead(EventLoopPromise<TransportAnswer>)
+        case readingBody(EventLoopPromise<TransportAnswer>, HTTPResponseHead, ByteBuffer)
+        case closed
+    }
+
+    private var state = State.idle
+    private var context: ChannelHandlerContext?
+    /// The largest answer body taken, in bytes.
+    let bodyLimit: Int
+
+    init(bodyLimit: Int) {
+        self.bodyLimit = bodyLimit
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    /// Takes the promise of the call just written: it completes with the next answer read.
+    func expect(_ promise: EventLoopPromise<TransportAnswer>) {
+        switch state {
+        case .idle: state = .awaitingHead(promise)
+        case .closed: promise.fail(TransportError.closedBeforeAnswer)
+        case .awaitingHead, .readingBody:
+            // One call at a time per connection: a second is a bug of the pool, and the answer
+            // could go to either call, so both fail and the connection goes.
+            promise.fail(TransportError.closedBeforeAnswer)
+            fail(TransportError.closedBeforeAnswer)
+        }
+    }
+
+    /// Fails the outstanding call, if any, with `error` and closes the connection.
+    func fail(_ error: any Error) {
+        let promise: EventLoopPromise<TransportAnswer>?
+        switch state {
+        case .awaitingHead(let waiting), .readingBody(let waiting, _, _): promise = waiting
+        case .idle, .closed: promise = nil
+        }
+        state = .closed
+        promise?.fail(error)
+        context?.close(promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (unwrapInboundIn(data), state) {
+        case (.head(let head), .awaitingHead(let promise)):
+            state = .readingBody(promise, head, context.channel.allocator.buffer(capacity: 0))
+        case (.body(var part), .readingBody(let promise, let head, var body)):
+            guard body.readableBytes + part.readableBytes <= bodyLimit else {
+                fail(TransportError.answerTooLarge(limit: bodyLimit))
+                return
+            }
+            state = .idle  // the buffer is written in place, not copied
+            if body.readableBytes == 0 { body = part } else { body.writeBuffer(&part) }
+            state = .readingBody(promise, head, body)
+        case (.end, .readingBody(let promise, let head, let body)):
+            state = .idle
+            promise.succeed(TransportAnswer(status: Int(head.status.code), headers: head.headers, body: body, keepAlive: head.isKeepAlive))
+        case (_, .closed):
+            break
+        default:
+            // An answer no call is waiting for: the stream cannot be trusted any more.
+            fail(TransportError.closedBeforeAnswer)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The parser's word for a connection closed inside an answer.
+        fail(error as? HTTPParserError == .invalidEOFState ? TransportError.closedBeforeAnswer : error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(TransportError.closedBeforeAnswer)
+        context.fireChannelInactive()
+    }
+}

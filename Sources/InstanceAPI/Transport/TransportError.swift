@@ -1,0 +1,23 @@
+/// Why a call got no complete answer from the backend's HTTP server.
+enum TransportError: Error, Equatable, CustomStringConvertible {
+    /// The URL cannot be called.
+    case invalidURL(String, reason: String)
+    /// No complete answer before the call's deadline.
+    case timedOut
+    /// The server closed the connection before its answer was complete.
+    case closedBeforeAnswer
+    /// The answer's body passed `limit` bytes.
+    case answerTooLarge(limit: Int)
+    /// The transport was shut down.
+    case shutDown
+
+    var description: String {
+        switch self {
+        case .invalidURL(let url, let reason): "cannot call '\(url)': \(reason)"
+        case .timedOut: "no answer before the deadline"
+        case .closedBeforeAnswer: "the server closed the connection before its answer was complete"
+        case .answerTooLarge(let limit): "the answer's body is larger than \(limit) bytes"
+        case .shutDown: "the HTTP client is shut down"
+        }
+    }
+}

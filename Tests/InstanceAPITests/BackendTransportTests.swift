@@ -1,0 +1,114 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Testing
+
+@testable import InstanceAPI
+
+@Suite("The backend transport: kept-alive HTTP/1.1 over TCP and TLS, against a real server on loopback")
+struct BackendTransportTests {
+    private let group = MultiThreadedEventLoopGroup.singleton
+
+    private func text(_ answer: TransportAnswer) -> String { String(buffer: answer.body) }
+
+    @Test("calls one after another share one kept-alive connection, and each body goes out and comes back whole")
+    func keepAlive() async throws {
+        let server = try await TestHTTPServer(group: group)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        for n in 0..<5 {
+            let body = ByteBuffer(string: String(repeating: "item-\(n),", count: 5_000))
+            let answer = try await transport.send(.POST, "http://127.0.0.1:\(server.port)/echo?n=\(n)", headers: [:], body: body, timeout: .seconds(30))
+            #expect(answer.status == 200 && answer.body == body && answer.keepAlive)
+        }
+        #expect(server.connections == 1)
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("an answer with Connection: close is returned whole, and the next call connects anew")
+    func connectionClose() async throws {
+        let server = try await TestHTTPServer(group: group)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        let closing = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/close", headers: [:], body: nil, timeout: .seconds(30))
+        #expect(text(closing) == "bye" && !closing.keepAlive)
+        let next = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+        #expect(text(next) == "ok" && server.connections == 2)
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("no answer by the deadline is timedOut; that connection goes, and the next call gets a new one")
+    func deadline() async throws {
+        let server = try await TestHTTPServer(group: group)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        await #expect(throws: TransportError.timedOut) {
+            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/silent", headers: [:], body: nil, timeout: .milliseconds(200))
+        }
+        let next = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+        #expect(text(next) == "ok" && server.connections == 2)
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("an answer past the body limit fails as answerTooLarge; one cut short fails as closedBeforeAnswer")
+    func brokenAnswers() async throws {
+        let server = try await TestHTTPServer(group: group)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4, bodyLimit: 1_000)
+        await #expect(throws: TransportError.answerTooLarge(limit: 1_000)) {
+            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/big", headers: [:], body: nil, timeout: .seconds(30))
+        }
+        await #expect(throws: TransportError.closedBeforeAnswer) {
+            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/cut", headers: [:], body: nil, timeout: .seconds(30))
+        }
+        let next = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+        #expect(text(next) == "ok")
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("a cancelled call ends at once, with its connection closed")
+    func cancellation() async throws {
+        let server = try await TestHTTPServer(group: group)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        let call = Task {
+            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/silent", headers: [:], body: nil, timeout: .seconds(600))
+        }
+        // Cancelled before or during the call: either way it ends, and not by its deadline.
+        try await Task.sleep(for: .milliseconds(100))
+        call.cancel()
+        await #expect(throws: (any Error).self) { try await call.value }
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("TLS: a server whose certificate the client trusts answers, over one connection; one it does not trust is refused")
+    func tls() async throws {
+        let server = try await TestHTTPServer(group: group, tls: true)
+        var trusting = TLSConfiguration.makeClientConfiguration()
+        trusting.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(TestHTTPServer.certificatePEM.utf8), format: .pem)])
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4, tls: trusting)
+        for _ in 0..<3 {
+            let answer = try await transport.send(
+                .POST, "https://localhost:\(server.port)/echo", headers: [:], body: ByteBuffer(string: "secret"), timeout: .seconds(30))
+            #expect(text(answer) == "secret")
+        }
+        #expect(server.connections == 1)
+        let stranger = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        await #expect(throws: (any Error).self) {
+            try await stranger.send(.GET, "https://localhost:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+        }
+        transport.shutdown()
+        stranger.shutdown()
+        try await server.stop()
+    }
+
+    @Test("after shutdown a call is refused without connecting")
+    func shutdown() async throws {
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        transport.shutdown()
+        await #expect(throws: TransportError.shutDown) {
+            try await transport.send(.GET, "http://127.0.0.1:1/echo", headers: [:], body: nil, timeout: .seconds(30))
+        }
+    }
+}

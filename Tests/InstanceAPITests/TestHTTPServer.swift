@@ -1,0 +1,120 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A small HTTP/1.1 server on loopback, plain or TLS, whose paths misbehave on purpose, for the
+/// transport's tests: `/echo` answers the request body (or `ok`), `/close` answers and closes,
+/// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer.
+final class TestHTTPServer: Sendable {
+    /// A certificate for `localhost` and 127.0.0.1, self-signed, and its key: a test fixture that
+    /// guards nothing.
+    static let certificatePEM = """
+        -----BEGIN CERTIFICATE-----
+        MIIBmjCCAUGgAwIBAgIUdWw+5GWRPgjko14y4xs3jBG2Z9wwCgYIKoZIzj0EAwIw
+        FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyNDExMzgyOFoYDzIxMjYxMDMx
+        MTEzODI4WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
+        PQMBBwNCAAR39beS00tQ6QSa/H8io3q9nffFB3IU9HUL5LO3lwkGzbhWH7S+emOg
+        tppPgyXGEgaVmrag4Pz8rU4mFEBdeKmgo28wbTAdBgNVHQ4EFgQUgW3CeAsjrhdV
+        Tu1fPC6nZqyoXg4wHwYDVR0jBBgwFoAUgW3CeAsjrhdVTu1fPC6nZqyoXg4wDwYD
+        VR0TAQH/BAUwAwEB/zAaBgNVHREEEzARgglsb2NhbGhvc3SHBH8AAAEwCgYIKoZI
+        zj0EAwIDRwAwRAIgdeobkv+RnpIf1g1mzcXWyiwL/gNtJ3EanvfztQBWw8kCIDTO
+        uwo5a9A+uDNGaAHU2xRDipl75+FDmIOn99X5+vez
+        -----END CERTIFICATE-----
+        """
+    static let keyPEM = """
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgsUVmk5Gs/B3lEe7L
+        SQNaeksnrhwrq3ytVsf2ax9j03+hRANCAAR39beS00tQ6QSa/H8io3q9nffFB3IU
+        9HUL5LO3lwkGzbhWH7S+emOgtppPgyXGEgaVmrag4Pz8rU4mFEBdeKmg
+        -----END PRIVATE KEY-----
+        """
+
+    private let channel: any Channel
+    private let accepted = Tally()
+    /// The port it listens on.
+    let port: Int
+
+    /// Connections accepted so far.
+    var connections: Int { accepted.count.load(ordering: .relaxed) }
+
+    /// Starts listening on 127.0.0.1, over TLS when `tls`.
+    init(group: any EventLoopGroup, tls: Bool = false) async throws {
+        let context: NIOSSLContext? =
+            tls
+            ? try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(Self.certificatePEM.utf8), format: .pem))],
+                    privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(Self.keyPEM.utf8), format: .pem)))) : nil
+        let counter = accepted
+        channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                counter.count.add(1, ordering: .relaxed)
+                return channel.eventLoop.makeCompletedFuture {
+                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Responder())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        port = channel.localAddress?.port ?? 0
+    }
+
+    /// Stops listening.
+    func stop() async throws {
+        try await channel.close()
+    }
+
+    private final class Tally: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    private final class Responder: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+
+        private var uri = ""
+        private var body: ByteBuffer?
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let head):
+                uri = head.uri
+                body = nil
+            case .body(var part):
+                if body == nil { body = part } else { body!.writeBuffer(&part) }
+            case .end:
+                answer(context: context)
+            }
+        }
+
+        private func answer(context: ChannelHandlerContext) {
+            switch uri {
+            case "/silent":
+                return
+            case "/close":
+                respond(context, ByteBuffer(string: "bye"), headers: [("Connection", "close")], close: true)
+            case "/big":
+                respond(context, ByteBuffer(repeating: UInt8(ascii: "x"), count: 3_000))
+            case "/cut":
+                let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "100"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "only part")))), promise: nil)
+                context.close(promise: nil)
+            default:
+                respond(context, body ?? ByteBuffer(string: "ok"))
+            }
+        }
+
+        private func respond(_ context: ChannelHandlerContext, _ body: ByteBuffer, headers extra: [(String, String)] = [], close: Bool = false) {
+            var headers = HTTPHeaders(extra)
+            headers.add(name: "Content-Length", value: String(body.readableBytes))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            if close { written.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+        }
+    }
+}
