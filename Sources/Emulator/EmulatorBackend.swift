@@ -11,7 +11,7 @@ import Synchronization
 public final class EmulatorBackend: Sendable {
     /// How it was configured.
     public let configuration: EmulatorConfiguration
-    let state: Mutex<EmulatorState>
+    let state: SleepingLock<EmulatorState>
     /// The calls answered, under a lock of their own.
     let calls = Mutex(CallLog())
     let faults: FaultInjector
@@ -23,7 +23,7 @@ public final class EmulatorBackend: Sendable {
     public init(configuration: EmulatorConfiguration) throws(EmulatorError) {
         try configuration.faults.validate()
         self.configuration = configuration
-        self.state = Mutex(EmulatorState())
+        self.state = SleepingLock(EmulatorState())
         self.faults = FaultInjector(plan: configuration.faults, seed: configuration.seed)
         self.auth = EmulatorAuth(tokenLifetime: configuration.tokenLifetimeSeconds)
         self.projects = Mutex([configuration.projectID])

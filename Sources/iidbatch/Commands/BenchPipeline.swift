@@ -53,6 +53,8 @@ struct BenchPipeline: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // As `iidbatch run` runs its worker: Swift tasks on SwiftNIO's event loops.
+        WorkerSetup.runTasksOnEventLoops()
         let target = try await BenchTarget.make(connections: concurrency)
         let pool = (0..<min(items, 50_000)).map { String(format: "bench-token-%07d", $0) }
         target.server.backend.seed(SeedRequest(tokens: pool))
