@@ -12,13 +12,18 @@ struct BackendTransportTests {
 
     private func text(_ answer: TransportAnswer) -> String { String(buffer: answer.body) }
 
+    /// A GET of `url` without a body.
+    private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(30)) async throws -> TransportAnswer {
+        try await transport.send(.GET, url, headers: [:], body: nil, timeout: timeout)
+    }
+
     @Test("calls one after another share one kept-alive connection, and each body goes out and comes back whole")
     func keepAlive() async throws {
         let server = try await TestHTTPServer(group: group)
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
         for n in 0..<5 {
             let body = ByteBuffer(string: String(repeating: "item-\(n),", count: 5_000))
-            let answer = try await transport.send(.POST, "http://127.0.0.1:\(server.port)/echo?n=\(n)", headers: [:], body: body, timeout: .seconds(30))
+            let answer = try await transport.send(.POST, server.url("/echo?n=\(n)"), headers: [:], body: body, timeout: .seconds(30))
             #expect(answer.status == 200 && answer.body == body && answer.keepAlive)
         }
         #expect(server.connections == 1)
@@ -30,9 +35,9 @@ struct BackendTransportTests {
     func connectionClose() async throws {
         let server = try await TestHTTPServer(group: group)
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
-        let closing = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/close", headers: [:], body: nil, timeout: .seconds(30))
+        let closing = try await get(transport, server.url("/close"))
         #expect(text(closing) == "bye" && !closing.keepAlive)
-        let next = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+        let next = try await get(transport, server.url("/echo"))
         #expect(text(next) == "ok" && server.connections == 2)
         transport.shutdown()
         try await server.stop()
@@ -43,9 +48,9 @@ struct BackendTransportTests {
         let server = try await TestHTTPServer(group: group)
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
         await #expect(throws: TransportError.timedOut) {
-            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/silent", headers: [:], body: nil, timeout: .milliseconds(200))
+            try await get(transport, server.url("/silent"), timeout: .milliseconds(200))
         }
-        let next = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+        let next = try await get(transport, server.url("/echo"))
         #expect(text(next) == "ok" && server.connections == 2)
         transport.shutdown()
         try await server.stop()
@@ -56,12 +61,12 @@ struct BackendTransportTests {
         let server = try await TestHTTPServer(group: group)
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4, bodyLimit: 1_000)
         await #expect(throws: TransportError.answerTooLarge(limit: 1_000)) {
-            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/big", headers: [:], body: nil, timeout: .seconds(30))
+            try await get(transport, server.url("/big"))
         }
         await #expect(throws: TransportError.closedBeforeAnswer) {
-            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/cut", headers: [:], body: nil, timeout: .seconds(30))
+            try await get(transport, server.url("/cut"))
         }
-        let next = try await transport.send(.GET, "http://127.0.0.1:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+        let next = try await get(transport, server.url("/echo"))
         #expect(text(next) == "ok")
         transport.shutdown()
         try await server.stop()
@@ -72,7 +77,7 @@ struct BackendTransportTests {
         let server = try await TestHTTPServer(group: group)
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
         let call = Task {
-            try await transport.send(.GET, "http://127.0.0.1:\(server.port)/silent", headers: [:], body: nil, timeout: .seconds(600))
+            try await get(transport, server.url("/silent"), timeout: .seconds(600))
         }
         // Cancelled before or during the call: either way it ends, and not by its deadline.
         try await Task.sleep(for: .milliseconds(100))
@@ -96,7 +101,7 @@ struct BackendTransportTests {
         #expect(server.connections == 1)
         let stranger = BackendTransport(group: group, maxIdlePerOrigin: 4)
         await #expect(throws: (any Error).self) {
-            try await stranger.send(.GET, "https://localhost:\(server.port)/echo", headers: [:], body: nil, timeout: .seconds(30))
+            try await get(stranger, "https://localhost:\(server.port)/echo")
         }
         transport.shutdown()
         stranger.shutdown()
@@ -108,7 +113,7 @@ struct BackendTransportTests {
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
         transport.shutdown()
         await #expect(throws: TransportError.shutDown) {
-            try await transport.send(.GET, "http://127.0.0.1:1/echo", headers: [:], body: nil, timeout: .seconds(30))
+            try await get(transport, "http://127.0.0.1:1/echo")
         }
     }
 }

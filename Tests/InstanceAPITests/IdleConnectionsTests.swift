@@ -15,7 +15,7 @@ struct IdleConnectionsTests {
 
     @Test("a call takes the connection that went idle last, and only one of its own origin")
     func lastInFirstOut() {
-        var idle = IdleConnections<Connection, ContinuousClock.Instant>(limit: 4, idleTimeout: .seconds(60))
+        var idle = IdleConnections<Connection>(limit: 4, idleTimeout: .seconds(60))
         let a = Connection("a")
         let b = Connection("b")
         #expect(idle.put(a, origin, now: t0) == nil && idle.put(b, origin, now: t0 + .seconds(1)) == nil)
@@ -27,7 +27,7 @@ struct IdleConnectionsTests {
 
     @Test("past the limit a connection handed back is the one to close")
     func limit() {
-        var idle = IdleConnections<Connection, ContinuousClock.Instant>(limit: 2, idleTimeout: .seconds(60))
+        var idle = IdleConnections<Connection>(limit: 2, idleTimeout: .seconds(60))
         let connections = (0..<3).map { Connection("\($0)") }
         let closed = connections.map { idle.put($0, origin, now: t0) }
         #expect(closed[0] == nil && closed[1] == nil && closed[2] === connections[2])
@@ -36,7 +36,7 @@ struct IdleConnectionsTests {
 
     @Test("a connection idle for the timeout is closed, not used; younger ones stay")
     func ageing() {
-        var idle = IdleConnections<Connection, ContinuousClock.Instant>(limit: 4, idleTimeout: .seconds(60))
+        var idle = IdleConnections<Connection>(limit: 4, idleTimeout: .seconds(60))
         let old = Connection("old")
         let older = Connection("older")
         let young = Connection("young")
@@ -50,7 +50,7 @@ struct IdleConnectionsTests {
 
     @Test("a connection the server closed is forgotten; shutdown takes every idle connection")
     func removal() {
-        var idle = IdleConnections<Connection, ContinuousClock.Instant>(limit: 4, idleTimeout: .seconds(60))
+        var idle = IdleConnections<Connection>(limit: 4, idleTimeout: .seconds(60))
         let a = Connection("a")
         let b = Connection("b")
         _ = idle.put(a, origin, now: t0)

@@ -36,6 +36,9 @@ final class TestHTTPServer: Sendable {
     /// The port it listens on.
     let port: Int
 
+    /// `path` on this server, over plain HTTP.
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
     /// Connections accepted so far.
     var connections: Int { accepted.count.load(ordering: .relaxed) }
 

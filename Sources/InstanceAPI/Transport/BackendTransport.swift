@@ -15,7 +15,7 @@ import Synchronization
 /// system's trust roots and its host name. Safe to share.
 final class BackendTransport: Sendable {
     private struct State {
-        var idle: IdleConnections<BackendConnection, ContinuousClock.Instant>
+        var idle: IdleConnections<BackendConnection>
         var tls: NIOSSLContext?
         var shutDown = false
     }

@@ -1,12 +1,14 @@
 /// The kept-alive connections not in use, by origin: which one a call takes, which are kept and
-/// which are closed. Pure, over any connection type and an injected clock; `BackendTransport`
+/// which are closed. Pure, over any connection type, with the time passed in; `BackendTransport`
 /// performs what it decides.
 ///
 /// A call takes the connection that went idle last (its TCP and TLS state are warmest, and the
 /// ones left unused age out). At most `limit` connections are kept idle per origin; one idle
 /// for `idleTimeout` or longer is closed rather than used, before a server that closes idle
 /// connections does so mid-call.
-struct IdleConnections<Connection: AnyObject, Instant: Comparable & InstantProtocol> where Instant.Duration == Duration {
+struct IdleConnections<Connection: AnyObject> {
+    typealias Instant = ContinuousClock.Instant
+
     private struct Kept {
         var connection: Connection
         var since: Instant
