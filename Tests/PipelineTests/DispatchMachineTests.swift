@@ -278,6 +278,7 @@ struct DispatchMachineTests {
             configuration: pipeline {
                 $0.linger = .zero
                 $0.concurrency = 1
+                $0.retry.maxBackoff = .seconds(5)
             }, random: SplitMix64(seed: 8))
         let first = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
         _ = machine.add(subscribe("b", 1, topic: "other"), handle: 1, now: t0)
@@ -285,6 +286,22 @@ struct DispatchMachineTests {
         #expect(started(throttled).isEmpty, "b, on the same API, waits for the Retry-After")
         #expect(started(machine.timerFired(now: t0 + .seconds(1))).isEmpty)
         #expect(!started(machine.timerFired(now: t0 + .seconds(2))).isEmpty)
+    }
+
+    @Test("a Retry-After of a day, or of Int.max seconds, holds the API no longer than the longest backoff")
+    func retryAfterIsCapped() throws {
+        for retryAfter in [Duration.seconds(86_400), .seconds(Int64.max)] {
+            var machine = DispatchMachine(
+                configuration: pipeline {
+                    $0.linger = .zero
+                    $0.concurrency = 1
+                }, random: SplitMix64(seed: 8))
+            let first = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
+            _ = machine.add(subscribe("b", 1, topic: "other"), handle: 1, now: t0)
+            let throttled = machine.finished(jobID: first.id, .failed(.throttled(api: .batchAdd, retryAfter: retryAfter)), now: t0)
+            #expect(timers(throttled).allSatisfy { $0 <= t0 + .seconds(1) }, "max-backoff is 1 s")
+            #expect(!started(machine.timerFired(now: t0 + .seconds(1))).isEmpty, "b starts once max-backoff has passed")
+        }
     }
 
     @Test("an answer from a call started before the breaker opened does not close it")
@@ -347,6 +364,34 @@ struct DispatchMachineTests {
         let both = started(refused) + started(machine.timerFired(now: t0 + .seconds(5)))
         #expect(Set(both.map(\.items)) == [["a-1"], ["a-2"]])
         #expect(both.first { $0.items == ["a-2"] }?.attempts == 1, "the INTERNAL item was charged")
+    }
+
+    @Test("the two halves of a mixed answer run at once under ids of their own, and each answer settles only its own items")
+    func splitHalvesHaveTheirOwnIDs() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 12))
+        let job = try #require(started(machine.add(subscribe("a", 2), handle: 0, now: t0)).first)
+        let split = machine.finished(jobID: job.id, answers([.resourceExhausted, .internal]), now: t0 + .milliseconds(5))
+        let paced = try #require(started(split).first)
+        let retried = try #require(started(machine.timerFired(now: t0 + .seconds(1))).first)
+        #expect(paced.items == ["a-0"] && retried.items == ["a-1"])
+        #expect(paced.id != retried.id, "both run at once")
+        let second = machine.finished(jobID: retried.id, answers([.ok]), now: t0 + .seconds(2))
+        #expect(settled(second).map(\.origin.index) == [1])
+        let first = machine.finished(jobID: paced.id, answers([.notFound]), now: t0 + .seconds(2))
+        #expect(settled(first).map(\.origin.index) == [0])
+        #expect(settled(first).map(\.answer.result.code) == [.notFound], "the paced call's own answer")
+        #expect(machine.runningCalls == 0 && !machine.hasWaitingWork)
+    }
+
+    @Test("a throttled item past max-elapsed settles RESOURCE_EXHAUSTED from its call's items, beside a retried one")
+    func throttledPastMaxElapsedSettles() throws {
+        var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 13))
+        let job = try #require(started(machine.add(subscribe("a", 2), handle: 0, now: t0)).first)
+        let late = t0 + .seconds(11)  // max-elapsed is 10 s
+        let answered = machine.finished(jobID: job.id, answers([.resourceExhausted, .internal]), now: late)
+        #expect(settled(answered).map(\.origin.index) == [0, 1])
+        #expect(settled(answered).map(\.answer.result.code) == [.resourceExhausted, .internal])
+        #expect(settled(answered).map(\.attempts) == [1, 1])
     }
 
     @Test("paused: nothing starts, running calls settle, the pause costs no item its max-elapsed; resumed: the waiting work starts at once")
