@@ -6,7 +6,9 @@ import Testing
 @Suite("Call queue: per-key order, unrelated work in parallel")
 struct CallQueueTests {
     private func job(_ id: Int, _ op: RequestOp, _ target: RequestTarget) -> CallJob {
-        CallJob(id: id, call: PlannedCall(op: op, target: target, items: ["t\(id)"], origins: [.init(request: RequestHandle(id), index: 0)]))
+        var job = CallJob(call: PlannedCall(op: op, target: target, items: ["t\(id)"], origins: [.init(request: RequestHandle(id), index: 0)]))
+        job.id = id
+        return job
     }
 
     private func drain(_ queue: inout CallQueue) -> [Int] {

@@ -3,8 +3,8 @@ import InstanceAPI
 /// A planned call being carried out: its items still waiting for a final result, and how many
 /// attempts they have had. Retryable items of an attempt become the next attempt's job.
 struct CallJob: Sendable {
-    /// Unique within a worker.
-    let id: Int
+    /// The attempt's id, unique among a worker's attempts: given when the attempt starts (0 before).
+    var id = 0
     /// The op.
     let op: RequestOp
     /// The target.
@@ -52,8 +52,8 @@ struct CallJob: Sendable {
         return removed
     }
 
-    init(id: Int, call: PlannedCall) {
-        self.id = id
+    /// A job for `call`'s first attempt.
+    init(call: PlannedCall) {
         self.op = call.op
         self.target = call.target
         self.orderingKey = OrderingRule.key(op: call.op, target: call.target)

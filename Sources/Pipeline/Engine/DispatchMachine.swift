@@ -127,8 +127,11 @@ struct DispatchMachine: Sendable {
                 case .pace: paced.take(segment, of: job)
                 case .retry: retry.take(segment, of: job)
                 case .settle(let wasThrottled):
+                    // Settled from the call's own items; the counters are those of the half the
+                    // item would have gone on in (the paced half holds no items yet).
                     let answer = answered ? answers.runs[answerRun].value : missing
-                    ItemSettlement.append(settlement(wasThrottled ? paced : charged, segment, answer), to: &settled)
+                    let attempts = wasThrottled ? paced.attempts + paced.throttles : charged.attempts + charged.throttles
+                    ItemSettlement.append(settlement(job, segment, answer, attempts: attempts), to: &settled)
                 }
             }
             adapt(call, throttled: throttled, now: now)
@@ -147,8 +150,10 @@ struct DispatchMachine: Sendable {
             breaker.recordFailure(error, now: now, probe: call.probe)
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             if let retryAfter = error.retryAfter {
+                // A server's wait holds every call of its API, so it is held to the longest backoff:
+                // one answer must not stop an API for a day (or trap on a wait past the clock's end).
                 let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
-                retryAfterUntil[api] = max(retryAfterUntil[api] ?? now, now + retryAfter)
+                retryAfterUntil[api] = max(retryAfterUntil[api] ?? now, now + min(retryAfter, configuration.retry.maxBackoff))
             }
             job.lastError = error.description
             job.drop(revokedHandles(call))
@@ -170,7 +175,9 @@ struct DispatchMachine: Sendable {
                 } else {
                     let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
                     var settled: [ItemSettlement] = []
-                    for run in job.origins.runs { ItemSettlement.append(settlement(job, run.positions, answer), to: &settled) }
+                    for run in job.origins.runs {
+                        ItemSettlement.append(settlement(job, run.positions, answer, attempts: job.attempts + job.throttles), to: &settled)
+                    }
                     actions.append(.settle(settled))
                     queue.release(job)
                 }
@@ -233,10 +240,7 @@ struct DispatchMachine: Sendable {
     // MARK: - Starting calls
 
     private mutating func enqueue(_ calls: [PlannedCall]) {
-        for call in calls {
-            queue.enqueue(CallJob(id: nextJobID, call: call))
-            nextJobID += 1
-        }
+        for call in calls { queue.enqueue(CallJob(call: call)) }
     }
 
     /// Starts what may start now and asks for a timer for the earliest thing still waiting.
@@ -299,6 +303,11 @@ struct DispatchMachine: Sendable {
 
     private mutating func start(_ job: CallJob, probe: Bool, now: ContinuousClock.Instant) -> CallJob {
         var job = job
+        // Every attempt gets an id of its own: the halves a mixed answer splits a call into (its
+        // paced and its backed-off items) may run at once, and each answer must settle only the
+        // items of its own attempt.
+        job.id = nextJobID
+        nextJobID += 1
         if job.firstAttempt == nil {
             job.firstAttempt = now
             job.outageAtFirstAttempt = outageTime(now: now)
@@ -363,11 +372,10 @@ struct DispatchMachine: Sendable {
         Set(call.revoked.map { call.job.origins[$0].request })
     }
 
-    /// The items at `positions` of `job`, consecutive items of one request, settle with `answer`.
-    private func settlement(_ job: CallJob, _ positions: Range<Int>, _ answer: ItemAnswer) -> ItemSettlement {
-        ItemSettlement(
-            origin: job.origins[positions.lowerBound], answer: answer, attempts: job.attempts + job.throttles, lastError: job.lastError,
-            count: positions.count)
+    /// The items at `positions` of `job`, consecutive items of one request, settle with `answer`
+    /// after `attempts` attempts.
+    private func settlement(_ job: CallJob, _ positions: Range<Int>, _ answer: ItemAnswer, attempts: Int) -> ItemSettlement {
+        ItemSettlement(origin: job.origins[positions.lowerBound], answer: answer, attempts: attempts, lastError: job.lastError, count: positions.count)
     }
 
     private func earlier(_ a: ContinuousClock.Instant?, _ b: ContinuousClock.Instant) -> ContinuousClock.Instant {
