@@ -32,7 +32,7 @@ extension InstanceAPIClient {
         let url = configuration.fcmBaseURL + "/fcm/notification?notification_key=" + Self.segment(key)
         let answer = try await send(.groupExport, .GET, url, headers: groupHeaders)
         if answer.status == 200 { return .success(try decode(DeviceGroupExport.self, answer, api: .groupExport).registrationIDs) }
-        switch ResultClassifier.deviceGroup(status: answer.status, body: answer.text, retryAfter: answer.retryAfter) {
+        switch ResultClassifier.deviceGroup(status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return .failure(result)
         case .call(let error): throw error
         }
@@ -44,7 +44,7 @@ extension InstanceAPIClient {
         let answer = try await send(
             .groupSend, .POST, configuration.fcmBaseURL + "/fcm/send", json: encode(GroupSendRequest(to: key, data: data)), headers: groupHeaders)
         guard answer.status == 200 else {
-            throw ResultClassifier.callFailure(.groupSend, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
+            throw ResultClassifier.callFailure(.groupSend, status: answer.status, body: answer.body, retryAfter: answer.retryAfter)
         }
         return try decode(GroupSendResponse.self, answer, api: .groupSend)
     }
@@ -63,7 +63,7 @@ extension InstanceAPIClient {
 
     private func groupAnswer(_ answer: Answer) throws(InstanceAPIError) -> ItemOutcome<String> {
         if answer.status == 200 { return .success(try decode(DeviceGroupResponse.self, answer, api: .deviceGroup).notificationKey) }
-        switch ResultClassifier.deviceGroup(status: answer.status, body: answer.text, retryAfter: answer.retryAfter) {
+        switch ResultClassifier.deviceGroup(status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return .failure(result)
         case .call(let error): throw error
         }

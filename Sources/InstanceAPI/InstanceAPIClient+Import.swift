@@ -9,11 +9,11 @@ extension InstanceAPIClient {
         let body = ByteBuffer(bytes: ImportRequest(application: application, sandbox: sandbox, apnsTokens: apnsTokens).jsonBytes())
         let answer = try await send(.batchImport, .POST, configuration.iidBaseURL + "/iid/v1:batchImport", json: body, headers: [("access_token_auth", "true")])
         guard answer.status == 200 else {
-            throw ResultClassifier.callFailure(.batchImport, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
+            throw ResultClassifier.callFailure(.batchImport, status: answer.status, body: answer.body, retryAfter: answer.retryAfter)
         }
         let response: ImportResponse
         do { response = try ImportResponse(jsonBody: [UInt8](answer.body)) } catch {
-            throw .malformedResponse(api: .batchImport, status: answer.status, message: "cannot decode ImportResponse (\(error)): \(answer.text.prefix(200))")
+            throw .malformedResponse(api: .batchImport, status: answer.status, message: "cannot decode ImportResponse (\(error)): \(answer.text)")
         }
         guard response.results.count == apnsTokens.count else {
             throw .malformedResponse(api: .batchImport, status: 200, message: "\(response.results.count) results for \(apnsTokens.count) APNs tokens")

@@ -34,11 +34,11 @@ extension InstanceAPIClient {
             api, .POST, configuration.iidBaseURL + path, json: ByteBuffer(bytes: TopicBatchRequest(topic: name, tokens: tokens).jsonBytes()),
             headers: [("access_token_auth", "true")])
         guard answer.status == 200 else {
-            throw ResultClassifier.callFailure(api, status: answer.status, message: answer.text, retryAfter: answer.retryAfter)
+            throw ResultClassifier.callFailure(api, status: answer.status, body: answer.body, retryAfter: answer.retryAfter)
         }
         let results: RunLengthList<TopicBatchResponse.Entry>
         do { results = try TopicBatchResponse.resultRuns(jsonBody: answer.body) } catch {
-            throw .malformedResponse(api: api, status: 200, message: "\(error): \(answer.text.prefix(200))")
+            throw .malformedResponse(api: api, status: 200, message: "\(error): \(answer.text)")
         }
         guard results.count == tokens.count else {
             throw .malformedResponse(api: api, status: 200, message: "\(results.count) results for \(tokens.count) tokens")
@@ -54,7 +54,7 @@ extension InstanceAPIClient {
         let url = configuration.iidBaseURL + "/iid/v1/" + Self.segment(token) + "/rel/topics/" + Self.segment(name)
         let answer = try await send(.topicRelation, .POST, url, json: ByteBuffer(string: "{}"), headers: [("access_token_auth", "true")])
         if answer.status == 200 { return .ok }
-        switch ResultClassifier.instanceID(.topicRelation, status: answer.status, body: answer.text, retryAfter: answer.retryAfter) {
+        switch ResultClassifier.instanceID(.topicRelation, item: token, status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return result
         case .call(let error): throw error
         }

@@ -62,7 +62,8 @@ public final class InstanceAPIClient: Sendable {
         var body: Data
         var retryAfter: Duration?
 
-        var text: String { String(decoding: body.prefix(2_000), as: UTF8.self) }
+        /// The body's first bytes as text, for messages (`ResultClassifier.excerpt`).
+        var text: String { ResultClassifier.excerpt(body) }
     }
 
     /// Sends one authenticated call; a 401 gets one fresh token and one more try.
@@ -100,7 +101,7 @@ public final class InstanceAPIClient: Sendable {
     /// Decodes a 200 answer, or throws `.malformedResponse` naming the API.
     func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {
         do { return try JSONDecoder().decode(T.self, from: answer.body) } catch {
-            throw .malformedResponse(api: api, status: answer.status, message: "cannot decode \(T.self): \(answer.text.prefix(200))")
+            throw .malformedResponse(api: api, status: answer.status, message: "cannot decode \(T.self): \(answer.text)")
         }
     }
 

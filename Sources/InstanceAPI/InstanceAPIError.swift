@@ -24,6 +24,12 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformedResponse(api: BackendAPI, status: Int, message: String)
     /// No access token could be had: the key or the token endpoint failed.
     case credentials(String)
+    /// An answer that is not the API's own: a status the API does not give (405, 410, 413, 501…)
+    /// or an error status without the API's error body (a proxy's page, a wrong base URL or path,
+    /// a retired endpoint). It says nothing about any item: the call is retried, the breaker
+    /// counts it (on every call it is a failure of the whole system), and items that run out of
+    /// retries end `UNAVAILABLE`, dead-lettered for replay, never a receipt.
+    case unexpectedAnswer(api: BackendAPI, status: Int, message: String)
 
     /// The code each item of the call gets if this failure is final.
     public var resultCode: ResultCode {
@@ -38,7 +44,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
             case 502, 503, 504: .unavailable
             default: .unknown("HTTP \(status)")  // a wrong path or method: retrying cannot help
             }
-        case .transport, .timedOut: .unavailable
+        case .transport, .timedOut, .unexpectedAnswer: .unavailable
         case .malformedResponse: .internal
         }
     }
@@ -55,16 +61,17 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
-    /// True for failures that say the backend cannot be reached or is failing for every call
-    /// (5xx, no answer, a timeout), and for systemic ones: what a circuit breaker counts. A call
-    /// refused for its own content (a 400, an id the client rejects before calling, an answer of
-    /// the wrong shape) or throttled by quota says nothing about an outage, so it is not counted.
+    /// True for failures that say the backend cannot be reached, is failing, or is not the API
+    /// (5xx, no answer, a timeout, an answer that is not the API's or of the wrong shape), and for
+    /// systemic ones: what a circuit breaker counts. A call refused for its own content (a 400
+    /// with the API's error body, an id the client rejects before calling) or throttled by quota
+    /// says nothing about an outage, so it is not counted.
     public var isOutage: Bool {
         switch self {
-        case .transport, .timedOut: true
+        case .transport, .timedOut, .unexpectedAnswer, .malformedResponse: true
         case .serverError(_, let status, _, _): status >= 500
         case .unauthenticated, .permissionDenied, .credentials: true
-        case .invalidArgument, .badRequest, .throttled, .malformedResponse: false
+        case .invalidArgument, .badRequest, .throttled: false
         }
     }
 
@@ -89,6 +96,8 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .timedOut(let api, let timeout): "\(api): no answer within \(timeout)"
         case .malformedResponse(let api, let status, let message): "\(api): unexpected answer (HTTP \(status)): \(message)"
         case .credentials(let message): "no access token: \(message)"
+        case .unexpectedAnswer(let api, let status, let message):
+            "\(api): HTTP \(status) that is not the API's answer (a wrong base URL or path, a proxy, a retired endpoint?): \(message)"
         }
     }
 }

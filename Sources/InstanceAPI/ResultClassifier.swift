@@ -7,8 +7,22 @@ import Foundation
 public enum ResultClassifier {
     /// What a non-200 answer means: one item's result (single-item calls), or the whole call failed.
     public enum Verdict: Sendable, Equatable {
+        /// The answer is this one item's result.
         case item(ItemResult)
+        /// The whole call failed.
         case call(InstanceAPIError)
+
+        /// The item's result, when the answer is one.
+        public var item: ItemResult? {
+            if case .item(let result) = self { return result }
+            return nil
+        }
+
+        /// The call's failure, when the answer is one.
+        public var call: InstanceAPIError? {
+            if case .call(let error) = self { return error }
+            return nil
+        }
     }
 
     /// A per-item entry of a batchAdd/batchRemove answer: `{}` is success, `{"error": X}` is X.
@@ -54,15 +68,18 @@ public enum ResultClassifier {
         knownCode(named: name) ?? .unknown(verbatim: name)
     }
 
-    /// A non-200 answer of an Instance ID call (§2.5). For single-item calls (info, relation) a
-    /// 404 is the item's `NOT_FOUND`; everything else concerns the whole call.
-    public static func instanceID(
-        _ api: BackendAPI, status: Int, body: String, retryAfter: Duration?
-    ) -> Verdict {
-        if status == 404 && (api == .instanceInfo || api == .topicRelation) {
-            return .item(ItemResult(.notFound, message: body.isEmpty ? "HTTP 404" : body))
+    /// A non-200 answer of an Instance ID call (§2.5) about `item` (single-item calls).
+    ///
+    /// For single-item calls (info, relation), and only with the API's own error body: a 404 is
+    /// the item's `NOT_FOUND`, and a 403 that names the item or says its project does not match
+    /// is the item's `PERMISSION_DENIED`. Everything else concerns the whole call.
+    public static func instanceID(_ api: BackendAPI, item: String? = nil, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
+        if api == .instanceInfo || api == .topicRelation, let error = FCMErrorBody(apiAnswer: body) {
+            let message = error.message ?? "HTTP \(status)"
+            if status == 404 { return .item(ItemResult(.notFound, message: message)) }
+            if status == 403, let item, error.concerns(item) { return .item(ItemResult(.permissionDenied, message: message)) }
         }
-        return .call(callFailure(api, status: status, message: body, retryAfter: retryAfter))
+        return .call(callFailure(api, status: status, body: body, retryAfter: retryAfter))
     }
 
     /// A non-2xx answer of the FCM v1 per-token topic API (§2.6).
@@ -70,45 +87,66 @@ public enum ResultClassifier {
     /// On subscribe, 409 or `ALREADY_EXISTS` is success. The code comes from a string `error`,
     /// then an `FcmError` detail's `errorCode`, then the error's `status`, then the HTTP status.
     /// 401 and a bare 403 concern the whole system and fail the call; 429 and 5xx fail the call
-    /// as retryable; everything else is this token's result.
+    /// as retryable; everything else is this token's result, but only with the API's own error
+    /// body: without it the answer is not the API's and says nothing about the token.
     public static func fcmV1(
         _ api: BackendAPI, status: Int, body: Data, retryAfter: Duration?
     ) -> Verdict {
-        let parsed = try? JSONDecoder().decode(FCMErrorBody.self, from: body)
+        let parsed = FCMErrorBody(apiAnswer: body)
         let named = parsed?.code
-        let message = parsed?.error?.message ?? String(decoding: body, as: UTF8.self)
-        if api == .fcmSubscribe && (status == 409 || named == "ALREADY_EXISTS") {
+        let message = parsed?.message ?? excerpt(body)
+        if api == .fcmSubscribe, parsed != nil, status == 409 || named == "ALREADY_EXISTS" {
             return .item(.ok)
         }
         let code = named.map(fcmCode(named:)) ?? fcmCode(status: status)
         switch (status, code) {
         case (401, _):
             return .call(.unauthenticated(api: api, message: message))
-        case (403, .permissionDenied):
+        case (403, .permissionDenied),
+            (403, _) where parsed == nil:
             return .call(.permissionDenied(api: api, message: message))
         case (429, _), (500...599, _), (408, _):
-            return .call(callFailure(api, status: status, message: message, retryAfter: retryAfter))
+            return .call(callFailure(api, status: status, body: body, retryAfter: retryAfter))
         default:
+            guard parsed != nil else { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
             return .item(ItemResult(code, message: message))
         }
     }
 
-    /// A non-200 answer of the installation / instance-ID delete (§3): 404 and 409 mean the data
-    /// is gone (`ALREADY_ABSENT`), 400 is this id's `INVALID_ARGUMENT`; others fail the call.
-    public static func deleteInstance(status: Int, body: String, retryAfter: Duration?) -> Verdict {
-        switch status {
-        case 404, 409: .item(ItemResult(.alreadyAbsent, message: status == 404 ? "not found" : "already deleted"))
-        case 400: .item(ItemResult(.invalidArgument, message: body))
-        default: .call(callFailure(.deleteInstance, status: status, message: body, retryAfter: retryAfter))
+    /// An answer of the installation / instance-ID delete of `id` (§3), 200 included.
+    ///
+    /// An erasure receipt rests on this, so an item's result needs the API's own answer: 200
+    /// with an empty body (or a JSON object) is `OK`; 404 with the API's `NOT_FOUND` error body
+    /// and 409 with its error body mean the data is gone (`ALREADY_ABSENT`); 400 with its error
+    /// body is this id's `INVALID_ARGUMENT`; 403 with an error body that names the id or says its
+    /// project does not match is this id's `PERMISSION_DENIED`. Anything else (a proxy's page, a
+    /// wrong path, a retired endpoint, a 403 for the caller) fails the call.
+    public static func deleteInstance(id: String, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
+        if status == 200 {
+            guard isEmptyOrObject(body) else {
+                return .call(.malformedResponse(api: .deleteInstance, status: 200, message: "not the API's empty answer: \(excerpt(body))"))
+            }
+            return .item(.ok)
         }
+        if let error = FCMErrorBody(apiAnswer: body) {
+            let message = error.message ?? "HTTP \(status)"
+            switch status {
+            case 404 where error.isNotFound, 409: return .item(ItemResult(.alreadyAbsent, message: message))
+            case 400: return .item(ItemResult(.invalidArgument, message: message))
+            case 403 where error.concerns(id): return .item(ItemResult(.permissionDenied, message: message))
+            default: break
+            }
+        }
+        return .call(callFailure(.deleteInstance, status: status, body: body, retryAfter: retryAfter))
     }
 
-    /// A non-200 answer of a device-group call (§4): a 400 names the group's problem in its body.
-    public static func deviceGroup(status: Int, body: String, retryAfter: Duration?) -> Verdict {
-        guard status == 400 else {
-            return .call(callFailure(.deviceGroup, status: status, message: body, retryAfter: retryAfter))
+    /// A non-200 answer of a device-group call (§4): a 400 with the API's error body names the
+    /// group's problem; anything else fails the call.
+    public static func deviceGroup(status: Int, body: Data, retryAfter: Duration?) -> Verdict {
+        guard status == 400, let error = FCMErrorBody(apiAnswer: body) else {
+            return .call(callFailure(.deviceGroup, status: status, body: body, retryAfter: retryAfter))
         }
-        let text = (try? JSONDecoder().decode(DeviceGroupErrorBody.self, from: Data(body.utf8)).error) ?? body
+        let text = error.message ?? "HTTP 400"
         let lower = text.lowercased()
         let code: ResultCode
         if lower.contains("already exists") {
@@ -123,16 +161,39 @@ public enum ResultClassifier {
         return .item(ItemResult(code, message: text))
     }
 
-    /// The whole-call failure for an HTTP status.
-    public static func callFailure(_ api: BackendAPI, status: Int, message: String, retryAfter: Duration?) -> InstanceAPIError {
+    /// The whole-call failure for a non-200 answer: the statuses the APIs give (§2.5, §3, §4)
+    /// by their meaning; any other status, or a 400 or 404 without the API's error body, is an
+    /// answer that is not the API's (`unexpectedAnswer`).
+    public static func callFailure(_ api: BackendAPI, status: Int, body: Data, retryAfter: Duration?) -> InstanceAPIError {
+        let error = FCMErrorBody(apiAnswer: body)
+        let message = error?.message ?? excerpt(body)
         switch status {
-        case 400: .badRequest(api: api, message: message)
-        case 401: .unauthenticated(api: api, message: message)
-        case 403: .permissionDenied(api: api, message: message)
-        case 429: .throttled(api: api, retryAfter: retryAfter)
-        case 408, 504: .timedOut(api: api, timeout: .zero)
-        default: .serverError(api: api, status: status, message: message, retryAfter: retryAfter)
+        case 400 where error != nil: return .badRequest(api: api, message: message)
+        case 401: return .unauthenticated(api: api, message: message)
+        case 403: return .permissionDenied(api: api, message: message)
+        case 429: return .throttled(api: api, retryAfter: retryAfter)
+        case 408, 504: return .timedOut(api: api, timeout: .zero)
+        case 500, 502, 503: return .serverError(api: api, status: status, message: message, retryAfter: retryAfter)
+        default: return .unexpectedAnswer(api: api, status: status, message: message)
         }
+    }
+
+    /// The longest excerpt of a body that messages quote, in bytes.
+    public static let excerptBytes = 200
+
+    /// At most `excerptBytes` of `body` as text, cut at a character boundary, for messages.
+    public static func excerpt(_ body: Data) -> String {
+        guard body.count > excerptBytes else { return String(decoding: body, as: UTF8.self) }
+        var end = body.startIndex + excerptBytes
+        // Back off continuation bytes (10xxxxxx) so that no character is cut in two.
+        while end > body.startIndex, body[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: body[body.startIndex..<end], as: UTF8.self) + "…"
+    }
+
+    /// True for an empty (or blank) body or a JSON object: what the API's success answers are.
+    private static func isEmptyOrObject(_ body: Data) -> Bool {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return true }
+        return (try? JSONSerialization.jsonObject(with: body)) is [String: Any]
     }
 
     private static func knownCode(named name: String) -> ResultCode? {

@@ -2,18 +2,22 @@ import Foundation
 
 /// Parses HTTP `Retry-After` values: delay-seconds or an HTTP date.
 public enum RetryAfter {
-    /// The delay a `Retry-After` header asks for, measured from `now`; nil when unparseable.
-    /// A date in the past means "now" (zero).
+    /// The longest delay `parse` returns: a server asking for more (a year, Int.max seconds, a
+    /// date in the year 9999) gets this, and callers hold it to their own, shorter, bounds.
+    public static let longest = Duration.seconds(86_400)
+
+    /// The delay a `Retry-After` header asks for, measured from `now`, at most `longest`; nil when
+    /// unparseable. A date in the past means "now" (zero).
     public static func parse(_ value: String, now: Date = Date()) -> Duration? {
         let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        if let seconds = Int(text), seconds >= 0 { return min(.seconds(seconds), longest) }
         for format in formats {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
             if let date = formatter.date(from: text) {
-                let delay = max(0, date.timeIntervalSince(now))
+                let delay = min(max(0, date.timeIntervalSince(now)), Double(longest.components.seconds))
                 return .milliseconds(Int64((delay * 1000).rounded()))
             }
         }

@@ -59,6 +59,15 @@ struct LimitsAndHeadersTests {
         #expect(RetryAfter.parse("-5", now: now) == nil)
     }
 
+    @Test("Retry-After: a day, Int.max seconds or a date in the year 9999 is held to RetryAfter.longest, never a trap")
+    func retryAfterIsBounded() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(RetryAfter.parse("86400", now: now) == .seconds(86_400))
+        #expect(RetryAfter.parse("9223372036854775807", now: now) == RetryAfter.longest)
+        #expect(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT", now: now) == RetryAfter.longest)
+        #expect(RetryAfter.parse("99999999999999999999", now: now) == nil, "past Int: not a number of seconds")
+    }
+
     static let secret = "PLANTED-SECRET-7f3a9c"
 
     static func keyFile(replacing field: String? = nil, with value: Any? = nil) throws -> Data {

@@ -54,7 +54,8 @@ struct ResultClassifierTests {
             (429, .resourceExhausted, true, false), (500, .internal, true, false), (503, .unavailable, true, false),
         ])
     func instanceIDStatuses(status: Int, code: ResultCode, retryable: Bool, systemic: Bool) {
-        guard case .call(let error) = ResultClassifier.instanceID(.topicRelation, status: status, body: "b", retryAfter: .seconds(3)) else {
+        let body = Data(#"{"error": "b"}"#.utf8)
+        guard case .call(let error) = ResultClassifier.instanceID(.topicRelation, status: status, body: body, retryAfter: .seconds(3)) else {
             Issue.record("HTTP \(status) should fail the call")
             return
         }
@@ -64,14 +65,35 @@ struct ResultClassifierTests {
         if status == 429 || status >= 500 { #expect(error.retryAfter == .seconds(3)) }
     }
 
-    @Test("§2.5 a 404 is NOT_FOUND for info and relation calls, a failed call for batch calls")
+    @Test("§2.5 a 404 with the API's error body is NOT_FOUND for info and relation calls; a batch call's 404 is not the API's")
     func notFound() {
-        #expect(ResultClassifier.instanceID(.instanceInfo, status: 404, body: "", retryAfter: nil) == .item(ItemResult(.notFound, message: "HTTP 404")))
-        guard case .call(let error) = ResultClassifier.instanceID(.batchAdd, status: 404, body: "no such path", retryAfter: nil) else {
+        let apiBody = Data(#"{"error": "No information found about this instance id."}"#.utf8)
+        #expect(
+            ResultClassifier.instanceID(.instanceInfo, item: "t", status: 404, body: apiBody, retryAfter: nil)
+                == .item(ItemResult(.notFound, message: "No information found about this instance id.")))
+        guard case .call(let error) = ResultClassifier.instanceID(.batchAdd, status: 404, body: apiBody, retryAfter: nil) else {
             Issue.record("a 404 on a batch call is a failed call")
             return
         }
-        #expect(!error.isRetryable, "a wrong path is not retried")
+        #expect(error.isRetryable && error.isOutage, "a wrong path is retried and counted by the breaker, never final for the items")
+        guard case .call = ResultClassifier.instanceID(.instanceInfo, item: "t", status: 404, body: Data("<html>404</html>".utf8), retryAfter: nil)
+        else {
+            Issue.record("a proxy's 404 page says nothing about the token")
+            return
+        }
+    }
+
+    @Test("§2.5 a 403 naming the token, or saying it is another project's, is the item's PERMISSION_DENIED; a bare one fails the call")
+    func instanceInfoForbidden() {
+        let named = Data(#"{"error": "authorization does not match the authorizedEntity of this token"}"#.utf8)
+        #expect(ResultClassifier.instanceID(.instanceInfo, item: "t", status: 403, body: named, retryAfter: nil).item?.code == .permissionDenied)
+        let iam = Data(#"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#.utf8)
+        #expect(
+            ResultClassifier.instanceID(.instanceInfo, item: "t", status: 403, body: iam, retryAfter: nil).call?.isSystemic == true,
+            "a word holding 't' is not the token")
+        let naming = Data(#"{"error": {"code": 403, "message": "Token tok-77: Permission denied", "status": "PERMISSION_DENIED"}}"#.utf8)
+        #expect(ResultClassifier.instanceID(.instanceInfo, item: "tok-77", status: 403, body: naming, retryAfter: nil).item?.code == .permissionDenied)
+        #expect(ResultClassifier.instanceID(.instanceInfo, item: "tok-7", status: 403, body: naming, retryAfter: nil).call != nil, "tok-7 is not tok-77")
     }
 
     @Test(
@@ -89,8 +111,8 @@ struct ResultClassifierTests {
                 #"{"error": {"code": 403, "status": "PERMISSION_DENIED", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "SENDER_ID_MISMATCH"}]}}"#,
                 .invalidArgument
             ),
-            (400, "", .invalidArgument), (404, "", .notFound), (400, #"{"error": {"status": "TOO_MANY_TOPICS"}}"#, .tooManyTopics),
-            (418, "", .unknown("HTTP 418")),
+            (400, #"{"error": {"code": 400}}"#, .invalidArgument), (404, #"{"error": {"code": 404}}"#, .notFound),
+            (400, #"{"error": {"status": "TOO_MANY_TOPICS"}}"#, .tooManyTopics), (418, #"{"error": {"code": 418}}"#, .unknown("HTTP 418")),
         ])
     func fcmItems(status: Int, body: String, expected: ResultCode) {
         guard case .item(let result) = ResultClassifier.fcmV1(.fcmUnsubscribe, status: status, body: Data(body.utf8), retryAfter: nil) else {
@@ -114,41 +136,85 @@ struct ResultClassifierTests {
         #expect(error.resultCode == expected)
     }
 
+    @Test("§2.6 FCM v1: an error status without the API's error body is not the API's answer: the call fails, retryable")
+    func fcmNotTheAPI() {
+        for status in [400, 404, 405, 409, 410, 413, 418] {
+            let verdict = ResultClassifier.fcmV1(.fcmUnsubscribe, status: status, body: Data("<html>Not Found</html>".utf8), retryAfter: nil)
+            #expect(verdict.call?.isRetryable == true && verdict.call?.isOutage == true, "HTTP \(status)")
+        }
+    }
+
     @Test("§2.6 on subscribe, 409 or ALREADY_EXISTS is success")
     func fcmAlreadySubscribed() {
-        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 409, body: Data(), retryAfter: nil) == .item(.ok))
+        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 409, body: Data(#"{"error": {"code": 409}}"#.utf8), retryAfter: nil) == .item(.ok))
         #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 400, body: Data(#"{"error": {"status": "ALREADY_EXISTS"}}"#.utf8), retryAfter: nil) == .item(.ok))
         #expect(ResultClassifier.fcmV1(.fcmUnsubscribe, status: 409, body: Data(), retryAfter: nil) != .item(.ok))
     }
 
     @Test(
-        "§3 deletion: 404 and 409 mean gone (ALREADY_ABSENT), 400 is the id's INVALID_ARGUMENT",
-        arguments: [(404, ResultCode.alreadyAbsent), (409, .alreadyAbsent), (400, .invalidArgument)])
-    func deletionItems(status: Int, expected: ResultCode) {
-        #expect(
-            ResultClassifier.deleteInstance(status: status, body: "x", retryAfter: nil)
-                == .item(ItemResult(expected, message: status == 400 ? "x" : status == 404 ? "not found" : "already deleted")))
+        "§3 deletion: the API's own 404 and 409 mean gone (ALREADY_ABSENT), its 400 is the id's INVALID_ARGUMENT",
+        arguments: [
+            (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#, ResultCode.alreadyAbsent),
+            (404, #"{"error": "x"}"#, .alreadyAbsent), (409, #"{"error": "x"}"#, .alreadyAbsent), (400, #"{"error": "x"}"#, .invalidArgument),
+        ])
+    func deletionItems(status: Int, body: String, expected: ResultCode) {
+        #expect(ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil) == .item(ItemResult(expected, message: "x")))
     }
 
     @Test(
-        "§3 deletion: 401, 403, 429, 500, 503 fail the call",
-        arguments: [(401, ResultCode.unauthenticated), (403, .permissionDenied), (429, .resourceExhausted), (500, .internal), (503, .unavailable)])
+        "§3 deletion: a 404 that is not the API's NOT_FOUND (a proxy's page, a wrong path, another status) is never an erasure receipt",
+        arguments: [
+            "<html><body>404 Not Found</body></html>", "", "Not Found", #"{"error": {"code": 404, "status": "UNIMPLEMENTED"}}"#, #"{"message": "x"}"#,
+            "[1]",
+        ])
+    func deletionNotFoundWithoutTheAPI(body: String) {
+        guard case .call(let error) = ResultClassifier.deleteInstance(id: "fid", status: 404, body: Data(body.utf8), retryAfter: nil) else {
+            Issue.record("a 404 with body \(body) must not settle the deletion")
+            return
+        }
+        #expect(error.isRetryable && error.isOutage)
+        #expect(error.resultCode == .unavailable)
+    }
+
+    @Test("§3 deletion: 200 with an empty body or a JSON object is OK; a 200 page is not the API's answer")
+    func deletionOK() {
+        #expect(ResultClassifier.deleteInstance(id: "fid", status: 200, body: Data(), retryAfter: nil) == .item(.ok))
+        #expect(ResultClassifier.deleteInstance(id: "fid", status: 200, body: Data("{}".utf8), retryAfter: nil) == .item(.ok))
+        #expect(ResultClassifier.deleteInstance(id: "fid", status: 200, body: Data("<html>ok</html>".utf8), retryAfter: nil).call?.isOutage == true)
+    }
+
+    @Test("§3 deletion: a 403 naming the id (another project's) is its PERMISSION_DENIED; a 403 for the caller fails the call")
+    func deletionForbidden() {
+        let named = Data(#"{"error": "Instance ID \"fid-9\": project does not match instance ID"}"#.utf8)
+        #expect(ResultClassifier.deleteInstance(id: "fid-9", status: 403, body: named, retryAfter: nil).item?.code == .permissionDenied)
+        let iam = Data(#"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#.utf8)
+        #expect(ResultClassifier.deleteInstance(id: "fid-9", status: 403, body: iam, retryAfter: nil).call?.isSystemic == true)
+        #expect(ResultClassifier.deleteInstance(id: "fid-9", status: 403, body: Data(), retryAfter: nil).call?.isSystemic == true)
+    }
+
+    @Test(
+        "§3 deletion: 401, 403, 429, 500, 503 fail the call; 405, 410, 413, 501 are not the API's answer",
+        arguments: [
+            (401, ResultCode.unauthenticated), (403, .permissionDenied), (429, .resourceExhausted), (500, .internal), (503, .unavailable),
+            (405, .unavailable), (410, .unavailable), (413, .unavailable), (501, .unavailable),
+        ])
     func deletionCalls(status: Int, expected: ResultCode) {
-        guard case .call(let error) = ResultClassifier.deleteInstance(status: status, body: "", retryAfter: nil) else {
+        guard case .call(let error) = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(), retryAfter: nil) else {
             Issue.record("HTTP \(status) should fail the call")
             return
         }
         #expect(error.resultCode == expected)
+        #expect(error.isOutage == (status != 429), "quota is pacing, not an outage")
     }
 
     @Test(
         "§4 device-group refusals",
         arguments: [
             (#"{"error":"notification_key already exists"}"#, ResultCode.alreadyExists), (#"{"error":"maximum number of members exceeded"}"#, .groupFull),
-            (#"{"error":"notification_key not found"}"#, .notFound), ("invalid registration id", .invalidArgument),
+            (#"{"error":"notification_key not found"}"#, .notFound), (#"{"error":"invalid registration id"}"#, .invalidArgument),
         ])
     func deviceGroups(body: String, expected: ResultCode) {
-        guard case .item(let result) = ResultClassifier.deviceGroup(status: 400, body: body, retryAfter: nil) else {
+        guard case .item(let result) = ResultClassifier.deviceGroup(status: 400, body: Data(body.utf8), retryAfter: nil) else {
             Issue.record("a 400 is the operation's result")
             return
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A Google API error answer as the FCM v1 API sends it (§2.6).
 ///
 /// `{"error": {"code": 404, "message": "...", "status": "NOT_FOUND", "details": [{"@type":
@@ -63,6 +65,44 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         if let errorString { return errorString }
         if let detail = error?.details?.first(where: { $0.type == Self.fcmErrorType })?.errorCode { return detail }
         return error?.status
+    }
+
+    /// The error body of `body`, only when `body` is the API's own: a JSON object whose `error` is
+    /// an object or a string. Nil for anything else (a proxy's page, an empty body, other JSON).
+    public init?(apiAnswer body: Data) {
+        guard body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{"),
+            let parsed = try? JSONDecoder().decode(Self.self, from: body), parsed.error != nil || parsed.errorString != nil
+        else { return nil }
+        self = parsed
+    }
+
+    /// The API's words, at most `ResultClassifier.excerptBytes` of them: the error's message, or
+    /// the plain string `error`.
+    public var message: String? {
+        (error?.message ?? errorString).map { ResultClassifier.excerpt(Data($0.utf8)) }
+    }
+
+    /// True when the error says the thing asked for does not exist: a structured error whose
+    /// `status` is `NOT_FOUND` (or, without a status, whose `code` is 404), or a plain string
+    /// error (the legacy endpoints' form, sent with the status).
+    public var isNotFound: Bool {
+        guard let error else { return errorString != nil }
+        return error.status.map { $0 == "NOT_FOUND" } ?? (error.code == 404)
+    }
+
+    /// True when the error is about `item` alone: its words name the item (as a word of its own,
+    /// not inside another), or say that the item's project does not match (§3: "project does not
+    /// match the instance ID"). A refusal of the caller (IAM, credentials) names neither.
+    public func concerns(_ item: String) -> Bool {
+        guard let words = error?.message ?? errorString, !item.isEmpty else { return false }
+        if words.lowercased().contains("does not match") { return true }
+        func isWordCharacter(_ character: Character?) -> Bool {
+            character.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ?? false
+        }
+        return words.ranges(of: item).contains { range in
+            !isWordCharacter(range.lowerBound > words.startIndex ? words[words.index(before: range.lowerBound)] : nil)
+                && !isWordCharacter(range.upperBound < words.endIndex ? words[range.upperBound] : nil)
+        }
     }
 
     enum CodingKeys: String, CodingKey {

@@ -120,7 +120,7 @@ extension InstanceAPIError {
         case .unauthenticated: "401"
         case .permissionDenied: "403"
         case .throttled: "429"
-        case .serverError(_, let status, _, _), .malformedResponse(_, let status, _): "\(status)"
+        case .serverError(_, let status, _, _), .malformedResponse(_, let status, _), .unexpectedAnswer(_, let status, _): "\(status)"
         case .transport, .timedOut, .credentials, .invalidArgument: "none"
         }
     }
