@@ -11,6 +11,8 @@ final class FaultInjector: Sendable {
         case proceed
         /// Answer this status (500/503 and the like) for the whole call.
         case fail(status: Int)
+        /// Answer this status with a page that is not the API's (a proxy's, a wrong path's).
+        case page(status: Int)
         /// Inside an outage window: 503 with `Retry-After`.
         case outage(retryAfterSeconds: Int)
         /// Over quota: batch calls answer RESOURCE_EXHAUSTED items, others 429.
@@ -78,6 +80,9 @@ final class FaultInjector: Sendable {
             }
             for (status, rate) in plan.callErrors.sorted(by: { $0.key < $1.key }) where state.random.unit() < rate {
                 return (.fail(status: Int(status) ?? 500), delay)
+            }
+            for (status, rate) in plan.pageErrors.sorted(by: { $0.key < $1.key }) where state.random.unit() < rate {
+                return (.page(status: Int(status) ?? 404), delay)
             }
             return (.proceed, delay)
         }

@@ -6,11 +6,17 @@ extension FaultPlan {
     ///   - callErrors: `STATUS=RATE`, e.g. `503=0.05`.
     ///   - quotas: `API=CALLS_PER_SECOND` (e.g. `iid.batchAdd=50`) or a bare number for each API.
     ///   - outages: `START+DURATION` in seconds, e.g. `30+10`.
+    ///   - pageErrors: `STATUS=RATE`, e.g. `404=1`: answers that are not the API's.
+    ///   - retryAfter: the `Retry-After` value to send, verbatim.
     public static func parse(
         itemErrors: [String] = [], callErrors: [String] = [], quotas: [String] = [],
-        latencyMilliseconds: Double = 0, jitterMilliseconds: Double = 0, outages: [String] = []
+        latencyMilliseconds: Double = 0, jitterMilliseconds: Double = 0, outages: [String] = [], pageErrors: [String] = [], retryAfter: String? = nil
     ) throws(EmulatorError) -> FaultPlan {
-        var plan = FaultPlan(latencyMilliseconds: latencyMilliseconds, jitterMilliseconds: jitterMilliseconds)
+        var plan = FaultPlan(latencyMilliseconds: latencyMilliseconds, jitterMilliseconds: jitterMilliseconds, retryAfter: retryAfter)
+        for text in pageErrors {
+            let (status, rate) = try pair(text, option: "--page-error", expecting: "STATUS=RATE, e.g. 404=1")
+            plan.pageErrors[status] = rate
+        }
         for text in itemErrors {
             let (code, rate) = try pair(text, option: "--item-error", expecting: "CODE=RATE, e.g. INTERNAL=0.1")
             plan.itemErrors[code] = rate

@@ -31,11 +31,18 @@ public struct FaultPlan: Codable, Sendable, Hashable {
     public var outages: [Outage]
     /// When true every access token is refused (401): credentials revoked.
     public var rejectCredentials: Bool
+    /// Whole-call answers that are not the API's, by HTTP status (`"404": 1`): an HTML page, as a
+    /// proxy, a wrong base path or a retired endpoint answers.
+    public var pageErrors: [String: Double]
+    /// The `Retry-After` sent, verbatim (`"86400"`, an HTTP date, `"9223372036854775807"`), with
+    /// throttled calls, outages and injected call failures; nil sends the seconds left.
+    public var retryAfter: String?
 
     /// A plan; the default injects nothing.
     public init(
         itemErrors: [String: Double] = [:], callErrors: [String: Double] = [:], quota: [String: Double] = [:],
-        latencyMilliseconds: Double = 0, jitterMilliseconds: Double = 0, outages: [Outage] = [], rejectCredentials: Bool = false
+        latencyMilliseconds: Double = 0, jitterMilliseconds: Double = 0, outages: [Outage] = [], rejectCredentials: Bool = false,
+        pageErrors: [String: Double] = [:], retryAfter: String? = nil
     ) {
         self.itemErrors = itemErrors
         self.callErrors = callErrors
@@ -44,10 +51,12 @@ public struct FaultPlan: Codable, Sendable, Hashable {
         self.jitterMilliseconds = jitterMilliseconds
         self.outages = outages
         self.rejectCredentials = rejectCredentials
+        self.pageErrors = pageErrors
+        self.retryAfter = retryAfter
     }
 
     enum CodingKeys: String, CodingKey {
-        case itemErrors, callErrors, quota, latencyMilliseconds, jitterMilliseconds, outages, rejectCredentials
+        case itemErrors, callErrors, quota, latencyMilliseconds, jitterMilliseconds, outages, rejectCredentials, pageErrors, retryAfter
     }
 
     /// Every field is optional on the wire (`{"itemErrors": {"INTERNAL": 0.2}}` is a whole plan);
@@ -61,7 +70,9 @@ public struct FaultPlan: Codable, Sendable, Hashable {
             latencyMilliseconds: try c.decodeIfPresent(Double.self, forKey: .latencyMilliseconds) ?? 0,
             jitterMilliseconds: try c.decodeIfPresent(Double.self, forKey: .jitterMilliseconds) ?? 0,
             outages: try c.decodeIfPresent([Outage].self, forKey: .outages) ?? [],
-            rejectCredentials: try c.decodeIfPresent(Bool.self, forKey: .rejectCredentials) ?? false)
+            rejectCredentials: try c.decodeIfPresent(Bool.self, forKey: .rejectCredentials) ?? false,
+            pageErrors: try c.decodeIfPresent([String: Double].self, forKey: .pageErrors) ?? [:],
+            retryAfter: try c.decodeIfPresent(String.self, forKey: .retryAfter))
     }
 
     /// Checks rates are in 0...1, codes and statuses known, quotas and latencies positive.
@@ -74,9 +85,16 @@ public struct FaultPlan: Codable, Sendable, Hashable {
                 throw .invalidFault("item error code '\(code)' is not an error name like INTERNAL")
             }
         }
-        for (status, rate) in callErrors {
-            guard let code = Int(status), (400...599).contains(code) else { throw .invalidFault("call error status '\(status)' is not an HTTP error status") }
-            guard (0...1).contains(rate) else { throw .invalidFault("call error rate \(status)=\(rate) is not within 0...1") }
+        for (kind, errors) in [("call", callErrors), ("page", pageErrors)] {
+            for (status, rate) in errors {
+                guard let code = Int(status), (400...599).contains(code) else {
+                    throw .invalidFault("\(kind) error status '\(status)' is not an HTTP error status")
+                }
+                guard (0...1).contains(rate) else { throw .invalidFault("\(kind) error rate \(status)=\(rate) is not within 0...1") }
+            }
+        }
+        if let retryAfter, retryAfter.isEmpty || retryAfter.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw .invalidFault("retry-after '\(retryAfter)' must be a non-empty header value")
         }
         for (api, rate) in quota where rate <= 0 {
             throw .invalidFault("quota \(api)=\(rate) must be positive")

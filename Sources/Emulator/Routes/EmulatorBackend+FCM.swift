@@ -87,10 +87,12 @@ extension EmulatorBackend {
     /// §3 `DELETE /v1/project/{p}/instanceId/{id}`.
     func deleteInstance(pathProject: String, id: String, project: String) -> EmulatorResponse {
         guard pathProject == project else {
-            return EmulatorResponse.error(403, "Instance ID \"\(id)\": project does not match or caller lacks permission").counting(items: 0)
+            // The caller's permission, not this id's: Google's IAM refusal names neither.
+            return EmulatorResponse.googleError(403, "PERMISSION_DENIED", "The caller does not have permission").counting(items: 0)
         }
         if let injected = faults.itemErrors(count: 1)[0] {
-            return EmulatorResponse.error(Self.status(forItemError: injected), injected).counting(items: 1, codes: [injected])
+            // An injected per-item fault is this id's: its answer names the id, as the API's do.
+            return EmulatorResponse.error(Self.status(forItemError: injected), "Instance ID \"\(id)\": \(injected)").counting(items: 1, codes: [injected])
         }
         let status = state.withLock { $0.deleteInstallation(id, project: project) }
         let text: String

@@ -5,7 +5,7 @@ extension EmulatorBackend {
     /// §2.1 `GET /iid/info/{token}`.
     func instanceInfo(_ token: String, _ request: EmulatorRequest, project: String) -> EmulatorResponse {
         if let injected = faults.itemErrors(count: 1)[0] {
-            return EmulatorResponse.error(Self.status(forItemError: injected), injected).counting(items: 1, codes: [injected])
+            return EmulatorResponse.error(Self.status(forItemError: injected), "\(injected) for token \(token)").counting(items: 1, codes: [injected])
         }
         let details = request.query["details"] == "true"
         let (info, owner) = state.withLock { state in

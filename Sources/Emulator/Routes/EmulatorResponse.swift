@@ -39,6 +39,15 @@ public struct EmulatorResponse: Sendable {
         json(DeviceGroupErrorBody(error: text), status: status, headers: headers)
     }
 
+    /// An answer that is not the API's: an HTML page with `status`, as a proxy, a load balancer,
+    /// a wrong base path or a retired endpoint answers.
+    static func page(_ status: Int) -> EmulatorResponse {
+        let html =
+            "<!DOCTYPE html><html><head><title>Error \(status)</title></head><body><h1>\(status)</h1>"
+            + "<p>The requested URL was not found on this server. That’s all we know.</p></body></html>"
+        return EmulatorResponse(status: status, headers: [("Content-Type", "text/html; charset=UTF-8")], body: Data(html.utf8))
+    }
+
     /// A Google API style error: `{"error": {"code": N, "message": "...", "status": "NAME"}}`,
     /// with an `FcmError` detail and a `google.rpc.ErrorInfo` detail when given.
     static func googleError(

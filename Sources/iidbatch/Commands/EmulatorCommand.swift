@@ -54,6 +54,16 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Fail whole calls with an HTTP STATUS at RATE. Repeatable.", valueName: "STATUS=RATE"))
     var callError: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Answer whole calls with an HTTP STATUS at RATE with an HTML page, not the API's error (a proxy, a wrong path). Repeatable.",
+            valueName: "STATUS=RATE"))
+    var pageError: [String] = []
+
+    @Option(
+        help: ArgumentHelp("The Retry-After sent with throttled calls, outages and injected failures, verbatim (seconds or an HTTP date).", valueName: "value"))
+    var retryAfter: String?
+
     @Option(help: ArgumentHelp("Calls per second per API, or API=N for one API (e.g. iid.batchAdd=50). Repeatable.", valueName: "N|API=N"))
     var quota: [String] = []
 
@@ -91,7 +101,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         let faults: FaultPlan
         do {
             faults = try FaultPlan.parse(
-                itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage)
+                itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage,
+                pageErrors: pageError, retryAfter: retryAfter)
         } catch { throw ValidationError(error.description) }
         let configuration = EmulatorConfiguration(
             host: host, port: port, projectID: project, projectNumber: projectNumber, seed: seed, faults: faults,
@@ -140,6 +151,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         parts += plan.quota.sorted { $0.key < $1.key }.map { "quota \($0.key) \($0.value)/s" }
         if plan.latencyMilliseconds > 0 || plan.jitterMilliseconds > 0 { parts.append("latency \(plan.latencyMilliseconds)+\(plan.jitterMilliseconds) ms") }
         parts += plan.outages.map { "outage at \($0.startSeconds)s for \($0.durationSeconds)s" }
+        parts += plan.pageErrors.sorted { $0.key < $1.key }.map { "page \($0.key) \($0.value)" }
+        if let retryAfter = plan.retryAfter { parts.append("Retry-After \(retryAfter)") }
         return parts.joined(separator: ", ")
     }
 }
