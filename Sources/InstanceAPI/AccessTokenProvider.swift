@@ -7,8 +7,10 @@ import NIOHTTP1
 /// them.
 ///
 /// However many callers ask at once, at most one request goes to the token endpoint. A cached
-/// token is refreshed `refreshMargin` before it expires; `invalidate` drops one the backend
-/// refused (a 401), so the next caller gets a fresh one.
+/// token is refreshed `refreshMargin` before it expires, or halfway through its life when that is
+/// sooner (a metadata server hands out tokens with minutes left: each is still used for half of
+/// them, not fetched again on every call); `invalidate` drops one the backend refused (a 401), so
+/// the next caller gets a fresh one.
 public actor AccessTokenProvider {
     /// The scopes iidbatch asks for.
     public static let defaultScopes = [
@@ -23,6 +25,8 @@ public actor AccessTokenProvider {
     private let refreshMargin: TimeInterval
     private let now: @Sendable () -> Date
     private var cached: AccessToken?
+    /// When the cached token is to be replaced.
+    private var refreshAt = Date.distantPast
     private var refreshing: Task<AccessToken, any Error>?
     /// How many times the token endpoint was called.
     public private(set) var fetchCount = 0
@@ -33,7 +37,7 @@ public actor AccessTokenProvider {
     /// - Parameter now: the clock, replaceable in tests.
     public init(
         credentials: ServiceAccountCredentials, httpClient: HTTPClient, tokenURI: String? = nil,
-        scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = 300,
+        scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = AccessTokenProvider.defaultRefreshMargin,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.init(source: .serviceAccount(credentials), httpClient: httpClient, tokenURI: tokenURI, scopes: scopes, refreshMargin: refreshMargin, now: now)
@@ -45,7 +49,7 @@ public actor AccessTokenProvider {
     /// - Parameter now: the clock, replaceable in tests.
     public init(
         source: CredentialSource, httpClient: HTTPClient, tokenURI: String? = nil,
-        scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = 300,
+        scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = AccessTokenProvider.defaultRefreshMargin,
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.source = source
@@ -59,9 +63,13 @@ public actor AccessTokenProvider {
         self.now = now
     }
 
-    /// A token valid for at least `refreshMargin` more, fetching one only when needed.
+    /// How long before its expiry a token is replaced by default: 3 min 45 s, as Google's own
+    /// client libraries do.
+    public static let defaultRefreshMargin: TimeInterval = 225
+
+    /// The cached token until `refreshMargin` before its expiry (or half its life), else a new one.
     public func token() async throws(InstanceAPIError) -> AccessToken {
-        if let cached, cached.expiresAt.timeIntervalSince(now()) > refreshMargin { return cached }
+        if let cached, now() < refreshAt { return cached }
         let task: Task<AccessToken, any Error>
         if let refreshing {
             task = refreshing
@@ -73,7 +81,9 @@ public actor AccessTokenProvider {
         do {
             let token = try await task.value
             if refreshing == task {
+                let left = token.expiresAt.timeIntervalSince(now())
                 cached = token
+                refreshAt = token.expiresAt.addingTimeInterval(-min(refreshMargin, max(0, left) / 2))
                 refreshing = nil
             }
             return token

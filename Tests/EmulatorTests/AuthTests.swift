@@ -31,9 +31,29 @@ struct AuthTests {
                 credentials: e.credentials, httpClient: http.client, tokenURI: e.server.baseURL + "/token", now: { clock.withLock { $0 } })
             let first = try await provider.token()
             #expect(try await provider.token() == first)
-            clock.withLock { $0 = Date() }  // the token now has 200 s left: inside the 300 s margin
+            clock.withLock { $0 = Date() }  // the token now has 200 s left: inside the 225 s margin
             let second = try await provider.token()
             #expect(second != first)
+            #expect(await provider.fetchCount == 2)
+        }
+    }
+
+    @Test("a token handed out with 4 minutes to live (as metadata servers do) is used for half of them, not fetched per call")
+    func shortLivedToken() async throws {
+        let lifetime: (inout EmulatorConfiguration) -> Void = { $0.tokenLifetimeSeconds = 240 }
+        try await withEmulator(configure: lifetime) { (e: EmulatorFixture) async throws in
+            let start = Date().addingTimeInterval(-200)  // assertions signed in the past stay valid
+            let clock = Mutex(start)
+            let http = HTTPClientHolder()
+            defer { http.shutdown() }
+            let provider = AccessTokenProvider(
+                credentials: e.credentials, httpClient: http.client, tokenURI: e.server.baseURL + "/token", now: { clock.withLock { $0 } })
+            let first = try await provider.token()
+            clock.withLock { $0 = start.addingTimeInterval(100) }
+            #expect(try await provider.token() == first, "120 s of its 240 are left: still cached")
+            #expect(await provider.fetchCount == 1)
+            clock.withLock { $0 = start.addingTimeInterval(125) }
+            #expect(try await provider.token() != first, "past half its life: replaced")
             #expect(await provider.fetchCount == 2)
         }
     }
