@@ -1,0 +1,141 @@
+import Foundation
+import InstanceAPI
+
+@testable import Pipeline
+
+/// The backend of the worker simulation: for each call it draws an answer from the whole space of
+/// what the APIs (or something in front of them) may say — per-item codes of every kind mixed in
+/// one answer, whole-call statuses of every class with the API's own error body or a proxy's page,
+/// `Retry-After` from 0 to Int.max, no answer, a timeout — and turns it into a `CallAnswer` through
+/// the client's own classifier (`ResultClassifier`, `RetryAfter`), as the client does.
+///
+/// Items whose text starts with `foreign` belong to another project: a deletion or a lookup of
+/// one is always answered 403 naming it, as the API answers such an id, healthy or not.
+struct SimulatedBackend {
+    /// The prefix of items of another project.
+    static let foreignPrefix = "foreign"
+
+    /// Whole-call statuses drawn, each API's documented ones and what a proxy or a wrong path gives.
+    static let statuses = [400, 401, 403, 404, 405, 408, 409, 410, 413, 429, 500, 501, 502, 503, 504]
+    /// `Retry-After` headers drawn: none, small, a day, Int.max, nonsense, an HTTP date.
+    static let retryAfters: [String?] = [
+        nil, nil, "0", "1", "30", "86400", "9223372036854775807", "99999999999999999999", "-5", "soon",
+        RetryAfter.httpDate(Date().addingTimeInterval(10)), "Fri, 31 Dec 9999 23:59:59 GMT",
+    ]
+    /// Per-item codes of a batchAdd/batchRemove answer (nil is `{}`, success).
+    static let batchErrors: [String?] = [
+        nil, nil, nil, "NOT_FOUND", "INVALID_ARGUMENT", "INTERNAL", "TOO_MANY_TOPICS", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "PERMISSION_DENIED",
+        "SOMETHING_NEW",
+    ]
+    /// Per-entry statuses of a batchImport answer.
+    static let importStatuses = ["OK", "OK", "OK", "Internal Server Error", "Invalid APNs token", "Quota exceeded", "RESOURCE_EXHAUSTED", "Unavailable", "Odd"]
+
+    /// What one drawn answer looks like, before classification.
+    enum Kind {
+        case perItem
+        case status
+        case transport
+        case timeout
+    }
+
+    var random: SplitMix64
+
+    /// A chaotic answer to a call of `job` on `api`.
+    mutating func answer(_ job: CallJob, api: BackendAPI) -> CallAnswer {
+        if let foreign = foreignAnswer(job, api: api) { return foreign }
+        switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .timeout]) {
+        case .perItem: return perItem(job, api: api)
+        case .transport: return .failed(.transport(api: api, message: "connection reset by peer"))
+        case .timeout: return .failed(.timedOut(api: api, timeout: .seconds(30)))
+        case .status:
+            let status = pick(Self.statuses)
+            let retryAfter = pick(Self.retryAfters).flatMap { RetryAfter.parse($0) }
+            return whole(job, api: api, status: status, body: body(status: status), retryAfter: retryAfter)
+        }
+    }
+
+    /// A healthy answer to `job`: every item OK, but items of another project, which are refused
+    /// whatever the backend's health.
+    func healthy(_ job: CallJob, api: BackendAPI) -> CallAnswer {
+        if let foreign = foreignAnswer(job, api: api) { return foreign }
+        return .items(RunLengthList(repeating: ItemAnswer(.ok, value: job.op == .apnsImport ? "registration" : nil), count: job.items.count))
+    }
+
+    // MARK: - Drawing
+
+    private mutating func pick<T>(_ choices: [T]) -> T {
+        choices[Int(random.next() % UInt64(choices.count))]
+    }
+
+    private mutating func perItem(_ job: CallJob, api: BackendAPI) -> CallAnswer {
+        var answers: [ItemAnswer] = []
+        switch api {
+        case .batchAdd, .batchRemove:
+            var index = 0
+            while index < job.items.count {
+                let run = min(job.items.count - index, 1 + Int(random.next() % 300))
+                answers += Array(repeating: ItemAnswer(ResultClassifier.batchItem(error: pick(Self.batchErrors))), count: run)
+                index += run
+            }
+        case .batchImport:
+            for _ in 0..<job.items.count {
+                let result = ResultClassifier.importStatus(pick(Self.importStatuses))
+                answers.append(ItemAnswer(result, value: result.code == .ok ? "registration" : nil))
+            }
+        default:
+            // A single-item or group API answered 200: success.
+            answers = Array(repeating: ItemAnswer(.ok, value: api == .deviceGroup ? "key" : nil), count: job.items.count)
+        }
+        // Now and then an answer lists fewer results than the call had items.
+        if answers.count > 1, random.next() % 20 == 0 { answers.removeLast(1 + Int(random.next() % UInt64(answers.count - 1))) }
+        return .items(RunLengthList(answers))
+    }
+
+    private mutating func body(status: Int) -> Data {
+        switch random.next() % 4 {
+        case 0: Data(#"{"error": {"code": \#(status), "message": "from the API", "status": "\#(Self.statusName(status))"}}"#.utf8)
+        case 1: Data(#"{"error": "\#(Self.statusName(status))"}"#.utf8)
+        case 2: Data("<html><body><h1>\(status)</h1>The requested URL was not found on this server. That’s all we know.</body></html>".utf8)
+        default: Data()
+        }
+    }
+
+    private static func statusName(_ status: Int) -> String {
+        switch status {
+        case 400: "INVALID_ARGUMENT"
+        case 401: "UNAUTHENTICATED"
+        case 403: "PERMISSION_DENIED"
+        case 404: "NOT_FOUND"
+        case 409: "ALREADY_EXISTS"
+        case 429: "RESOURCE_EXHAUSTED"
+        case 503: "UNAVAILABLE"
+        default: "INTERNAL"
+        }
+    }
+
+    /// The 403 an id of another project gets, naming it, for the single-item calls that take one.
+    private func foreignAnswer(_ job: CallJob, api: BackendAPI) -> CallAnswer? {
+        guard api == .deleteInstance || api == .instanceInfo, job.items.count == 1, job.items[0].hasPrefix(Self.foreignPrefix) else { return nil }
+        let body = Data(#"{"error": "Instance ID \"\#(job.items[0])\": project does not match instance ID"}"#.utf8)
+        return whole(job, api: api, status: 403, body: body, retryAfter: nil)
+    }
+
+    /// A non-200 answer to the whole call, classified as the client classifies it.
+    private func whole(_ job: CallJob, api: BackendAPI, status: Int, body: Data, retryAfter: Duration?) -> CallAnswer {
+        let verdict = Self.classify(api: api, item: job.items[0], status: status, body: body, retryAfter: retryAfter)
+        switch verdict {
+        case .call(let error): return .failed(error)
+        case .item(let result): return .items(RunLengthList(repeating: ItemAnswer(result), count: job.items.count))
+        }
+    }
+
+    /// The client's classification of a non-200 answer of `api` about `item`.
+    static func classify(api: BackendAPI, item: String, status: Int, body: Data, retryAfter: Duration?) -> ResultClassifier.Verdict {
+        switch api {
+        case .deleteInstance: return ResultClassifier.deleteInstance(id: item, status: status, body: body, retryAfter: retryAfter)
+        case .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics: return ResultClassifier.fcmV1(api, status: status, body: body, retryAfter: retryAfter)
+        case .deviceGroup, .groupExport: return ResultClassifier.deviceGroup(status: status, body: body, retryAfter: retryAfter)
+        default: return ResultClassifier.instanceID(api, item: item, status: status, body: body, retryAfter: retryAfter)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+@testable import Pipeline
+
+/// The worker's machines under seeded random events and answers (see `WorkerSimulation`).
+///
+/// Each seed is one run: a configuration, `IIDBATCH_SIM_STEPS` chaotic steps (default 400), then
+/// healing. The suite runs seeds 1 … `IIDBATCH_SIM_RUNS` (default 100; seconds); a longer
+/// search sets it higher. A failure names its seed; `IIDBATCH_SIM_SEED=N` replays that seed alone,
+/// and `IIDBATCH_SIM_VERBOSE=1` prints each seed before it runs (a trap then shows which).
+@Suite("Worker simulation: seeded random events and answers, invariants after every step")
+struct WorkerSimulationTests {
+    private static func setting(_ name: String) -> UInt64? {
+        ProcessInfo.processInfo.environment[name].flatMap { UInt64($0) }
+    }
+
+    @Test("every seed: no trap, each item settled once by its own call, commits behind acknowledgements, no stall, waits bounded")
+    func seeds() {
+        let seeds = Self.setting("IIDBATCH_SIM_SEED").map { [$0] } ?? Array(1...(Self.setting("IIDBATCH_SIM_RUNS") ?? 100))
+        let steps = Int(Self.setting("IIDBATCH_SIM_STEPS") ?? 400)
+        let verbose = Self.setting("IIDBATCH_SIM_VERBOSE") == 1
+        var failures = 0
+        for seed in seeds {
+            if verbose { print("simulation seed \(seed)") }
+            var simulation = WorkerSimulation(seed: seed)
+            defer { if verbose { print("  steps \(simulation.steps)") } }
+            do {
+                try simulation.chaos(steps: steps)
+                try simulation.heal()
+            } catch {
+                failures += 1
+                Issue.record("seed \(seed): \(error) — replay with IIDBATCH_SIM_SEED=\(seed)")
+                if failures >= 5 { return }
+            }
+        }
+    }
+}
