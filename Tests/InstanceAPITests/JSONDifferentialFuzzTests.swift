@@ -4,8 +4,9 @@ import Testing
 
 /// `JSONValue`'s parser against Foundation's `JSONSerialization` over random and damaged
 /// documents (`JSONFuzzGenerator`). Each run draws a fresh seed and prints it; a failure prints
-/// the seed of its case and the command that replays it. `IIDBATCH_FUZZ_SEED` sets the seed,
-/// `IIDBATCH_FUZZ_CASES` the number of cases (3,000 by default: about a second in a debug build).
+/// its case's own seed and the command that replays that case alone (`IIDBATCH_FUZZ_CASE`).
+/// `IIDBATCH_FUZZ_SEED` sets the run's seed, `IIDBATCH_FUZZ_CASES` the number of cases (3,000
+/// by default: a second or two in a debug build).
 @Suite("Strict JSON, fuzzed against Foundation's JSONSerialization")
 struct JSONDifferentialFuzzTests {
     @Test(
@@ -15,15 +16,19 @@ struct JSONDifferentialFuzzTests {
         let environment = ProcessInfo.processInfo.environment
         var system = SystemRandomNumberGenerator()
         let seed = environment["IIDBATCH_FUZZ_SEED"].flatMap { UInt64($0) } ?? system.next()
-        let cases = environment["IIDBATCH_FUZZ_CASES"].flatMap { Int($0) } ?? 3_000
+        var cases = environment["IIDBATCH_FUZZ_CASES"].flatMap { Int($0) } ?? 3_000
+        // Each case has a seed of its own, drawn from the run's; one case is replayed alone.
+        var caseSeeds = SplitMix64(seed: seed)
+        let replayed = environment["IIDBATCH_FUZZ_CASE"].flatMap { UInt64($0) }
+        if replayed != nil { cases = 1 }
         var tally: [String: Int] = [:]
         var failures = 0
-        for index in 0..<cases {
-            let caseSeed = seed &+ UInt64(index)
+        for _ in 0..<cases {
+            let caseSeed = replayed ?? caseSeeds.next()
             var generator = JSONFuzzGenerator(seed: caseSeed)
             let fuzzCase = generator.makeCase()
-            let (outcome, problem) = Self.check(fuzzCase)
-            tally[outcome, default: 0] += 1
+            let (outcomes, problem) = Self.check(fuzzCase)
+            for outcome in outcomes { tally[outcome, default: 0] += 1 }
             guard let problem else { continue }
             failures += 1
             if failures <= 20 {
@@ -31,12 +36,12 @@ struct JSONDifferentialFuzzTests {
                     """
                     \(problem)
                       case: \(fuzzCase)
-                      replay: IIDBATCH_FUZZ_SEED=\(caseSeed) IIDBATCH_FUZZ_CASES=1 swift test --skip-build --filter JSONDifferentialFuzzTests
+                      replay: IIDBATCH_FUZZ_CASE=\(caseSeed) swift test --skip-build --filter JSONDifferentialFuzzTests
                     """)
             }
         }
         let counts = tally.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ")
-        print("JSON fuzz: seed \(seed), \(cases) cases, \(failures) failed; \(counts)")
+        print("JSON fuzz: \(replayed.map { "case \($0)" } ?? "seed \(seed)"), \(cases) cases, \(failures) failed; \(counts)")
         // The cases must exercise both sides: a generator that only made garbage (or only
         // valid documents) would agree with anything.
         if cases >= 1_000 {
@@ -46,8 +51,17 @@ struct JSONDifferentialFuzzTests {
         }
     }
 
-    /// The outcome of one case (for the tally) and what is wrong with it, if anything.
-    static func check(_ fuzzCase: JSONFuzzCase) -> (outcome: String, problem: String?) {
+    /// The outcomes of one case (for the tally) and what is wrong with it, if anything.
+    static func check(_ fuzzCase: JSONFuzzCase) -> (outcomes: [String], problem: String?) {
+        let bytes = fuzzCase.bytes
+        let spelled = FoundationJSONDifference.foundationSpelling(of: bytes)
+        let (outcome, problem) = check(fuzzCase, foundationBytes: spelled ?? bytes)
+        return (spelled == nil ? [outcome] : [outcome, FoundationJSONDifference.byteOrderMarkInString.rawValue], problem)
+    }
+
+    /// The outcome of one case whose bytes Foundation is given as `foundationBytes`, and what is
+    /// wrong with it, if anything.
+    private static func check(_ fuzzCase: JSONFuzzCase, foundationBytes: [UInt8]) -> (outcome: String, problem: String?) {
         let bytes = fuzzCase.bytes
         let ours = Result { () throws(JSONValue.ParseError) in try JSONValue.parse(bytes: bytes) }
         if let problem = membersProblem(bytes, parsed: ours) { return ("parseMembers differs", problem) }
@@ -55,7 +69,7 @@ struct JSONDifferentialFuzzTests {
             guard (0...bytes.count).contains(error.offset) else { return ("bad refusal", "offset outside the document: \(error)") }
             guard error.description.utf8.count <= 200 else { return ("bad refusal", "a refusal of \(error.description.utf8.count) bytes") }
         }
-        let theirs = Result { try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) }
+        let theirs = Result { try JSONSerialization.jsonObject(with: Data(foundationBytes), options: .fragmentsAllowed) }
         switch (ours, theirs) {
         case (.success(let value), .success(let foundation)):
             if fuzzCase.repeatsName { return ("both accepted", "accepted a document that repeats a member name: \(show(value))") }

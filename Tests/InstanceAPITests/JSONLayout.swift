@@ -12,6 +12,8 @@ struct JSONLayout {
     private(set) var depth: [Int] = []
     /// Per byte: the offset of the bracket of the innermost open array or object, nil at the top.
     private(set) var container: [Int?] = []
+    /// Where a raw U+FEFF (EF BB BF) is inside a string literal, not right after its backslash.
+    private(set) var rawByteOrderMarks: [Int] = []
 
     /// The layout of `bytes`.
     init(_ bytes: [UInt8]) {
@@ -27,6 +29,8 @@ struct JSONLayout {
             if let start = stringStart {
                 if escaped {
                     escaped = false
+                } else if byte == 0xEF, bytes[offset...].starts(with: [0xEF, 0xBB, 0xBF]) {
+                    rawByteOrderMarks.append(offset)
                 } else if byte == UInt8(ascii: "\\") {
                     escaped = true
                 } else if byte == UInt8(ascii: "\"") {
