@@ -1,11 +1,33 @@
-/// Recursive-descent parsing for `JSONValue`.
+/// Recursive-descent parsing for `JSONValue`, strict RFC 8259: what the grammar does not produce
+/// is refused, never repaired or guessed at. Guarantees, each refusal naming the byte offset:
+///
+/// - Text is UTF-8, well-formed (Unicode table 3-7): no overlong forms, no encoded surrogates,
+///   nothing past U+10FFFF, no cut sequences, no byte order mark; a `\u` escape of a lone
+///   surrogate is refused too (as `JSONSerialization` refuses it), so every string read is the
+///   exact text of its bytes and two different spellings never read as one string by repair.
+/// - Numbers follow `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` and read as the nearest
+///   double; one past a double's range is refused (underflow reads as zero).
+/// - An object names each member once; names are compared as Swift strings (equal text, the
+///   escapes decoded, under Unicode canonical equivalence).
+/// - Strings hold no unescaped control character (U+0000 to U+001F); whitespace is space, tab,
+///   line feed and carriage return only; nothing but whitespace follows the value.
+/// - Arrays and objects nest at most `maxDepth` deep, so no input can exhaust the stack.
+/// - A refusal quotes at most `quoteLimit` bytes of the document, cut where a character starts.
+///
+/// Text runs are scanned byte by byte without decoding (printable ASCII in one comparison), and
+/// an ASCII string without escapes is made from its bytes as they are.
 struct JSONParser {
     let bytes: [UInt8]
     var index = 0
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
-    private static let maxDepth = 64
+    /// How deep arrays and objects may nest: the 65th opening bracket inside others is refused.
+    /// Requests nest 2 deep and backend answers 4.
+    static let maxDepth = 64
+
+    /// The most bytes of the document a refusal quotes.
+    static let quoteLimit = 40
 
     mutating func skipWhitespace() {
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
@@ -25,7 +47,7 @@ struct JSONParser {
     /// Skips whitespace, then reads a string when one comes next; nil when something else does.
     mutating func takeString() throws(JSONValue.ParseError) -> String? {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        guard index < bytes.count, bytes[index] == Self.quote else { return nil }
         return try string()
     }
 
@@ -35,16 +57,84 @@ struct JSONParser {
         return index == bytes.count
     }
 
-    private func fail(_ reason: String) -> JSONValue.ParseError { JSONValue.ParseError(offset: index, reason: reason) }
-
-    mutating func value(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
-        guard depth < Self.maxDepth else { throw fail("nested deeper than \(Self.maxDepth)") }
+    /// Skips whitespace, then refuses anything that is left.
+    mutating func finish() throws(JSONValue.ParseError) {
         skipWhitespace()
-        guard index < bytes.count else { throw fail("unexpected end") }
+        guard index == bytes.count else { throw unexpected("the end of the document") }
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+
+    private func fail(_ reason: String, at offset: Int? = nil) -> JSONValue.ParseError {
+        JSONValue.ParseError(offset: offset ?? index, reason: reason)
+    }
+
+    /// The refusal of what is at `index` where `expected` had to come, naming what came: the end
+    /// of the document, a character, a control byte, or ill-formed UTF-8.
+    private func unexpected(_ expected: String) -> JSONValue.ParseError {
+        guard index < bytes.count else { return fail("unexpected end of the document; expected \(expected)") }
+        let byte = bytes[index]
+        if byte >= 0x80 {
+            let end: Int
+            do { end = try utf8Sequence(at: index) } catch { return error }
+            let scalar = String(decoding: bytes[index..<end], as: UTF8.self).unicodeScalars.first!
+            let name = "U+" + Self.hex(scalar.value, width: 4)
+            let found = scalar.value == 0xFEFF ? "\(name), a byte order mark" : "'\(scalar)' (\(name))"
+            return fail("expected \(expected), found \(found)")
+        }
+        return fail("expected \(expected), found \(Self.describe(byte))")
+    }
+
+    /// An ASCII byte for a refusal: printable ones quoted, others by their value.
+    private static func describe(_ byte: UInt8) -> String {
+        byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(hex(byte))"
+    }
+
+    private static func hex(_ byte: UInt8) -> String { hex(UInt32(byte), width: 2) }
+
+    /// `value` in upper-case hex, with leading zeros to `width` digits.
+    private static func hex(_ value: UInt32, width: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+
+    /// `text` for a refusal, in double quotes with JSON's escapes for quotes, backslashes and
+    /// control characters: its first `quoteLimit` bytes at most, cut where a character starts,
+    /// and `…` with its length when cut.
+    static func quoted(_ text: String) -> String {
+        let utf8 = text.utf8
+        var end = utf8.index(utf8.startIndex, offsetBy: quoteLimit, limitedBy: utf8.endIndex) ?? utf8.endIndex
+        while end != utf8.endIndex, UTF8.isContinuation(utf8[end]) { end = utf8.index(before: end) }
+        var shown = "\""
+        for scalar in String(text[..<end]).unicodeScalars {
+            switch scalar {
+            case "\"": shown += "\\\""
+            case "\\": shown += "\\\\"
+            case "\u{0}"..<"\u{20}", "\u{7F}": shown += "\\u" + hex(scalar.value, width: 4)
+            default: shown.unicodeScalars.append(scalar)
+            }
+        }
+        shown += "\""
+        return end == utf8.endIndex ? shown : shown + "… (\(utf8.count) bytes)"
+    }
+
+    /// The bytes `range` of the document for a refusal, as `quoted` shows text: those of a
+    /// number, a literal or an escape (any byte of them that is not UTF-8 shows as U+FFFD).
+    private func quoted(_ range: Range<Int>) -> String {
+        Self.quoted(String(decoding: bytes[range.clamped(to: 0..<bytes.count)], as: UTF8.self))
+    }
+
+    // MARK: - Values
+
+    /// Reads the value that comes next; `depth` is how many arrays and objects it is inside.
+    mutating func value(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
+        skipWhitespace()
+        guard index < bytes.count else { throw unexpected("a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object(depth: depth)
         case UInt8(ascii: "["): return try array(depth: depth)
-        case UInt8(ascii: "\""): return .string(try string())
+        case Self.quote: return .string(try string())
         case UInt8(ascii: "t"):
             try literal("true")
             return .bool(true)
@@ -54,38 +144,80 @@ struct JSONParser {
         case UInt8(ascii: "n"):
             try literal("null")
             return .null
-        default: return .number(try number())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(try number())
+        case UInt8(ascii: "+"), UInt8(ascii: "."):
+            throw fail("a number starts with '-' or a digit, not \(Self.describe(bytes[index]))")
+        default:
+            throw unexpected("a value")
         }
     }
 
     private mutating func literal(_ word: String) throws(JSONValue.ParseError) {
+        let start = index
         for byte in word.utf8 {
-            guard index < bytes.count, bytes[index] == byte else { throw fail("expected \(word)") }
+            guard index < bytes.count, bytes[index] == byte else {
+                throw fail("expected \(word), found \(quoted(start..<min(index + 1, bytes.count)))")
+            }
             index += 1
         }
+    }
+
+    /// Refuses the array or object whose opening bracket is at `index` when `depth` containers
+    /// already hold it.
+    private func checkDepth(_ depth: Int) throws(JSONValue.ParseError) {
+        guard depth < Self.maxDepth else { throw fail("arrays and objects nest deeper than \(Self.maxDepth)") }
     }
 
     private mutating func object(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
         .object(try members(depth: depth) { parser throws(JSONValue.ParseError) in try parser.value(depth: depth + 1) })
     }
 
-    /// Reads the object that comes next (the parser is at its `{`), each member's value read by
-    /// `value`; a repeated name keeps its last value.
+    /// Reads the object that comes next (the parser is at its `{`, inside `depth` arrays and
+    /// objects), each member's value read by `value`; a name given twice is refused at its
+    /// second place, naming it and its first.
     mutating func members<Value>(
         depth: Int, _ value: (inout JSONParser) throws(JSONValue.ParseError) -> Value
     ) throws(JSONValue.ParseError) -> [String: Value] {
+        try checkDepth(depth)
+        let open = index
         var members: [String: Value] = [:]
         guard !opensEmpty(closedBy: UInt8(ascii: "}")) else { return members }
         repeat {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
-            let key = try string()
+            guard index < bytes.count, bytes[index] == Self.quote else { throw unexpected("a member name") }
+            let nameOffset = index
+            let name = try string()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected("':' after a member name") }
             index += 1
-            members[key] = try value(&self)
+            if members.updateValue(try value(&self), forKey: name) != nil {
+                throw repeatedName(name, at: nameOffset, inObjectAt: open)
+            }
         } while try !closesAfterElement(UInt8(ascii: "}"), of: "object")
         return members
+    }
+
+    /// The refusal of the member name `name` at `offset`, which an earlier member of the object
+    /// at `open` already has; it names where (read again, on this path only).
+    private func repeatedName(_ name: String, at offset: Int, inObjectAt open: Int) -> JSONValue.ParseError {
+        var parser = JSONParser(bytes: bytes)
+        parser.index = open + 1
+        var first: (offset: Int, name: String)?
+        while first == nil, parser.index < offset {
+            parser.skipWhitespace()
+            let at = parser.index
+            guard let earlier = try? parser.string(), parser.take(UInt8(ascii: ":")), (try? parser.value(depth: 0)) != nil,
+                parser.take(UInt8(ascii: ","))
+            else { break }
+            if earlier == name { first = (at, earlier) }
+        }
+        var reason = "member name \(Self.quoted(name)) given twice"
+        if let first {
+            reason += " (first at byte \(first.offset))"
+            if !first.name.utf8.elementsEqual(name.utf8) { reason += ", as the same text under Unicode canonical equivalence" }
+        }
+        return fail(reason, at: offset)
     }
 
     /// Takes the opening bracket the parser is at, then the closing one when it comes next:
@@ -102,7 +234,7 @@ struct JSONParser {
     /// container's `closing` bracket (true).
     private mutating func closesAfterElement(_ closing: UInt8, of container: String) throws(JSONValue.ParseError) -> Bool {
         skipWhitespace()
-        guard index < bytes.count else { throw fail("unterminated \(container)") }
+        guard index < bytes.count else { throw unexpected("',' or '\(Character(Unicode.Scalar(closing)))' in an \(container)") }
         switch bytes[index] {
         case UInt8(ascii: ","):
             index += 1
@@ -111,7 +243,7 @@ struct JSONParser {
             index += 1
             return true
         default:
-            throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+            throw unexpected("',' or '\(Character(Unicode.Scalar(closing)))' in an \(container)")
         }
     }
 
@@ -119,7 +251,9 @@ struct JSONParser {
     /// packed strings (no `String` per element), anything else as a `JSONValue`.
     mutating func member(depth: Int) throws(JSONValue.ParseError) -> JSONMember {
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "["), let strings = try stringArray() { return .strings(strings) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "["), depth < Self.maxDepth, let strings = try stringArray() {
+            return .strings(strings)
+        }
         return .value(try value(depth: depth))
     }
 
@@ -131,14 +265,14 @@ struct JSONParser {
         let start = index
         var bounds: [Range<Int>] = []
         var slash = false
-        // Set once an element had to be unescaped or repaired: it and those after it are copied.
+        // Set once an element had to be unescaped or decoded: it and those after it are copied.
         var copied: PackedStrings?
         guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return PackedStrings() }
         // Records are mostly written compactly (`["a","b"]`): whitespace is looked for only where
         // a quote does not come next, and a `,` right after an element is taken on the spot.
         while true {
-            if index < bytes.count, bytes[index] != UInt8(ascii: "\"") { skipWhitespace() }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            if index < bytes.count, bytes[index] != Self.quote { skipWhitespace() }
+            guard index < bytes.count, bytes[index] == Self.quote else {
                 index = start
                 return nil
             }
@@ -169,15 +303,28 @@ struct JSONParser {
         // scan stops at the closing quote, or at the first byte that makes the string not plain.
         while end < text.count {
             let byte = text[end]
-            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
+            guard byte &- 0x20 < 0x60, byte != Self.quote, byte != Self.backslash else { break }
             slashes = slashes || byte == UInt8(ascii: "/")
             end += 1
         }
-        guard end < text.count, text[end] == UInt8(ascii: "\"") else { return nil }
+        guard end < text.count, text[end] == Self.quote else { return nil }
         return ((quote + 1)..<end, slashes)
     }
 
+    /// The end of the run of printable ASCII from `start` that holds no `"` and no `\`.
+    private func plainRunEnd(from start: Int) -> Int {
+        let text = bytes.span
+        var end = start
+        while end < text.count {
+            let byte = text[end]
+            guard byte &- 0x20 < 0x60, byte != Self.quote, byte != Self.backslash else { break }
+            end += 1
+        }
+        return end
+    }
+
     private mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
+        try checkDepth(depth)
         var elements: [JSONValue] = []
         guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return .array(elements) }
         repeat {
@@ -186,74 +333,101 @@ struct JSONParser {
         return .array(elements)
     }
 
+    // MARK: - Strings
+
+    /// Reads the string whose opening quote the parser is at.
     private mutating func string() throws(JSONValue.ParseError) -> String {
+        let opening = index
         index += 1
         let start = index
-        // Fast path: no escapes.
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
-            index += 1
+        // Most strings are printable ASCII without escapes: made from their bytes at once.
+        let plainEnd = plainRunEnd(from: start)
+        if plainEnd < bytes.count, bytes[plainEnd] == Self.quote {
+            index = plainEnd + 1
+            return String(decoding: bytes[start..<plainEnd], as: UTF8.self)
         }
-        guard index < bytes.count else { throw fail("unterminated string") }
-        if bytes[index] == UInt8(ascii: "\"") {
-            defer { index += 1 }
-            return String(decoding: bytes[start..<index], as: UTF8.self)
-        }
-        var out = Array(bytes[start..<index])
-        while index < bytes.count {
+        // The text decoded so far, once an escape was met; `run` is where the bytes not yet
+        // copied into it start.
+        var unescaped: [UInt8] = []
+        var escaped = false
+        var run = start
+        while true {
+            index = plainRunEnd(from: index)
+            guard index < bytes.count else { throw fail("unterminated string (opened at byte \(opening))") }
             let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                return String(decoding: out, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { throw fail("unterminated escape") }
-                let escaped = bytes[index]
-                index += 1
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escaped)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "u"):
-                    var scalar = try hex4()
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw fail("lone surrogate")
-                        }
-                        index += 2
-                        let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw fail("bad surrogate pair") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw fail("bad \\u escape") }
-                    out.append(contentsOf: Array(String(Character(unicode)).utf8))
-                default:
-                    throw fail("bad escape")
-                }
-            case 0..<0x20:
-                throw fail("control character in string")
-            default:
-                out.append(byte)
-                index += 1
+            if byte == Self.quote { break }
+            if byte == Self.backslash {
+                if !escaped { unescaped.reserveCapacity(index - start + 16) }
+                escaped = true
+                unescaped.append(contentsOf: bytes[run..<index])
+                try escape(into: &unescaped)
+                run = index
+            } else if byte >= 0x80 {
+                index = try utf8Sequence(at: index)
+            } else {
+                throw fail("control character \(Self.describe(byte)) in a string; write it escaped")
             }
         }
-        throw fail("unterminated string")
+        defer { index += 1 }
+        guard escaped else { return String(decoding: bytes[start..<index], as: UTF8.self) }
+        unescaped.append(contentsOf: bytes[run..<index])
+        return String(decoding: unescaped, as: UTF8.self)
     }
 
-    private mutating func hex4() throws(JSONValue.ParseError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw fail("short \\u escape") }
+    /// Reads the escape whose backslash the parser is at, appending the UTF-8 of what it
+    /// stands for. A `\u` escape of a high surrogate must be followed by one of a low surrogate
+    /// (together: one scalar past U+FFFF); a lone surrogate is refused at its backslash.
+    private mutating func escape(into out: inout [UInt8]) throws(JSONValue.ParseError) {
+        let backslash = index
+        guard index + 1 < bytes.count else { throw fail("unterminated escape") }
+        let escaped = bytes[index + 1]
+        index += 2
+        switch escaped {
+        case Self.quote, Self.backslash, UInt8(ascii: "/"): out.append(escaped)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "u"):
+            var scalar = try hex4(escapeAt: backslash)
+            switch scalar {
+            case 0xD800..<0xDC00:
+                let low = index
+                guard index + 1 < bytes.count, bytes[index] == Self.backslash, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw fail("\(quoted(backslash..<backslash + 6)) is a lone surrogate: no \\u escape of a low surrogate follows", at: backslash)
+                }
+                index += 2
+                let second = try hex4(escapeAt: low)
+                guard (0xDC00..<0xE000).contains(second) else {
+                    throw fail("\(quoted(backslash..<backslash + 6)) is a lone surrogate: \(quoted(low..<low + 6)) is not a low one", at: backslash)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (second - 0xDC00)
+            case 0xDC00..<0xE000:
+                throw fail("\(quoted(backslash..<backslash + 6)) is a lone low surrogate", at: backslash)
+            default:
+                break
+            }
+            Self.appendUTF8(of: scalar, to: &out)
+        default:
+            throw fail("unknown escape \(quoted(backslash..<backslash + 2))", at: backslash)
+        }
+    }
+
+    /// Reads the four hex digits of the `\u` escape at `backslash`.
+    private mutating func hex4(escapeAt backslash: Int) throws(JSONValue.ParseError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
+            guard index < bytes.count else { throw fail("unterminated \\u escape", at: backslash) }
             let byte = bytes[index]
             let digit: UInt32
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
             case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw fail("bad hex digit")
+            default:
+                let shown = byte < 0x80 ? Self.describe(byte) : "a non-ASCII byte"
+                throw fail("\\u escape needs four hex digits, found \(shown)", at: backslash)
             }
             value = value << 4 | digit
             index += 1
@@ -261,18 +435,127 @@ struct JSONParser {
         return value
     }
 
+    /// Appends the UTF-8 form of `scalar` (a Unicode scalar value).
+    private static func appendUTF8(of scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case ..<0x80:
+            out.append(UInt8(scalar))
+        case ..<0x800:
+            out.append(0xC0 | UInt8(scalar >> 6))
+            out.append(0x80 | UInt8(scalar & 0x3F))
+        case ..<0x10000:
+            out.append(0xE0 | UInt8(scalar >> 12))
+            out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+            out.append(0x80 | UInt8(scalar & 0x3F))
+        default:
+            out.append(0xF0 | UInt8(scalar >> 18))
+            out.append(0x80 | UInt8((scalar >> 12) & 0x3F))
+            out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
+            out.append(0x80 | UInt8(scalar & 0x3F))
+        }
+    }
+
+    /// The end of the well-formed UTF-8 sequence whose first byte (0x80 or above) is at
+    /// `start` (Unicode table 3-7); refused at `start`, naming what is wrong, when it is not one.
+    private func utf8Sequence(at start: Int) throws(JSONValue.ParseError) -> Int {
+        let lead = bytes[start]
+        let length: Int
+        // The range the second byte must be in: narrower than 0x80...0xBF after the leads
+        // whose full range would allow overlongs, surrogates, or scalars past U+10FFFF.
+        var second: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0:
+            length = 3
+            second = 0xA0...0xBF
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED:
+            length = 3
+            second = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            second = 0x90...0xBF
+        case 0xF1...0xF3: length = 4
+        case 0xF4:
+            length = 4
+            second = 0x80...0x8F
+        case 0x80...0xBF: throw invalidUTF8(at: start, length: 1, "a continuation byte without a lead byte")
+        case 0xC0, 0xC1: throw invalidUTF8(at: start, length: 2, "an overlong encoding")
+        default: throw invalidUTF8(at: start, length: 1, "a byte that UTF-8 never uses")
+        }
+        guard start + 1 < bytes.count, second.contains(bytes[start + 1]) else {
+            let next = start + 1 < bytes.count ? bytes[start + 1] : 0
+            guard UTF8.isContinuation(next) else { throw invalidUTF8(at: start, length: 1, "a sequence cut short") }
+            switch lead {
+            case 0xE0, 0xF0: throw invalidUTF8(at: start, length: length, "an overlong encoding")
+            case 0xED: throw invalidUTF8(at: start, length: length, "a UTF-16 surrogate encoded in UTF-8")
+            default: throw invalidUTF8(at: start, length: length, "a code point past U+10FFFF")
+            }
+        }
+        for offset in start + 2..<start + length {
+            guard offset < bytes.count, UTF8.isContinuation(bytes[offset]) else {
+                throw invalidUTF8(at: start, length: offset - start, "a sequence cut short")
+            }
+        }
+        return start + length
+    }
+
+    /// The refusal of ill-formed UTF-8 at `start`, showing up to `length` of its bytes.
+    private func invalidUTF8(at start: Int, length: Int, _ why: String) -> JSONValue.ParseError {
+        let shown = bytes[start..<min(start + max(length, 1), bytes.count)].map { "0x" + Self.hex($0) }.joined(separator: " ")
+        return fail("invalid UTF-8: \(why) (\(shown))", at: start)
+    }
+
+    // MARK: - Numbers
+
+    /// Reads the number that starts at `index` (at a `-` or a digit), refusing it at the first
+    /// byte that breaks RFC 8259's grammar, or as a whole when a double cannot hold it.
     private mutating func number() throws(JSONValue.ParseError) -> Double {
         let start = index
-        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        while index < bytes.count,
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
-                || [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(bytes[index])
-        {
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let integerStart = index
+        guard isDigit(at: index) else { throw numberFail(start, "a digit must follow '-'") }
+        if bytes[index] == UInt8(ascii: "0") {
             index += 1
+            guard !isDigit(at: index) else { throw numberFail(start, "a number has no leading zeros") }
+        } else {
+            skipDigits()
         }
-        guard index > start, let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
-            throw JSONValue.ParseError(offset: start, reason: "expected a value")
+        let integerEnd = index
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard isDigit(at: index) else { throw numberFail(start, "a digit must follow the '.'") }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(at: index) else { throw numberFail(start, "the exponent needs a digit") }
+            skipDigits()
+        }
+        // An integer of up to 15 digits is exact as a double: computed here, without text.
+        if integerEnd == index, index - integerStart <= 15 {
+            var magnitude = 0
+            for offset in integerStart..<index { magnitude = magnitude * 10 + Int(bytes[offset] &- UInt8(ascii: "0")) }
+            return negative ? -Double(magnitude) : Double(magnitude)
+        }
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+            throw JSONValue.ParseError(offset: start, reason: "number \(quoted(start..<index)) is out of range of a 64-bit double")
         }
         return value
+    }
+
+    private func isDigit(at offset: Int) -> Bool {
+        offset < bytes.count && bytes[offset] &- UInt8(ascii: "0") < 10
+    }
+
+    private mutating func skipDigits() {
+        while isDigit(at: index) { index += 1 }
+    }
+
+    /// The refusal, at `index`, of the number that starts at `start`, quoting it to there.
+    private func numberFail(_ start: Int, _ why: String) -> JSONValue.ParseError {
+        fail("invalid number \(quoted(start..<index + 1)): \(why)")
     }
 }

@@ -1,7 +1,12 @@
 import Foundation
 
 /// A parsed JSON document, for the hot batch bodies where Foundation's generic Codable path costs
-/// more than the call itself (1,000-entry arrays). Strict RFC 8259: anything else is an error.
+/// more than the call itself (1,000-entry arrays), and for request records, whose bytes anyone
+/// may choose. Strict RFC 8259: anything else is an error naming its byte offset. Text must be
+/// well-formed UTF-8 (no byte order mark, no `\u` escape of a lone surrogate), numbers follow
+/// the grammar exactly and fit a double, an object names each member once (as Swift compares
+/// strings: canonically equivalent names are the same name), and arrays and objects nest at
+/// most 64 deep. A refusal quotes at most 40 bytes of the document.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -12,10 +17,13 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Why a document was refused, with the byte offset.
     public struct ParseError: Error, CustomStringConvertible, Sendable {
-        /// Byte offset of the problem.
+        /// Byte offset of the problem: the first byte that breaks the grammar, the first byte of
+        /// an ill-formed UTF-8 sequence, the backslash of a bad escape, the start of a number out
+        /// of range, the second of two equal member names, the bracket past the depth bound.
         public var offset: Int
-        /// What was wrong.
+        /// What was wrong, quoting at most a few dozen bytes of the document.
         public var reason: String
+        /// `invalid JSON at byte <offset>: <reason>`.
         public var description: String { "invalid JSON at byte \(offset): \(reason)" }
     }
 
@@ -28,8 +36,7 @@ public enum JSONValue: Sendable, Hashable {
     public static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         let value = try parser.value(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw ParseError(offset: parser.index, reason: "trailing characters") }
+        try parser.finish()
         return value
     }
 
@@ -44,8 +51,7 @@ public enum JSONValue: Sendable, Hashable {
             return nil
         }
         let members = try parser.members(depth: 0) { parser throws(ParseError) in try parser.member(depth: 1) }
-        parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw ParseError(offset: parser.index, reason: "trailing characters") }
+        try parser.finish()
         return members
     }
 
