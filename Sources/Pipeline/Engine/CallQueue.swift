@@ -27,6 +27,13 @@ struct CallQueue: Sendable {
     /// Jobs waiting to start (retries included).
     private(set) var count = 0
 
+    /// How many jobs hold each key (for invariant checks: each is running, waiting to retry or
+    /// backing off).
+    var holdCounts: [String: Int] { holders.mapValues(\.count) }
+
+    /// The retries waiting to start, which hold their keys.
+    var waitingRetries: some Sequence<CallJob> { retries }
+
     /// Queues a new job behind earlier work of its key.
     mutating func enqueue(_ job: CallJob) {
         count += 1

@@ -71,6 +71,22 @@ struct DispatchMachine: Sendable {
         running.values.count { call in call.job.origins.carries(any: handles) }
     }
 
+    /// Keys whose holders do not match the jobs that hold them (each running, waiting to retry or
+    /// backing off holds its key once), with both counts: empty unless the per-key order is
+    /// broken, for invariant checks. A key held by no such job would stall its key forever.
+    var misheldKeys: [String: (held: Int, holding: Int)] {
+        var holding: [String: Int] = [:]
+        for call in running.values { if let key = call.job.orderingKey { holding[key, default: 0] += 1 } }
+        for job in queue.waitingRetries { if let key = job.orderingKey { holding[key, default: 0] += 1 } }
+        for scheduled in backoffs.unordered { if let key = scheduled.job.orderingKey { holding[key, default: 0] += 1 } }
+        let held = queue.holdCounts
+        var mismatched: [String: (held: Int, holding: Int)] = [:]
+        for key in Set(held.keys).union(holding.keys) where held[key] != holding[key] {
+            mismatched[key] = (held[key] ?? 0, holding[key] ?? 0)
+        }
+        return mismatched
+    }
+
     // MARK: - Events
 
     /// A request arrived: its items join the planner; full calls are queued at once, partial ones

@@ -299,8 +299,11 @@ struct WorkerSimulation {
         logs[partition]!.committed = offset
     }
 
-    /// Waiting work always has a way forward: a running call, a timer, or the operator's pause.
+    /// Waiting work always has a way forward: a running call, a timer, or the operator's pause;
+    /// and a key is held exactly by the jobs running, waiting to retry or backing off.
     private func checkLiveness() throws {
+        let misheld = dispatch.misheldKeys
+        guard misheld.isEmpty else { throw violation("keys held by no job or by too few: \(misheld)") }
         guard dispatch.hasWaitingWork, running.isEmpty, !operatorPaused else { return }
         guard timer != nil else {
             throw violation("work is waiting, nothing runs, and no timer is set (\(unfinished))")
