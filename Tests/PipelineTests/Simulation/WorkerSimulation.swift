@@ -6,7 +6,7 @@ import Kafka
 
 /// The worker's machines (`RequestBook` with its `OffsetTracker`, and `DispatchMachine`) driven
 /// as the worker drives them, by one seeded random sequence of events: records arriving on two
-/// partitions, calls answered with anything `SimulatedBackend` can say, timers, clock jumps,
+/// partitions (requests, and bytes an adversary chose, through the real `RequestDecoder`), calls answered with anything `SimulatedBackend` can say, timers, clock jumps,
 /// acknowledgements in any order, revokes and reassignments that deliver again from the committed
 /// offset, and operator changes (concurrency, pause). After every step it checks the invariants
 /// and throws a `SimulationViolation` naming the first one broken.
@@ -25,7 +25,7 @@ struct WorkerSimulation {
 
     /// One partition's log, read position and commits, as the consumer and broker would keep them.
     private struct PartitionLog {
-        var records: [PipelineRequest?] = []
+        var records: [[UInt8]] = []
         var readPosition: Int64 = 0
         var committed: Int64 = 0
         var generation: AssignmentGeneration?
@@ -35,6 +35,7 @@ struct WorkerSimulation {
 
     private let partitions = [KafkaTopicPartition(topic: "requests", partition: 0), KafkaTopicPartition(topic: "requests", partition: 1)]
     private var configuration: PipelineConfiguration
+    private let decoder: RequestDecoder
     private var book: RequestBook
     private var dispatch: DispatchMachine
     private var backend: SimulatedBackend
@@ -69,6 +70,7 @@ struct WorkerSimulation {
             breakerCooldown: .milliseconds(500), breakerMaxCooldown: .seconds(8))
         configuration.adaptiveRate.start = Double(1 + random.next() % 200)
         self.configuration = configuration
+        self.decoder = RequestDecoder(configuration: configuration)
         self.book = RequestBook(maxInFlightItems: 1_000_000)
         self.dispatch = DispatchMachine(configuration: configuration, random: SplitMix64(seed: random.next()))
         self.backend = SimulatedBackend(random: SplitMix64(seed: random.next()))
@@ -94,7 +96,7 @@ struct WorkerSimulation {
             case 72..<90: try acknowledgeOne()
             case 90..<93: try revokeAndReassign()
             case 93..<97: try changeSettings()
-            default: try arriveRejected()
+            default: try arriveHostile()
             }
         }
     }
@@ -134,14 +136,27 @@ struct WorkerSimulation {
     private mutating func arrive() throws {
         guard !outagePaused else { return }
         let partition = partitions[Int(random.next() % 2)]
-        if !hasUnread(partition) || random.next() % 3 != 0 { logs[partition]!.records.append(newRequest()) }
+        if !hasUnread(partition) || random.next() % 3 != 0 { logs[partition]!.records.append(Array(newRequest().jsonBody())) }
         try deliverNext(partition)
     }
 
-    private mutating func arriveRejected() throws {
+    /// A record whose bytes an adversary chose: a request mangled (a byte flipped, cut short, a
+    /// second `op`, an id of 5,000 bytes, a byte that is not UTF-8), or noise.
+    private mutating func arriveHostile() throws {
         guard !outagePaused else { return }
         let partition = partitions[Int(random.next() % 2)]
-        logs[partition]!.records.append(nil)
+        var bytes = Array(newRequest().jsonBody())
+        let at = Int(random.next() % UInt64(bytes.count))
+        switch random.next() % 7 {
+        case 0: bytes[at] ^= UInt8(truncatingIfNeeded: 1 + random.next() % 255)
+        case 1: bytes.removeLast(bytes.count - at)
+        case 2: bytes.insert(contentsOf: Array(#""op":"instances.info","#.utf8), at: 1)
+        case 3: bytes.insert(contentsOf: Array(#""id":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 5_000) + Array(#"","#.utf8), at: 1)
+        case 4: bytes.insert(0xFF, at: at)
+        case 5: bytes = (0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        default: bytes = Array(#"{"id":"r","op":"topics.subscribe","topic":"t","tokens":["a"],"unknown":1}"#.utf8)
+        }
+        logs[partition]!.records.append(bytes)
         try deliverNext(partition)
     }
 
@@ -150,11 +165,9 @@ struct WorkerSimulation {
         guard let log = logs[partition], log.assigned, log.readPosition < Int64(log.records.count) else { return }
         let offset = log.readPosition
         logs[partition]!.readPosition += 1
-        let request = log.records[Int(offset)]
-        let record = KafkaRecord(topic: partition.topic, partition: partition.partition, offset: offset, key: nil, value: Array("{}".utf8))
-        let decoded: Result<PipelineRequest, RequestRejection> =
-            request.map { .success($0) } ?? .failure(RequestRejection(field: "op", reason: "missing", requestID: nil, op: nil, replayOf: nil))
-        switch book.receive(record, decoded, at: Date()) {
+        let bytes = log.records[Int(offset)]
+        let record = KafkaRecord(topic: partition.topic, partition: partition.partition, offset: offset, key: nil, value: bytes)
+        switch book.receive(record, decoder.decode(bytes), at: Date()) {
         case .ignored:
             throw violation("record \(partition) offset \(offset) ignored, though never delivered in this assignment")
         case .rejected(let publication):
