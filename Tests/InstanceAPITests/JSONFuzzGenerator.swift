@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// Makes the documents of the differential fuzz test from a seed: a random JSON value written
 /// with random spelling (whitespace, escapes, raw and escaped non-ASCII text, every number form),
 /// then, for most cases, one kind of damage: flipped bytes, invalid UTF-8, a repeated member

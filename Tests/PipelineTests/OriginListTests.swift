@@ -1,3 +1,4 @@
+import InstanceAPI
 import Testing
 
 @testable import Pipeline

@@ -22,7 +22,7 @@ final class FaultInjector: Sendable {
     private struct State {
         var plan: FaultPlan
         var planStart: ContinuousClock.Instant
-        var random: SeededRandom
+        var random: SplitMix64
         var buckets: [String: TokenBucket] = [:]
     }
 
@@ -44,7 +44,7 @@ final class FaultInjector: Sendable {
     private let state: Mutex<State>
 
     init(plan: FaultPlan, seed: UInt64) {
-        state = Mutex(State(plan: plan, planStart: .now, random: SeededRandom(seed: seed)))
+        state = Mutex(State(plan: plan, planStart: .now, random: SplitMix64(seed: seed)))
     }
 
     var plan: FaultPlan { state.withLock { $0.plan } }

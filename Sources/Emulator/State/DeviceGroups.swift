@@ -21,9 +21,9 @@ struct DeviceGroups {
     private(set) var groups: [String: Group] = [:]
     /// Notification key → `project|name`.
     private var keys: [String: String] = [:]
-    private var generator: SeededRandom
+    private var generator: SplitMix64
 
-    init(seed: UInt64 = 7) { generator = SeededRandom(seed: seed) }
+    init(seed: UInt64 = 7) { generator = SplitMix64(seed: seed) }
 
     mutating func create(name: String, members: [String], project: String) -> Result<String, Refusal> {
         let id = project + "|" + name
