@@ -107,9 +107,19 @@ public struct PipelineConfiguration: Sendable, Hashable {
         pipelines.first { $0.ops?.contains(op) == true } ?? pipelines.first { $0.ops == nil }
     }
 
+    /// The most bytes a dead letter takes as the producer counts them (key, value and headers): a
+    /// record of up to `maxRecordBytes` with a key of up to `deadLetterKeyBytes` and its headers
+    /// (`DeadLetterHeader.maxBytes`). A larger one is published as a stub with the record's
+    /// coordinates (`Publication.DeadLetterRecord.stub()`).
+    public var maxDeadLetterBytes: Int { maxRecordBytes + Self.deadLetterKeyBytes + DeadLetterHeader.maxBytes }
+
+    /// The key a dead letter of a full-size record may carry whole.
+    public static let deadLetterKeyBytes = 8_192
+
     /// Producer settings the pipeline needs unless the operator set them: `message.max.bytes` large
-    /// enough for its largest outcome and for a rejected record dead-lettered byte for byte with
-    /// its headers (the broker's topic limits still apply).
+    /// enough for its largest outcome and for a dead letter of `maxDeadLetterBytes` (the broker's
+    /// topic limits still apply: past them an outcome loses its item lists and a dead letter
+    /// becomes a stub).
     public var producerDefaults: [String: String] {
         Self.producerDefaults(for: [self])
     }
@@ -135,6 +145,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
 
     /// Producer settings for one producer shared by `pipelines`: large enough for each of them.
     public static func producerDefaults(for pipelines: [PipelineConfiguration]) -> [String: String] {
+        // 64 KiB past the larger: a dead letter's key and headers (`maxDeadLetterBytes`), an
+        // outcome's key, and librdkafka's few dozen bytes per record.
         let largest = pipelines.map { max($0.maxRecordBytes, $0.maxOutcomeBytes) + 65_536 }.max() ?? 0
         return ["message.max.bytes": "\(max(1_000_000, largest))"]
     }

@@ -27,8 +27,11 @@ import Logging
 ///   flight finish and publish, and partitions stay paused with the group kept.
 /// - `shutdown()` stops fetching, finishes in-flight work within `drainTimeout` (abandoning the
 ///   rest, which is then delivered again), commits and leaves the group.
-/// - A failure it cannot recover from (a fatal consumer error, an outcome the broker refuses for
-///   good) stops it loudly: `run()` returns and `failure` says why.
+/// - No record stops it: an outcome or dead letter too large for the cluster is published in its
+///   smallest form (`Outcome.withoutItemLists(because:)`, a dead-letter stub), and log lines name
+///   requests by `RequestID.shortForm(_:)`.
+/// - A failure it cannot recover from (a fatal consumer error, a topic the cluster refuses every
+///   record of) stops it loudly: `run()` returns and `failure` says why.
 public actor PipelineWorker {
     /// The worker's life: running, draining for a stop, stopped.
     enum Phase {
