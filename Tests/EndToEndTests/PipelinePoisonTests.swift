@@ -164,4 +164,36 @@ struct PipelinePoisonTests {
             #expect(DeadLetter(stub).omittedBytes == huge.count && DeadLetter(stub).replay() == nil)
         }
     }
+
+    @Test("issue 31, finding 7: records padded far past their items are held by bytes, not items, and all complete")
+    func paddedRecordsHeldByBytes() async throws {
+        // Calls take a second: the records arrive far faster than they complete.
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 1_000)) { fixture in
+            let bound = 1 << 20
+            let padding = String(repeating: " ", count: 256 << 10)
+            func fid(_ n: Int) -> String { "fid-padded-\(n + 1_000)" }
+            func record(_ n: Int) -> (key: String, value: [UInt8]) {
+                ("subject-\(n)", Array(#"{"id":"padded-\#(n)","op":"installations.delete","installations":["\#(fid(n))"]\#(padding)}"#.utf8))
+            }
+            fixture.backend.seed(SeedRequest(installations: (0..<24).map(fid)))
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.maxInFlightBytes = bound
+                    $0.concurrency = 32
+                })
+            // 24 one-item records of 256 kB, 12 a partition (3 MiB: within the embedded broker's retention).
+            for partition in Int32(0)..<2 {
+                _ = try await produce(fixture, (0..<12).map { record(Int(partition) * 12 + $0) }, partition: partition)
+            }
+            let outcomes = try await fixture.waitForOutcomes((0..<24).map { "padded-\($0)" })
+            let statistics = await worker.worker.currentStatistics()
+            await worker.stop()
+
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded }, "\(outcomes.values.map { "\($0.status) \($0.counts)" })")
+            let recordBytes = record(10).value.count + "subject-10".utf8.count
+            // The bound is reached by the record taken last: it may pass by one record.
+            #expect(statistics.peakItemsInFlight <= bound / recordBytes + 1, "at most 5 records held at once, not all 24: \(statistics.peakItemsInFlight)")
+            #expect(statistics.peakBytesInFlight <= bound + recordBytes, "\(statistics.peakBytesInFlight) bytes held at the peak")
+        }
+    }
 }

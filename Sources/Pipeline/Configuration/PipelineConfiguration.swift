@@ -38,6 +38,10 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var topicBackend: TopicBackend
     /// Items held in flight before partitions are paused.
     public var maxInFlightItems: Int
+    /// Record bytes (values and keys) held in flight before partitions are paused, as
+    /// `maxInFlightItems` counts items: a request's items point into its record, so a few padded
+    /// records can hold more memory than many items.
+    public var maxInFlightBytes: Int
     /// Records larger than this are rejected unread.
     public var maxRecordBytes: Int
     /// The largest outcome the pipeline publishes; a request whose outcome could be larger
@@ -61,8 +65,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
         name: String, requestTopic: String, group: String? = nil, outcomeTopic: String? = nil, deadLetterTopic: String? = nil, exportTopic: String? = nil,
         maxItemsPerCall: Int = RequestOp.largestCallLimit, linger: Duration = .milliseconds(50), concurrency: Int = 16, callsPerSecond: Double? = nil,
         retry: RetryPolicy = RetryPolicy(), topicBackend: TopicBackend = .iidBatch, maxInFlightItems: Int = 50_000,
-        maxRecordBytes: Int = 1 << 20, maxOutcomeBytes: Int = 1_000_000, drainTimeout: Duration = .seconds(20), breakerThreshold: Int = 5,
-        breakerCooldown: Duration = .seconds(1), breakerMaxCooldown: Duration = .seconds(30)
+        maxInFlightBytes: Int = 64 << 20, maxRecordBytes: Int = 1 << 20, maxOutcomeBytes: Int = 1_000_000, drainTimeout: Duration = .seconds(20),
+        breakerThreshold: Int = 5, breakerCooldown: Duration = .seconds(1), breakerMaxCooldown: Duration = .seconds(30)
     ) {
         self.name = name
         self.requestTopic = requestTopic
@@ -77,6 +81,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
         self.retry = retry
         self.topicBackend = topicBackend
         self.maxInFlightItems = maxInFlightItems
+        self.maxInFlightBytes = maxInFlightBytes
         self.maxRecordBytes = maxRecordBytes
         self.maxOutcomeBytes = maxOutcomeBytes
         self.drainTimeout = drainTimeout
@@ -106,6 +111,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public static func pipeline(for op: RequestOp, in pipelines: [PipelineConfiguration]) -> PipelineConfiguration? {
         pipelines.first { $0.ops?.contains(op) == true } ?? pipelines.first { $0.ops == nil }
     }
+
+    /// `max-in-flight-bytes`' range: from 1 MiB (a request needs its record held) to 1 TiB.
+    public static let maxInFlightBytesRange = (1 << 20)...(1 << 40)
 
     /// The most bytes a dead letter takes as the producer counts them (key, value and headers): a
     /// record of up to `maxRecordBytes` with a key of up to `deadLetterKeyBytes` and its headers
