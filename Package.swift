@@ -70,6 +70,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "Kafka", "InstanceAPI",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "DequeModule", package: "swift-collections"),

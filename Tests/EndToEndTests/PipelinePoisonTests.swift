@@ -71,4 +71,129 @@ struct PipelinePoisonTests {
             #expect(outcomes.first { $0.requestID == noIDs[1] }?.reason?.contains("exceeds the limit of 4096 bytes") == true)
         }
     }
+
+    /// Produces `records` to partition `partition` of the request topic, in order.
+    private func produce(_ fixture: PipelineFixture, _ records: [(key: String, value: [UInt8])], partition: Int32) async throws -> [KafkaDeliveryReport] {
+        let producer = try KafkaProducer(configuration: fixture.kafka.configuration())
+        var reports: [KafkaDeliveryReport] = []
+        for record in records {
+            reports.append(try await producer.send(topic: fixture.requestTopic, key: Array(record.key.utf8), value: record.value, partition: partition))
+        }
+        await producer.close()
+        return reports
+    }
+
+    @Test(
+        "issue 31, finding 4, as tried from outside: a 600,000-byte id and a 700 kB grapheme, then a valid request, through iidbatch run: all settled, the process runs on"
+    )
+    func overlongValuesThroughRun() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let folder = try RunFolder(fixture, name: "poison-run")
+            defer { folder.remove() }
+            let pipeline = try folder.pipeline(fixture, group: "poison-run", "batching: { max-items: 100, linger: 10ms }")
+            let tokens = fixture.seedTokens(3, prefix: "poison-run")
+            let longID = String(repeating: "a", count: 600_000)
+            // One character of 700,001 bytes: an 'a' and 350,000 combining acute accents.
+            let grapheme = "a" + String(repeating: "\u{301}", count: 350_000)
+            let records: [(key: String, value: [UInt8])] = [
+                ("p", Array(#"{"id":"\#(longID)","op":"topics.subscribe","topic":"p","tokens":["\#(tokens[0])"]}"#.utf8)),
+                ("p", Array(#"{"id":"grapheme","op":"topics.subscribe","topic":"\#(grapheme)","tokens":["\#(tokens[0])"]}"#.utf8)),
+                ("p", Array(PipelineRequest(id: "after-poison", op: .topicsSubscribe, target: .topic("p"), items: Array(tokens[1...2])).jsonBody())),
+            ]
+            let reports = try await produce(fixture, records, partition: 0)
+            let run = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
+            let read = try await fixture.waitForRead({
+                "3 outcomes and 2 dead letters (\($0.outcomes.count), \($0.deadLetters.count) read); run said:\n\(run.text.prefix(4_000))"
+            }) {
+                $0.outcomes.count >= 3 && $0.deadLetters.count >= 2
+            }
+            run.interrupt()
+            let status = try await run.waitForExit(seconds: 60)
+            #expect(status == 0, "the worker never stopped itself; it said:\n\(run.text.prefix(4_000))")
+            #expect(!run.text.contains("stopping the worker"), "\(run.text.prefix(4_000))")
+            let longest = run.text.split(separator: "\n").map(\.utf8.count).max() ?? 0
+            #expect(longest < 4_096, "no log line carries a whole value: the longest has \(longest) bytes")
+
+            let outcomes = read.outcomes
+            #expect(outcomes.first { $0.requestID == "after-poison" }?.status == .succeeded)
+            #expect(fixture.backend.subscribers(of: "p") == Array(tokens[1...2]).sorted(), "neither poison record subscribed anything")
+            let long = try #require(outcomes.first { $0.requestID.hasPrefix("aaaa") }, "a rejection for the long id")
+            #expect(long.status == .rejected)
+            #expect(long.requestID == RequestID.shortForm(longID) && long.requestID.utf8.count <= 138, "named by its first bytes and SHA-256")
+            #expect(long.reason?.hasPrefix("id: has 600000 bytes, more than the limit of 512") == true, "\(long.reason?.prefix(300) ?? "")")
+            let bad = try #require(outcomes.first { $0.requestID == "grapheme" })
+            // Compared as bytes: "'a" and the accents after it are one character.
+            #expect(bad.status == .rejected && bad.reason?.utf8.starts(with: "topic: 'a\u{301}".utf8) == true)
+            #expect(bad.reason?.contains("(700001 bytes) is not a topic name") == true, "\(bad.reason ?? "")")
+            #expect((bad.reason?.utf8.count ?? .max) <= RequestRejection.maxReasonBytes + 100, "the reason quotes the value cut by bytes")
+            for (index, id) in [(0, long.requestID), (1, "grapheme")] {
+                let letter = try #require(read.deadLetters.first { $0.headers.string(DeadLetterHeader.requestID) == id }, "a dead letter of \(id.prefix(80))")
+                #expect(letter.value == records[index].value, "fits whole: dead-lettered byte for byte")
+                #expect(letter.headers.string(DeadLetterHeader.originalOffset) == "\(reports[index].offset)")
+                #expect(DeadLetterHeader.bytes(of: letter.headers) <= DeadLetterHeader.maxBytes)
+            }
+        }
+    }
+
+    @Test("a record too large to dead-letter whole is dead-lettered as a stub with its coordinates and reason; the record after it completes")
+    func deadLetterStub() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let tokens = fixture.seedTokens(2, prefix: "stub")
+            let worker = try fixture.startWorker(fixture.pipeline { $0.maxRecordBytes = 4_096 })
+            // 100 kB: rejected unread, and larger than a dead letter of this pipeline may be.
+            let huge = Array(#"{"id":"huge","op":"topics.subscribe","topic":"p","tokens":["\#(String(repeating: "x", count: 100_000))"]}"#.utf8)
+            let valid = PipelineRequest(id: "after-stub", op: .topicsSubscribe, target: .topic("p"), items: tokens)
+            let reports = try await produce(fixture, [("p", huge), ("p", Array(valid.jsonBody()))], partition: 0)
+            let position = RecordPosition(reports[0]).description
+            let outcomes = try await fixture.waitForOutcomes([position, valid.id])
+            let letters = try await fixture.waitForDeadLetters(1)
+            #expect(await worker.worker.failure == nil)
+            await worker.stop()
+
+            #expect(outcomes[valid.id]?.status == .succeeded)
+            let rejected = try #require(outcomes[position])
+            #expect(rejected.status == .rejected && rejected.reason?.contains("exceeds the limit of 4096 bytes") == true)
+            let stub = try #require(letters.first)
+            #expect(stub.value == nil, "the value is left out")
+            #expect(stub.key == Array("p".utf8))
+            #expect(stub.headers.string(DeadLetterHeader.originalTopic) == fixture.requestTopic)
+            #expect(stub.headers.string(DeadLetterHeader.originalPartition) == "0")
+            #expect(stub.headers.string(DeadLetterHeader.originalOffset) == "\(reports[0].offset)")
+            #expect(stub.headers.string(DeadLetterHeader.error) == rejected.reason)
+            #expect(stub.headers.string(DeadLetterHeader.omittedBytes) == "\(huge.count)")
+            #expect(DeadLetter(stub).omittedBytes == huge.count && DeadLetter(stub).replay() == nil)
+        }
+    }
+
+    @Test("issue 31, finding 7: records padded far past their items are held by bytes, not items, and all complete")
+    func paddedRecordsHeldByBytes() async throws {
+        // Calls take a second: the records arrive far faster than they complete.
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 1_000)) { fixture in
+            let bound = 1 << 20
+            let padding = String(repeating: " ", count: 256 << 10)
+            func fid(_ n: Int) -> String { "fid-padded-\(n + 1_000)" }
+            func record(_ n: Int) -> (key: String, value: [UInt8]) {
+                ("subject-\(n)", Array(#"{"id":"padded-\#(n)","op":"installations.delete","installations":["\#(fid(n))"]\#(padding)}"#.utf8))
+            }
+            fixture.backend.seed(SeedRequest(installations: (0..<24).map(fid)))
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.maxInFlightBytes = bound
+                    $0.concurrency = 32
+                })
+            // 24 one-item records of 256 kB, 12 a partition (3 MiB: within the embedded broker's retention).
+            for partition in Int32(0)..<2 {
+                _ = try await produce(fixture, (0..<12).map { record(Int(partition) * 12 + $0) }, partition: partition)
+            }
+            let outcomes = try await fixture.waitForOutcomes((0..<24).map { "padded-\($0)" })
+            let statistics = await worker.worker.currentStatistics()
+            await worker.stop()
+
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded }, "\(outcomes.values.map { "\($0.status) \($0.counts)" })")
+            let recordBytes = record(10).value.count + "subject-10".utf8.count
+            // The bound is reached by the record taken last: it may pass by one record.
+            #expect(statistics.peakItemsInFlight <= bound / recordBytes + 1, "at most 5 records held at once, not all 24: \(statistics.peakItemsInFlight)")
+            #expect(statistics.peakBytesInFlight <= bound + recordBytes, "\(statistics.peakBytesInFlight) bytes held at the peak")
+        }
+    }
 }

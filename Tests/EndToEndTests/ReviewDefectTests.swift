@@ -43,23 +43,50 @@ struct ReviewDefectTests {
         }
     }
 
-    @Test("iidbatch run exits non-zero when an outcome is refused for good, instead of retrying forever (points 1 and 6)")
-    func permanentPublishFailureEndsTheProcess() async throws {
+    @Test("an outcome larger than the producer takes is published without its item lists, and iidbatch run goes on (issue 31, finding 4)")
+    func tooLargeOutcomeIsPublishedCompact() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let folder = try RunFolder(fixture, name: "too-large")
+            defer { folder.remove() }
+            let pipeline = try folder.pipeline(fixture, group: "too-large-workers", "batching: { max-items: 100, linger: 10ms }")
+            // 60 tokens the emulator does not know: 60 failed items, an outcome of several kB,
+            // over a producer limited to 2,000 bytes per record.
+            let request = PipelineRequest(id: "too-large-1", op: .topicsSubscribe, target: .topic("t"), items: (0..<60).map { "unknown-token-\($0)" })
+            let tokens = fixture.seedTokens(2, prefix: "too-large")
+            let after = PipelineRequest(id: "too-large-2", op: .topicsSubscribe, target: .topic("t"), items: tokens)
+            try await fixture.submit([request, after])
+            let worker = try ChildProcess(
+                try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-X", "message.max.bytes=2000", "--log-level", "warning"]))
+            let outcomes = try await fixture.waitForOutcomes([request.id, after.id], timeout: .seconds(90))
+            worker.interrupt()
+            let status = try await worker.waitForExit(seconds: 60)
+            #expect(status == 0, "no record stops the worker; it said:\n\(worker.text)")
+            #expect(worker.text.contains("too-large-1") && worker.text.contains("MSG_SIZE_TOO_LARGE"), "the warning names the request and the reason")
+
+            let compact = try #require(outcomes[request.id])
+            #expect(compact.status != .succeeded && compact.status != .rejected && compact.counts.values.reduce(0, +) == 60, "the counts stay")
+            #expect(compact.failedItems.isEmpty, "the item lists are left out")
+            #expect(compact.reason?.contains("MSG_SIZE_TOO_LARGE") == true, "\(compact.reason ?? "")")
+            #expect(outcomes[after.id]?.status == .succeeded)
+        }
+    }
+
+    @Test("iidbatch run exits non-zero when the cluster refuses every record (a forbidden topic), naming the request and the reason")
+    func refusedTopicEndsTheProcess() async throws {
         try await withPipelineFixture(partitions: 1) { fixture in
             let folder = try RunFolder(fixture, name: "refused")
             defer { folder.remove() }
             let pipeline = try folder.pipeline(fixture, group: "refused-workers", "batching: { max-items: 100, linger: 10ms }")
-            // 60 tokens the emulator does not know: 60 failed items, an outcome of several kB,
-            // over a producer limited to 2,000 bytes per record.
-            let request = PipelineRequest(id: "refused-1", op: .topicsSubscribe, target: .topic("t"), items: (0..<60).map { "unknown-token-\($0)" })
+            let request = PipelineRequest(id: "refused-1", op: .topicsSubscribe, target: .topic("t"), items: fixture.seedTokens(1, prefix: "refused"))
             try await fixture.submit([request])
-            let worker = try ChildProcess(
-                try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-X", "message.max.bytes=2000", "--log-level", "warning"]))
+            // From now on the cluster refuses every record produced: the worker's first is its outcome.
+            fixture.kafka.injectRequestErrors(.produce, Array(repeating: .topicAuthorizationFailed, count: 50))
+            let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "warning"]))
             let status = try await worker.waitForExit(seconds: 90)
+            fixture.kafka.clearRequestErrors(.produce)
             #expect(status != 0, "a worker that stopped itself makes the process fail; it said:\n\(worker.text)")
             #expect(worker.text.contains("refused-1"), "the error names the request")
-            #expect(worker.text.contains("MSG_SIZE_TOO_LARGE"), "and the broker's reason:\n\(worker.text)")
-            #expect(!fixture.outcomes.contains { $0.requestID == request.id })
+            #expect(worker.text.contains("TOPIC_AUTHORIZATION_FAILED"), "and the cluster's reason:\n\(worker.text)")
         }
     }
 

@@ -57,6 +57,7 @@ struct PipelineFileTests {
             concurrency: 4
             rate-limit: 12.5
             max-in-flight-items: 1000
+            max-in-flight-bytes: 16777216
             max-record-bytes: 4096
             drain-timeout: 3s
             retry: { max-attempts: 3, initial-backoff: 100ms, max-backoff: 2s, max-elapsed: 1m }
@@ -66,6 +67,7 @@ struct PipelineFileTests {
         #expect(pipeline.topicBackend == .fcmV1 && pipeline.itemsPerCall(.topicsSubscribe) == 1 && pipeline.itemsPerCall(.apnsImport) == 100)
         #expect(pipeline.maxItemsPerCall == 500 && pipeline.linger == .milliseconds(250) && pipeline.concurrency == 4)
         #expect(pipeline.callsPerSecond == 12.5 && pipeline.maxInFlightItems == 1_000 && pipeline.maxRecordBytes == 4_096)
+        #expect(pipeline.maxInFlightBytes == 16 << 20)
         #expect(pipeline.drainTimeout == .seconds(3) && pipeline.retry.maxElapsed == .seconds(60) && pipeline.retry.initialBackoff == .milliseconds(100))
         #expect(pipeline.breakerThreshold == 2 && pipeline.breakerCooldown == .milliseconds(500) && pipeline.breakerMaxCooldown == .seconds(10))
     }
@@ -74,6 +76,7 @@ struct PipelineFileTests {
     func defaults() throws {
         let pipeline = try PipelineFile.parse("request-topic: erasures\n", file: "d.yaml", name: "d")
         #expect(pipeline.group == "iidbatch-erasures" && pipeline.outcomeTopic == "erasures.outcomes" && pipeline.deadLetterTopic == "erasures.dead-letters")
+        #expect(pipeline.maxInFlightItems == 50_000 && pipeline.maxInFlightBytes == 64 << 20)
     }
 
     @Test("the worker's read-ahead is bounded in bytes by the largest record and in records by max-in-flight-items")
@@ -112,6 +115,8 @@ struct PipelineFileTests {
             ("request-topic: r\nretry: { max-elapsed: 99999999999999h }", "retry.max-elapsed", "must be a duration"),
             ("request-topic: r\nbatching: { linger: nan }", "batching.linger", "must be a duration"),
             ("request-topic: r\noutcome-topic: r", "outcome-topic", "must differ from request-topic"),
+            ("request-topic: r\nmax-in-flight-bytes: 1000", "max-in-flight-bytes", "1000 is out of range 1048576...1099511627776"),
+            ("request-topic: r\nmax-in-flight-bytes: 64MiB", "max-in-flight-bytes", "must be an integer, got 64MiB"),
         ] as [(String, String?, String)])
     func badFiles(text: String, key: String?, reason: String) {
         let error = #expect(throws: PipelineFileError.self) { try PipelineFile.parse(text, file: "pipelines/x.yaml", name: "x") }

@@ -32,7 +32,7 @@ struct RequestBookTests {
 
     @Test("items count against the bound until the outcome is acknowledged, not when the last item settles")
     func itemsHeldUntilAcknowledged() throws {
-        var book = RequestBook(maxInFlightItems: 10)
+        var book = RequestBook(maxInFlightItems: 10, maxInFlightBytes: 1 << 30)
         _ = book.assign([p0])
         let handle = try admit(&book, 0, request("a", items: 10))
         #expect(book.itemsInFlight == 10, "held from arrival")
@@ -48,7 +48,7 @@ struct RequestBookTests {
 
     @Test("runs of settlements finish a request: counts and failed items as if settled one by one")
     func settlesRuns() throws {
-        var book = RequestBook(maxInFlightItems: 1_000)
+        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)
         _ = book.assign([p0])
         let handle = try admit(&book, 0, request("a", items: 10))
         func run(_ first: Int, _ count: Int, _ code: ResultCode) -> ItemSettlement {
@@ -69,7 +69,7 @@ struct RequestBookTests {
 
     @Test("an acknowledgement from an earlier assignment never moves a later assignment's store point")
     func staleAcknowledgement() throws {
-        var book = RequestBook(maxInFlightItems: 1_000)
+        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)
         _ = book.assign([p0])
         let first = try admit(&book, 0, request("a", items: 1))
         let second = try admit(&book, 1, request("b", items: 1))
@@ -93,7 +93,7 @@ struct RequestBookTests {
 
     @Test("a duplicate id in flight is rejected naming the first; a redelivery is ignored")
     func duplicates() throws {
-        var book = RequestBook(maxInFlightItems: 1_000)
+        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)
         _ = book.assign([p0])
         _ = try admit(&book, 0, request("a", items: 1))
         guard case .rejected(let rejection) = book.receive(record(1, request("a", items: 1)), .success(request("a", items: 1)), at: now) else {
@@ -106,6 +106,46 @@ struct RequestBookTests {
             Issue.record("a redelivery was admitted")
             return
         }
+    }
+}
+
+extension RequestBookTests {
+    @Test("record bytes count from arrival until the outcome is acknowledged, or until a revoke; a rejected record's until its dead letter is")
+    func bytesHeldUntilAcknowledged() throws {
+        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 20)
+        _ = book.assign([p0])
+        let padded = KafkaRecord(
+            topic: p0.topic, partition: p0.partition, offset: 0, key: Array("subject".utf8),
+            value: Array(#"{"id":"a","op":"installations.delete","installations":["fid"]}"#.utf8) + Array(repeating: UInt8(ascii: " "), count: 500_000))
+        let bytes = 7 + padded.value!.count
+        let decoded = RequestDecoder().decode(padded.value!)
+        guard case .admitted(let handle, _) = book.receive(padded, decoded, at: now) else { throw FixtureFailure("not admitted") }
+        #expect(book.held == ReadGate.Load(items: 1, bytes: bytes), "one item, and the whole record it points into")
+        #expect(book.bound == ReadGate.Load(items: 1_000, bytes: 1 << 20))
+        let publications = settleAll(&book, handle, items: 1)
+        #expect(book.bytesInFlight == bytes, "the outcome is not acknowledged yet")
+        _ = book.published(publications[0].ticket)
+        #expect(book.held == ReadGate.Load(items: 0, bytes: 0))
+
+        // A rejected record holds its bytes in its dead letter until that is acknowledged.
+        var junk = padded
+        junk.offset = 1
+        junk.value = Array(#"{"pad":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 300_000) + Array(#""}"#.utf8)
+        guard case .rejected(let rejection) = book.receive(junk, RequestDecoder().decode(junk.value!), at: now) else {
+            throw FixtureFailure("not rejected")
+        }
+        #expect(book.held == ReadGate.Load(items: 0, bytes: 7 + junk.value!.count))
+        _ = book.published(rejection.ticket)
+        #expect(book.bytesInFlight == 0)
+        #expect(book.peakBytesInFlight == bytes)
+
+        // A revoke releases what the abandoned requests held.
+        var again = padded
+        again.offset = 2
+        _ = book.receive(again, RequestDecoder().decode(again.value!), at: now)
+        #expect(book.bytesInFlight == bytes)
+        book.revoke([p0])
+        #expect(book.held == ReadGate.Load(items: 0, bytes: 0))
     }
 }
 

@@ -95,3 +95,108 @@ extension Result where Failure == RequestRejection {
         return nil
     }
 }
+
+/// Issue 31, findings 4 and 7: what a hostile record can put in a rejection, and what it can make
+/// the worker hold.
+@Suite("Request decoding: ids bounded in bytes, unknown members refused, values quoted by bytes")
+struct RequestDecoderBoundsTests {
+    let decoder = RequestDecoder()
+
+    func rejection(_ text: String) throws -> RequestRejection {
+        guard case .failure(let rejection) = decoder.decode(Array(text.utf8)) else { throw FixtureFailure("accepted: \(text.prefix(200))") }
+        return rejection
+    }
+
+    @Test("an id of up to 512 bytes is taken; a longer one is rejected naming the field and its length, and kept in its short form")
+    func idBound() throws {
+        let longest = String(repeating: "é", count: RequestID.maxBytes / 2)
+        let taken = try decoder.decode(Array(#"{"id":"\#(longest)","op":"topics.subscribe","topic":"m","tokens":["t"]}"#.utf8)).get()
+        #expect(taken.id == longest)
+        let id = String(repeating: "a", count: 600_000)
+        let refused = try rejection(#"{"id":"\#(id)","op":"topics.subscribe","topic":"m","tokens":["t"]}"#)
+        #expect(refused.field == "id")
+        #expect(refused.reason.hasPrefix("has 600000 bytes, more than the limit of 512"), "\(refused.reason.prefix(200))")
+        #expect(refused.requestID == String(repeating: "a", count: 64) + "…sha256:ded93777580eeaa7d906cb0f16b9706b1000067eaf0f3b6c1d03a8bc6a15bf15")
+        #expect(refused.op == .topicsSubscribe)
+        #expect(refused.description.utf8.count <= RequestRejection.maxReasonBytes + 8)
+        let replay = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"m","tokens":["t"],"replayOf":"\#(id)"}"#)
+        #expect(replay.field == "replayOf" && replay.reason.hasPrefix("has 600000 bytes") && replay.requestID == "r")
+    }
+
+    @Test("the short form of an over-long id keeps its first 64 bytes, cut between scalars, and its SHA-256; a short id is itself")
+    func shortForm() {
+        #expect(RequestID.shortForm("r-1") == "r-1")
+        let id = String(repeating: "é", count: 300)  // 600 bytes
+        #expect(RequestID.shortForm(id) == String(repeating: "é", count: 32) + "…sha256:7250b66610f8b7dbd6f5e5426d2143bcba6d826cedb4bea8a358695da78db023")
+        let odd = "x" + id  // the 64-byte cut falls inside an 'é': it goes back before it
+        #expect(RequestID.shortForm(odd).hasPrefix("x" + String(repeating: "é", count: 31) + "…sha256:"))
+    }
+
+    @Test(
+        "a member its op does not have is refused, naming it and the members the op has",
+        arguments: [
+            (#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"],"padding":"xxxx"}"#, "padding", "is not a member of topics.subscribe requests"),
+            (
+                #"{"id":"x","op":"installations.delete","installations":["f"],"subjet":"user-1"}"#, "subjet",
+                "which have: id, installations, op, priorAttempts, replayOf, subject"
+            ),
+            (#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"],"subject":"s","z":1}"#, "subject", "(and 1 more unknown members)"),
+            (#"{"id":"x","op":"groups.export","groups":["g"],"details":true}"#, "details", "is not a member of groups.export requests"),
+        ])
+    func unknownMembers(text: String, field: String, reason: String) throws {
+        let refused = try rejection(text)
+        #expect(refused.field == field)
+        #expect(refused.reason.contains(reason), "\(refused.reason)")
+        #expect(refused.requestID == "x")
+    }
+
+    @Test("every member of every op is taken: a request with all of its op's members decodes")
+    func everyMemberTaken() throws {
+        let values: [String: String] = [
+            "id": #""x""#, "subject": #""s""#, "topic": #""m""#, "application": #""a""#, "sandbox": "true", "notificationKeyName": #""n""#,
+            "notificationKey": #""k""#, "details": "true", "groupsBy": #""notificationKey""#, "replayOf": #""r""#, "priorAttempts": "1",
+        ]
+        for op in RequestOp.allCases {
+            let members = op.members.sorted().map { name in
+                let value = name == "op" ? "\"\(op.rawValue)\"" : name == op.itemsField ? #"["t"]"# : values[name]!
+                return "\"\(name)\":\(value)"
+            }
+            if case .failure(let refused) = decoder.decode(Array("{\(members.joined(separator: ","))}".utf8)) { Issue.record("\(op): \(refused)") }
+        }
+    }
+
+    @Test("a value is quoted cut by bytes, not characters: one 400 kB character, or a 600 kB member name, leaves a reason of at most a kilobyte")
+    func quotesCutByBytes() throws {
+        // One character: an 'a' and 200,000 combining acute accents (400,001 bytes).
+        let grapheme = "a" + String(repeating: "\u{301}", count: 200_000)
+        #expect(grapheme.count == 1)
+        for (text, field, length) in [
+            (#"{"id":"x","op":"topics.subscribe","topic":"\#(grapheme)","tokens":["t"]}"#, "topic", 400_001),
+            (#"{"id":"x","op":"\#(grapheme)","topic":"m","tokens":["t"]}"#, "op", 400_001),
+            (#"{"id":"x","op":"groups.export","groupsBy":"\#(grapheme)","groups":["g"]}"#, "groupsBy", 400_001),
+            (#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t", 7],"priorAttempts":"\#(grapheme)"}"#, "tokens[1]", nil),
+            (#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"],"priorAttempts":"\#(grapheme)"}"#, "priorAttempts", 400_001),
+        ] as [(String, String, Int?)] {
+            let refused = try rejection(text)
+            #expect(refused.field == field)
+            if let length { #expect(refused.reason.contains("(\(length) bytes)"), "\(refused.reason)") }
+            #expect(refused.description.utf8.count <= 1_024, "\(refused.description.utf8.count) bytes")
+        }
+        let name = String(repeating: "n", count: 600_000)
+        let member = try rejection(#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"],"\#(name)":1}"#)
+        #expect(member.field == String(repeating: "n", count: 64) + "… (600000 bytes)")
+        #expect(member.description.utf8.count <= 1_024)
+    }
+
+    @Test("a quote is cut between Unicode scalars: the text stays valid, never past the bound")
+    func quoteCut() {
+        #expect(RequestRejection.quote("movies") == "'movies'")
+        let accents = String(repeating: "é", count: 40)  // 80 bytes
+        #expect(RequestRejection.quote(accents) == "'" + String(repeating: "é", count: 32) + "…' (80 bytes)")
+        #expect(RequestRejection.quote("x" + accents, mark: "\"") == "\"x" + String(repeating: "é", count: 31) + "…\" (81 bytes)")
+        let emoji = String(repeating: "👩‍👩‍👧‍👦", count: 10)  // 25 bytes each: scalars of 4 and 3 bytes
+        let cut = RequestRejection.quote(emoji, mark: "")
+        #expect(cut.utf8.count <= RequestRejection.maxQuotedBytes + "… (250 bytes)".utf8.count)
+        #expect(cut.hasSuffix("… (250 bytes)") && emoji.unicodeScalars.starts(with: cut.unicodeScalars.dropLast(13)))
+    }
+}

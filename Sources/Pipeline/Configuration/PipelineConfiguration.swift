@@ -38,6 +38,10 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var topicBackend: TopicBackend
     /// Items held in flight before partitions are paused.
     public var maxInFlightItems: Int
+    /// Record bytes (values and keys) held in flight before partitions are paused, as
+    /// `maxInFlightItems` counts items: a request's items point into its record, so a few padded
+    /// records can hold more memory than many items.
+    public var maxInFlightBytes: Int
     /// Records larger than this are rejected unread.
     public var maxRecordBytes: Int
     /// The largest outcome the pipeline publishes; a request whose outcome could be larger
@@ -61,8 +65,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
         name: String, requestTopic: String, group: String? = nil, outcomeTopic: String? = nil, deadLetterTopic: String? = nil, exportTopic: String? = nil,
         maxItemsPerCall: Int = RequestOp.largestCallLimit, linger: Duration = .milliseconds(50), concurrency: Int = 16, callsPerSecond: Double? = nil,
         retry: RetryPolicy = RetryPolicy(), topicBackend: TopicBackend = .iidBatch, maxInFlightItems: Int = 50_000,
-        maxRecordBytes: Int = 1 << 20, maxOutcomeBytes: Int = 1_000_000, drainTimeout: Duration = .seconds(20), breakerThreshold: Int = 5,
-        breakerCooldown: Duration = .seconds(1), breakerMaxCooldown: Duration = .seconds(30)
+        maxInFlightBytes: Int = 64 << 20, maxRecordBytes: Int = 1 << 20, maxOutcomeBytes: Int = 1_000_000, drainTimeout: Duration = .seconds(20),
+        breakerThreshold: Int = 5, breakerCooldown: Duration = .seconds(1), breakerMaxCooldown: Duration = .seconds(30)
     ) {
         self.name = name
         self.requestTopic = requestTopic
@@ -77,6 +81,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
         self.retry = retry
         self.topicBackend = topicBackend
         self.maxInFlightItems = maxInFlightItems
+        self.maxInFlightBytes = maxInFlightBytes
         self.maxRecordBytes = maxRecordBytes
         self.maxOutcomeBytes = maxOutcomeBytes
         self.drainTimeout = drainTimeout
@@ -107,9 +112,22 @@ public struct PipelineConfiguration: Sendable, Hashable {
         pipelines.first { $0.ops?.contains(op) == true } ?? pipelines.first { $0.ops == nil }
     }
 
+    /// `max-in-flight-bytes`' range: from 1 MiB (a request needs its record held) to 1 TiB.
+    public static let maxInFlightBytesRange = (1 << 20)...(1 << 40)
+
+    /// The most bytes a dead letter takes as the producer counts them (key, value and headers): a
+    /// record of up to `maxRecordBytes` with a key of up to `deadLetterKeyBytes` and its headers
+    /// (`DeadLetterHeader.maxBytes`). A larger one is published as a stub with the record's
+    /// coordinates (`Publication.DeadLetterRecord.stub()`).
+    public var maxDeadLetterBytes: Int { maxRecordBytes + Self.deadLetterKeyBytes + DeadLetterHeader.maxBytes }
+
+    /// The key a dead letter of a full-size record may carry whole.
+    public static let deadLetterKeyBytes = 8_192
+
     /// Producer settings the pipeline needs unless the operator set them: `message.max.bytes` large
-    /// enough for its largest outcome and for a rejected record dead-lettered byte for byte with
-    /// its headers (the broker's topic limits still apply).
+    /// enough for its largest outcome and for a dead letter of `maxDeadLetterBytes` (the broker's
+    /// topic limits still apply: past them an outcome loses its item lists and a dead letter
+    /// becomes a stub).
     public var producerDefaults: [String: String] {
         Self.producerDefaults(for: [self])
     }
@@ -135,6 +153,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
 
     /// Producer settings for one producer shared by `pipelines`: large enough for each of them.
     public static func producerDefaults(for pipelines: [PipelineConfiguration]) -> [String: String] {
+        // 64 KiB past the larger: a dead letter's key and headers (`maxDeadLetterBytes`), an
+        // outcome's key, and librdkafka's few dozen bytes per record.
         let largest = pipelines.map { max($0.maxRecordBytes, $0.maxOutcomeBytes) + 65_536 }.max() ?? 0
         return ["message.max.bytes": "\(max(1_000_000, largest))"]
     }

@@ -17,6 +17,7 @@ import Yams
 /// rate-limit: 500                       # calls per second per API: the adaptive rate's ceiling
 /// adaptive-rate: { start: 20, floor: 1, increase: 2, decrease: 0.7 }
 /// max-in-flight-items: 50000
+/// max-in-flight-bytes: 67108864            # record bytes held in flight (64 MiB)
 /// max-record-bytes: 1048576
 /// max-outcome-bytes: 1000000                # requests whose outcome could be larger are rejected
 /// drain-timeout: 20s
@@ -98,6 +99,7 @@ public enum PipelineFile {
             try adaptive.finish()
         }
         pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: ControlKey.maxInFlightItemsRange) ?? pipeline.maxInFlightItems
+        pipeline.maxInFlightBytes = try reader.integer("max-in-flight-bytes", in: PipelineConfiguration.maxInFlightBytesRange) ?? pipeline.maxInFlightBytes
         pipeline.maxRecordBytes = try reader.integer("max-record-bytes", in: 64...(64 << 20)) ?? pipeline.maxRecordBytes
         pipeline.maxOutcomeBytes = try reader.integer("max-outcome-bytes", in: 16_384...(64 << 20)) ?? pipeline.maxOutcomeBytes
         pipeline.drainTimeout = try reader.duration("drain-timeout") ?? pipeline.drainTimeout

@@ -1,5 +1,5 @@
-/// How the worker holds consumption back when `max-in-flight-items` items are held, as a pure
-/// state machine fed the items held and the time.
+/// How the worker holds consumption back when `max-in-flight-items` items or `max-in-flight-bytes`
+/// record bytes are held, as a pure state machine fed what is held and the time.
 ///
 /// Two steps. First it *holds its reads*: it stops taking records from the consumer, and the
 /// records librdkafka prefetched wait in its queue, ready when it reads again. Pausing
@@ -8,15 +8,19 @@
 /// pause, cost most of the throughput. A hold that lasts `holdLimit` (a slow or stalled backend)
 /// becomes a *pause* of the partitions, so that the consumer is polled again: rebalances are
 /// served, and the group never waits longer than that on this member. Either ends at half the
-/// bound: the records then come in a burst that packs full calls (released at every finished
+/// bounds: the records then come in a burst that packs full calls (released at every finished
 /// call, they came one at a time and went out in calls of one request's items at each linger,
 /// ten times the calls for 100-item requests, at the backend's quota as well as in CPU).
 ///
+/// Both bounds count the same way: items alone bound what small records hold, bytes what padded
+/// or large records hold (a one-item request padded to 1 MiB holds 1 MiB).
+///
 /// Guarantees:
-/// - While at least the bound is held, reads are held or the partitions paused.
+/// - While at least either bound is held, reads are held or the partitions paused.
 /// - Reads are held for at most `holdLimit` at a time.
 /// - Partitions are paused for backpressure only after a hold of `holdLimit`.
-/// - Reads and partitions resume once at most half the bound is held.
+/// - Reads and partitions resume once at most half of both bounds is held (so nothing held
+///   always resumes them, whatever the bounds).
 struct ReadGate: Sendable {
     /// Where consumption stands.
     enum State: Equatable, Sendable {
@@ -26,6 +30,20 @@ struct ReadGate: Sendable {
         case holding(since: ContinuousClock.Instant)
         /// The partitions are paused for backpressure.
         case paused
+    }
+
+    /// Items and record bytes: what is held, or the bounds on it.
+    struct Load: Equatable, Sendable {
+        /// Items of the requests held.
+        var items: Int
+        /// Bytes of their records, keys and values.
+        var bytes: Int
+
+        /// Whether this reaches either of `bound`'s figures.
+        func reaches(_ bound: Load) -> Bool { items >= bound.items || bytes >= bound.bytes }
+
+        /// Whether this is at most half of both of `bound`'s figures.
+        func isWithinHalf(of bound: Load) -> Bool { items <= bound.items / 2 && bytes <= bound.bytes / 2 }
     }
 
     /// What the worker does.
@@ -50,21 +68,21 @@ struct ReadGate: Sendable {
         if case .holding = state { true } else { false }
     }
 
-    /// `itemsInFlight` items are held under a bound of `limit`, at `now`.
-    mutating func update(itemsInFlight: Int, limit: Int, now: ContinuousClock.Instant) -> [Action] {
+    /// `held` is held under `bound`, at `now`.
+    mutating func update(held: Load, bound: Load, now: ContinuousClock.Instant) -> [Action] {
         switch state {
         case .open:
-            guard itemsInFlight >= limit else { return [] }
+            guard held.reaches(bound) else { return [] }
             state = .holding(since: now)
             return [.holdReads(deadline: now + Self.holdLimit)]
         case .holding(let since):
-            if itemsInFlight <= limit / 2 {
+            if held.isWithinHalf(of: bound) {
                 state = .open
                 return [.releaseReads]
             }
             return now - since >= Self.holdLimit ? pause() : []
         case .paused:
-            guard itemsInFlight <= limit / 2 else { return [] }
+            guard held.isWithinHalf(of: bound) else { return [] }
             state = .open
             return [.resumePartitions]
         }

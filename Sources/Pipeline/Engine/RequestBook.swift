@@ -1,15 +1,17 @@
 import Foundation
 import Kafka
 
-/// The worker's books, as a pure state machine: the requests it holds, the items they count
-/// against the in-flight bound (`ReadGate` decides what to do about it), their offsets, and
-/// which assignment each belongs to.
+/// The worker's books, as a pure state machine: the requests it holds, the items and record bytes
+/// they count against the in-flight bounds (`ReadGate` decides what to do about them), their
+/// offsets, and which assignment each belongs to.
 ///
 /// Guarantees:
 /// - An offset is handed out for storing only when every record at or below it in the same
 ///   assignment has had its outcome (and dead letter) acknowledged.
-/// - A request's items count against `maxInFlightItems` from its arrival until its outcome is
-///   acknowledged, or until it is abandoned at a revoke.
+/// - A request's items count against `maxInFlightItems`, and its record's bytes (key and value)
+///   against `maxInFlightBytes`, from its arrival until its outcome is acknowledged, or until it
+///   is abandoned at a revoke. A rejected record's bytes count until its dead letter and outcome
+///   are acknowledged (they hold the record).
 /// - An acknowledgement from an earlier assignment of a partition releases its items but never
 ///   moves the later assignment's store point.
 struct RequestBook: Sendable {
@@ -25,6 +27,8 @@ struct RequestBook: Sendable {
 
     /// The bound on items held.
     private(set) var maxInFlightItems: Int
+    /// The bound on record bytes held.
+    let maxInFlightBytes: Int
     private var tracker = OffsetTracker()
     private var requests: [RequestHandle: RequestState] = [:]
     private var handleByID: [String: RequestHandle] = [:]
@@ -35,13 +39,24 @@ struct RequestBook: Sendable {
     private(set) var itemsInFlight = 0
     /// The most items held at once.
     private(set) var peakItemsInFlight = 0
+    /// Record bytes of requests held or being published.
+    private(set) var bytesInFlight = 0
+    /// The most record bytes held at once.
+    private(set) var peakBytesInFlight = 0
 
-    /// Books holding at most about `maxInFlightItems` items.
-    init(maxInFlightItems: Int) {
+    /// Books holding at most about `maxInFlightItems` items and `maxInFlightBytes` record bytes.
+    init(maxInFlightItems: Int, maxInFlightBytes: Int) {
         self.maxInFlightItems = maxInFlightItems
+        self.maxInFlightBytes = maxInFlightBytes
     }
 
     // MARK: - Queries
+
+    /// What is held now, for `ReadGate`.
+    var held: ReadGate.Load { ReadGate.Load(items: itemsInFlight, bytes: bytesInFlight) }
+
+    /// The bounds on what is held, for `ReadGate`.
+    var bound: ReadGate.Load { ReadGate.Load(items: maxInFlightItems, bytes: maxInFlightBytes) }
 
     /// Requests received and not yet acknowledged (publishing included).
     var requestsInFlight: Int { tracker.inFlight }
@@ -98,9 +113,10 @@ struct RequestBook: Sendable {
         }
         let handle = nextHandle
         nextHandle = handle.next
-        requests[handle] = RequestState(request: request, record: record, generation: generation, receivedAt: now)
+        let state = RequestState(request: request, record: record, generation: generation, receivedAt: now)
+        requests[handle] = state
         handleByID[request.id] = handle
-        hold(request.items.count)
+        hold(request.items.count, bytes: state.recordBytes)
         return .admitted(handle, request)
     }
 
@@ -161,7 +177,7 @@ struct RequestBook: Sendable {
         for handle in abandoned {
             guard let state = requests.removeValue(forKey: handle) else { continue }
             if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
-            release(state.request.items.count)
+            release(state.request.items.count, bytes: state.recordBytes)
         }
         assigned.subtract(partitions)
         tracker.forget(Array(partitions))
@@ -170,19 +186,22 @@ struct RequestBook: Sendable {
 
     // MARK: - Helpers
 
-    private mutating func hold(_ items: Int) {
+    private mutating func hold(_ items: Int, bytes: Int) {
         itemsInFlight += items
         peakItemsInFlight = max(peakItemsInFlight, itemsInFlight)
+        bytesInFlight += bytes
+        peakBytesInFlight = max(peakBytesInFlight, bytesInFlight)
     }
 
-    private mutating func release(_ items: Int) {
+    private mutating func release(_ items: Int, bytes: Int) {
         itemsInFlight -= items
+        bytesInFlight -= bytes
     }
 
     private mutating func endPublishing(_ ticket: PublishTicket) {
         publishing[ticket.partition, default: 1] -= 1
         if publishing[ticket.partition] == 0 { publishing[ticket.partition] = nil }
-        release(ticket.items)
+        release(ticket.items, bytes: ticket.bytes)
     }
 
     private mutating func publication(of state: RequestState, at now: Date) -> Publication {
@@ -198,7 +217,8 @@ struct RequestBook: Sendable {
         publishing[state.partition, default: 0] += 1
         return Publication(
             outcome: outcome, deadLetter: deadLetter, groupExports: state.groupExports(),
-            ticket: PublishTicket(partition: state.partition, offset: state.offset, generation: state.generation, items: state.request.items.count))
+            ticket: PublishTicket(
+                partition: state.partition, offset: state.offset, generation: state.generation, items: state.request.items.count, bytes: state.recordBytes))
     }
 
     /// A record that is not a request to work on now: a `rejected` outcome, and its bytes
@@ -214,8 +234,10 @@ struct RequestBook: Sendable {
             partition: record.topicPartition, offset: record.offset, requestID: rejection.requestID, error: rejection.description,
             attempts: 0, kind: kind)
         publishing[record.topicPartition, default: 0] += 1
+        let bytes = RequestState.bytes(of: record)
+        hold(0, bytes: bytes)
         return Publication(
             outcome: outcome, deadLetter: Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1, kind: kind),
-            ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 0))
+            ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 0, bytes: bytes))
     }
 }

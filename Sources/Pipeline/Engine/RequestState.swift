@@ -10,6 +10,9 @@ struct RequestState: Sendable {
     let offset: Int64
     let generation: AssignmentGeneration
     let key: [UInt8]?
+    /// The bytes of its record's key and value, which its items point into: what it holds
+    /// against `max-in-flight-bytes`.
+    let recordBytes: Int
     let receivedAt: Date
     /// The distinct finals of its items: items that ended alike share one.
     private var finals: [ItemFinal] = []
@@ -25,10 +28,14 @@ struct RequestState: Sendable {
         self.offset = record.offset
         self.generation = generation
         self.key = record.key
+        self.recordBytes = Self.bytes(of: record)
         self.receivedAt = receivedAt
         slots = Array(repeating: -1, count: request.items.count)
         remaining = request.items.count
     }
+
+    /// The bytes `record` holds in memory while its request is in flight: its key and value.
+    static func bytes(of record: KafkaRecord) -> Int { (record.key?.count ?? 0) + (record.value?.count ?? 0) }
 
     /// Records the final answer of items `indexes` after `attempts` attempts in this worker, at
     /// `time`. A second answer for an item is ignored.

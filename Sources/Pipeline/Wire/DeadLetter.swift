@@ -32,8 +32,11 @@ public struct DeadLetter: Sendable {
     public var codes: [String]
     /// Attempts spent on its items so far.
     public var attempts: Int
-    /// The request it holds, for `retryExhausted` and `duplicate`.
+    /// The request it holds, for `retryExhausted` and `duplicate` (nil for a stub).
     public var request: PipelineRequest?
+    /// For a stub (a dead letter too large to publish whole): the bytes of its key and value left
+    /// out. Its record is still at `originalTopic`, partition and offset, until retention ends.
+    public var omittedBytes: Int?
 
     /// Reads the headers and the request of `record`.
     public init(_ record: KafkaRecord) {
@@ -45,6 +48,7 @@ public struct DeadLetter: Sendable {
         error = headers.string(DeadLetterHeader.error) ?? ""
         codes = headers.string(DeadLetterHeader.codes)?.split(separator: ",").map(String.init) ?? []
         attempts = headers.string(DeadLetterHeader.attempts).flatMap(Int.init) ?? 0
+        omittedBytes = headers.string(DeadLetterHeader.omittedBytes).flatMap(Int.init)
         if kind.holdsRequest, let value = record.value, case .success(let request) = RequestDecoder().decode(value) {
             self.request = request
         }

@@ -31,7 +31,8 @@ public struct Outcome: Sendable, Hashable, Codable {
     public var topicsOmitted: [String]?
     /// For `groups.export`: each found group's members (also written to the export topic).
     public var groupMembers: [String: [String]]?
-    /// Why a rejected record was rejected, naming the field.
+    /// Why a rejected record was rejected, naming the field; on any other outcome, why its item
+    /// lists were left out (`withoutItemLists(because:)`).
     public var reason: String?
     /// For a replayed dead letter: the original request's id.
     public var replayOf: String?
@@ -89,6 +90,29 @@ public struct Outcome: Sendable, Hashable, Codable {
         compact.topicsOmitted = topics.keys.sorted()
         compact.topics = [:]
         return compact.jsonBytes()
+    }
+
+    /// The most bytes of each target value `withoutItemLists(because:)` keeps.
+    public static let maxCompactTargetBytes = 256
+
+    /// The outcome in its smallest form, for when the cluster refused it whole as too large (a
+    /// topic whose `max.message.bytes` is below `max-outcome-bytes`): its counts, status and times
+    /// stay; `failedItems` is empty and `imports`, `receipt`, `topics`, `topicsOmitted` and
+    /// `groupMembers` are left out; target values are cut to `maxCompactTargetBytes` bytes; and
+    /// `reason` says why, quoting `refusal`: a few hundred bytes, plus a count per distinct code.
+    public func withoutItemLists(because refusal: String) -> Outcome {
+        var compact = self
+        compact.failedItems = []
+        compact.imports = nil
+        compact.receipt = nil
+        compact.topics = nil
+        compact.topicsOmitted = nil
+        compact.groupMembers = nil
+        compact.target = target.mapValues { $0.utf8Prefix(maxBytes: Self.maxCompactTargetBytes) }
+        compact.reason =
+            ("its item lists are left out: the whole outcome was refused as too large (\(refusal)); keep max-outcome-bytes below the outcome topic's max.message.bytes"
+            + (reason.map { "; \($0)" } ?? "")).utf8Prefix(maxBytes: RequestRejection.maxReasonBytes)
+        return compact
     }
 
     /// The JSON document, members in `.sortedKeys` order, optional members left out when nil.

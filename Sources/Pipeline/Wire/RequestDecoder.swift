@@ -3,6 +3,11 @@ import InstanceAPI
 
 /// Reads request records strictly: anything that is not a valid request is rejected with a reason
 /// that names the field and the offending value. It never traps, whatever the bytes.
+///
+/// Guarantees: an `id` or `replayOf` past `RequestID.maxBytes` bytes is rejected, naming the field
+/// and its length; a member its op does not have (`RequestOp.members`) is rejected, naming it;
+/// values are quoted in reasons cut by bytes (`RequestRejection.quote(_:mark:)`), so no rejection
+/// carries more than a few kilobytes of the record.
 public struct RequestDecoder: Sendable {
     /// Records larger than this are rejected unread.
     public var maxRecordBytes: Int
@@ -49,9 +54,10 @@ public struct RequestDecoder: Sendable {
     private func decode(_ fields: inout Fields) throws(RequestRejection) -> PipelineRequest {
         let id = try fields.requiredString("id")
         fields.id = id
+        try Fields.checkIDBytes(id, field: "id")
         let opName = try fields.requiredString("op")
         guard let op = RequestOp(rawValue: opName) else {
-            throw RequestRejection(field: "op", reason: "unknown op '\(opName)'; expected one of \(RequestOp.names)")
+            throw RequestRejection(field: "op", reason: "unknown op \(RequestRejection.quote(opName)); expected one of \(RequestOp.names)")
         }
         if let acceptedOps, !acceptedOps.contains(op) {
             throw RequestRejection(
@@ -71,7 +77,7 @@ public struct RequestDecoder: Sendable {
         case .topicsSubscribe, .topicsUnsubscribe:
             let topic = try fields.requiredString("topic")
             do { target = .topic(try APILimits.topicName(topic)) } catch {
-                throw RequestRejection(field: "topic", reason: "'\(topic)' is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
+                throw RequestRejection(field: "topic", reason: "\(RequestRejection.quote(topic)) is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
             }
         case .apnsImport:
             let application = try fields.requiredString("application")
@@ -91,11 +97,14 @@ public struct RequestDecoder: Sendable {
             case RequestTarget.groupsByKey: target = .export(byKey: true)
             case let other:
                 throw RequestRejection(
-                    field: "groupsBy", reason: "'\(other)' is not \(RequestTarget.groupsByName) (the default) or \(RequestTarget.groupsByKey)")
+                    field: "groupsBy",
+                    reason: "\(RequestRejection.quote(other)) is not \(RequestTarget.groupsByName) (the default) or \(RequestTarget.groupsByKey)")
             }
         }
         let replayOf = try fields.optionalString("replayOf")
+        if let replayOf { try Fields.checkIDBytes(replayOf, field: "replayOf") }
         let priorAttempts = try fields.optionalCount("priorAttempts") ?? 0
+        try fields.checkMembers(of: op)
         let request = PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts)
         // Most requests are far below the limit by their record's size alone: their items are
         // read one by one only when that bound is over it.
@@ -125,6 +134,28 @@ public struct RequestDecoder: Sendable {
                 throw RequestRejection(field: name, reason: "must be a non-empty string, got \(Self.show(value))")
             }
             return text
+        }
+
+        /// Refuses an id (`id`, `replayOf`) past `RequestID.maxBytes`, naming `field` and the length.
+        static func checkIDBytes(_ id: String, field: String) throws(RequestRejection) {
+            let bytes = id.utf8.count
+            guard bytes > RequestID.maxBytes else { return }
+            throw RequestRejection(
+                field: field,
+                reason:
+                    "has \(bytes) bytes, more than the limit of \(RequestID.maxBytes); it is named by its first \(RequestID.keptBytes) bytes and its SHA-256 (\(RequestID.shortForm(id)))"
+            )
+        }
+
+        /// Refuses a member `op`'s requests do not have, naming the first (in sorted order).
+        func checkMembers(of op: RequestOp) throws(RequestRejection) {
+            let allowed = op.members
+            let unknown = document.keys.filter { !allowed.contains($0) }.sorted()
+            guard let first = unknown.first else { return }
+            let more = unknown.count > 1 ? " (and \(unknown.count - 1) more unknown members)" : ""
+            throw RequestRejection(
+                field: RequestRejection.quote(first, mark: ""),
+                reason: "is not a member of \(op.rawValue) requests, which have: \(allowed.sorted().joined(separator: ", "))\(more)")
         }
 
         func optionalString(_ name: String) throws(RequestRejection) -> String? {
@@ -182,7 +213,7 @@ public struct RequestDecoder: Sendable {
             case .null: "null"
             case .bool(let flag): "\(flag)"
             case .number(let number): number == number.rounded() && abs(number) < 1e15 ? "\(Int(number))" : "\(number)"
-            case .string(let text): "\"\(text.prefix(60))\""
+            case .string(let text): RequestRejection.quote(text, mark: "\"")
             case .array(let elements): "an array of \(elements.count)"
             case .object: "an object"
             }

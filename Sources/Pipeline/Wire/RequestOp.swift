@@ -32,6 +32,23 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// The members a request of this op may hold: `id`, `op`, `replayOf` and `priorAttempts`,
+    /// its target fields and its items field. `RequestDecoder` refuses a request with any other,
+    /// naming it: a member the worker would ignore (a misspelt `subjet`, another op's `topic`) is
+    /// never silently dropped from what the producer meant, nor carried in memory unread.
+    public var members: Set<String> {
+        let target: [String] =
+            switch self {
+            case .installationsDelete: ["subject"]
+            case .topicsSubscribe, .topicsUnsubscribe: ["topic"]
+            case .apnsImport: ["application", "sandbox"]
+            case .groupsCreate, .groupsAdd, .groupsRemove: ["notificationKeyName", "notificationKey"]
+            case .instancesInfo: ["details"]
+            case .groupsExport: ["groupsBy"]
+            }
+        return Set(["id", "op", "replayOf", "priorAttempts", itemsField] + target)
+    }
+
     /// Items one backend call may carry (`APILimits`).
     public var perCallLimit: Int {
         switch self {

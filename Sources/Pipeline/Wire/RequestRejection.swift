@@ -1,6 +1,17 @@
 /// Why a record is not a valid request. The reason names the field; the id is kept when one could
 /// be read, so that a `rejected` outcome can be published for it.
+///
+/// Guarantees: the reason takes at most `maxReasonBytes` bytes and the ids at most
+/// `RequestID.maxBytes` (an over-long one is kept in its `RequestID.shortForm(_:)`); a field is a
+/// name of the decoder's own or a member's name quoted with `quote(_:mark:)`, as are the values a
+/// reason shows: a rejection's outcome, dead-letter header and log line stay small whatever the
+/// record held.
 public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The most bytes of a value a reason quotes (`quote(_:mark:)`).
+    public static let maxQuotedBytes = 64
+    /// The most bytes of a reason; a longer one is cut at a UTF-8 boundary and ends with `…`.
+    public static let maxReasonBytes = 1_024
+
     /// The offending field (`op`, `tokens[3]`, `topic`, …), or nil for the record as a whole.
     public var field: String?
     /// What is wrong, with the offending value.
@@ -13,14 +24,23 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
     /// toward the original request's replays, not as a second outcome of the original.
     public var replayOf: String?
 
-    /// A rejection.
+    /// A rejection; the reason and ids are cut to their bounds.
     public init(field: String?, reason: String, requestID: String? = nil, op: RequestOp? = nil, replayOf: String? = nil) {
         self.field = field
-        self.reason = reason
-        self.requestID = requestID
+        self.reason = reason.utf8.count <= Self.maxReasonBytes ? reason : reason.utf8Prefix(maxBytes: Self.maxReasonBytes - 3) + "…"
+        self.requestID = requestID.map(RequestID.shortForm)
         self.op = op
-        self.replayOf = replayOf
+        self.replayOf = replayOf.map(RequestID.shortForm)
     }
 
     public var description: String { field.map { "\($0): \(reason)" } ?? reason }
+
+    /// `text` between two `mark`s as a reason shows a value: whole when it takes at most
+    /// `maxQuotedBytes` bytes, else its first bytes cut at a UTF-8 boundary, `…` and its length:
+    /// `'aaaa…' (600000 bytes)`.
+    public static func quote(_ text: String, mark: String = "'") -> String {
+        let bytes = text.utf8.count
+        guard bytes > maxQuotedBytes else { return mark + text + mark }
+        return mark + text.utf8Prefix(maxBytes: maxQuotedBytes) + "…" + mark + " (\(bytes) bytes)"
+    }
 }

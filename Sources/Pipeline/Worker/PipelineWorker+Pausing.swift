@@ -3,9 +3,9 @@ import Kafka
 /// Pausing consumption, for backpressure (through `ReadGate`), the circuit breaker, an operator or
 /// a stop.
 extension PipelineWorker {
-    /// Feeds the gate the items held now and performs what it decides.
+    /// Feeds the gate the items and record bytes held now and performs what it decides.
     func updateBackpressure() {
-        performGate(gate.update(itemsInFlight: book.itemsInFlight, limit: book.maxInFlightItems, now: clock.now))
+        performGate(gate.update(held: book.held, bound: book.bound, now: clock.now))
     }
 
     /// Performs the gate's actions: a hold arms its deadline, a release wakes the reader.
@@ -22,7 +22,9 @@ extension PipelineWorker {
                 holdTimer = nil
                 releaseReader()
             case .pausePartitions:
-                logger.info("\(book.itemsInFlight) items held for \(ReadGate.holdLimit): pausing the partitions until half of them are done")
+                logger.info(
+                    "\(book.itemsInFlight) items in \(book.bytesInFlight) record bytes held for \(ReadGate.holdLimit): pausing the partitions until half of them are done"
+                )
                 setPause(.backpressure, true)
             case .resumePartitions:
                 setPause(.backpressure, false)

@@ -19,16 +19,19 @@ import Logging
 ///   then dead-lettered as a request of the leftover items.
 /// - Calls on one topic name or device group take effect in offset order within a partition; work
 ///   of a revoked partition never starts after the revoke returns.
-/// - At most `maxInFlightItems` items are held until their outcomes are acknowledged; past it the
-///   worker takes no more records (`ReadGate`: it holds its reads, then pauses its partitions if
-///   that lasts); while the circuit breaker is open, partitions are paused, newly assigned ones
-///   included.
+/// - At most `maxInFlightItems` items and `maxInFlightBytes` record bytes are held until their
+///   outcomes are acknowledged; past either the worker takes no more records (`ReadGate`: it holds
+///   its reads, then pauses its partitions if that lasts); while the circuit breaker is open,
+///   partitions are paused, newly assigned ones included.
 /// - Operator overrides (`apply(_:)`) take effect at once: while paused no call starts, calls in
 ///   flight finish and publish, and partitions stay paused with the group kept.
 /// - `shutdown()` stops fetching, finishes in-flight work within `drainTimeout` (abandoning the
 ///   rest, which is then delivered again), commits and leaves the group.
-/// - A failure it cannot recover from (a fatal consumer error, an outcome the broker refuses for
-///   good) stops it loudly: `run()` returns and `failure` says why.
+/// - No record stops it: an outcome or dead letter too large for the cluster is published in its
+///   smallest form (`Outcome.withoutItemLists(because:)`, a dead-letter stub), and log lines name
+///   requests by `RequestID.shortForm(_:)`.
+/// - A failure it cannot recover from (a fatal consumer error, a topic the cluster refuses every
+///   record of) stops it loudly: `run()` returns and `failure` says why.
 public actor PipelineWorker {
     /// The worker's life: running, draining for a stop, stopped.
     enum Phase {
@@ -125,7 +128,7 @@ public actor PipelineWorker {
         let controlled = control ?? ControlledSettings(file: configuration, all: nil, own: nil)
         let effective = controlled.applied(to: configuration)
         self.controlled = controlled
-        self.book = RequestBook(maxInFlightItems: effective.maxInFlightItems)
+        self.book = RequestBook(maxInFlightItems: effective.maxInFlightItems, maxInFlightBytes: configuration.maxInFlightBytes)
         var dispatch = DispatchMachine(configuration: effective)
         _ = dispatch.reconfigure(effective, paused: controlled.paused, now: clock.now)
         self.dispatch = dispatch
@@ -158,6 +161,7 @@ public actor PipelineWorker {
     public func currentStatistics() -> WorkerStatistics {
         var statistics = statistics
         statistics.peakItemsInFlight = book.peakItemsInFlight
+        statistics.peakBytesInFlight = book.peakBytesInFlight
         statistics.paused = controlled.paused
         statistics.controlVersions = controlled.overrideVersions
         for (api, rate) in dispatch.rates {

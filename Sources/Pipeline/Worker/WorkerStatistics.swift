@@ -24,6 +24,8 @@ public struct WorkerStatistics: Sendable, Hashable {
     public var breakerOpenings = 0
     /// The most items held in flight at once.
     public var peakItemsInFlight = 0
+    /// The most record bytes (keys and values) held in flight at once.
+    public var peakBytesInFlight = 0
     /// Request received → outcome acknowledged.
     public var latency = LatencyHistogram()
     /// Whether an operator has paused the pipeline now; merged, whether any is.
@@ -72,6 +74,7 @@ public struct WorkerStatistics: Sendable, Hashable {
         throttledCalls += other.throttledCalls
         rates.merge(other.rates, uniquingKeysWith: +)
         peakItemsInFlight = max(peakItemsInFlight, other.peakItemsInFlight)
+        peakBytesInFlight = max(peakBytesInFlight, other.peakBytesInFlight)
         latency.merge(other.latency)
         paused = paused || other.paused
         controlVersions.merge(other.controlVersions, uniquingKeysWith: max)
