@@ -71,7 +71,7 @@ struct WorkerSimulation {
         configuration.adaptiveRate.start = Double(1 + random.next() % 200)
         self.configuration = configuration
         self.decoder = RequestDecoder(configuration: configuration)
-        self.book = RequestBook(maxInFlightItems: 1_000_000)
+        self.book = RequestBook(maxInFlightItems: 1_000_000, maxInFlightBytes: 1 << 40)
         self.dispatch = DispatchMachine(configuration: configuration, random: SplitMix64(seed: random.next()))
         self.backend = SimulatedBackend(random: SplitMix64(seed: random.next()))
         self.random = random
