@@ -32,16 +32,25 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         public var type: String?
         /// FCM's error code, in `FcmError` details.
         public var errorCode: String?
+        /// Why, in `google.rpc.ErrorInfo` details (`SERVICE_DISABLED`).
+        public var reason: String?
+        /// Whose reason, in `google.rpc.ErrorInfo` details (`googleapis.com`).
+        public var domain: String?
+        /// More about it, in `google.rpc.ErrorInfo` details (`service`: `iid.googleapis.com`).
+        public var metadata: [String: String]?
 
         /// A detail.
-        public init(type: String?, errorCode: String?) {
+        public init(type: String?, errorCode: String?, reason: String? = nil, domain: String? = nil, metadata: [String: String]? = nil) {
             self.type = type
             self.errorCode = errorCode
+            self.reason = reason
+            self.domain = domain
+            self.metadata = metadata
         }
 
         enum CodingKeys: String, CodingKey {
             case type = "@type"
-            case errorCode
+            case errorCode, reason, domain, metadata
         }
     }
 
@@ -76,10 +85,15 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         self = parsed
     }
 
-    /// The API's words, at most `ResultClassifier.excerptBytes` of them: the error's message, or
-    /// the plain string `error`.
+    /// The API's words, at most `ResultClassifier.excerptBytes` of them: the error's status, any
+    /// `ErrorInfo` reason and service, then its message (`PERMISSION_DENIED (SERVICE_DISABLED,
+    /// iid.googleapis.com): Instance ID API has not been used…`), or the plain string `error`.
     public var message: String? {
-        (error?.message ?? errorString).map { ResultClassifier.excerpt(Data($0.utf8)) }
+        guard let error else { return errorString.map { ResultClassifier.excerpt(Data($0.utf8)) } }
+        let why = (error.details ?? []).flatMap { [$0.reason, $0.metadata?["service"] ?? $0.domain] }.compactMap { $0 }.filter { !$0.isEmpty }
+        let head = [error.status, why.isEmpty ? nil : "(" + why.joined(separator: ", ") + ")"].compactMap { $0 }.joined(separator: " ")
+        let text = [head.isEmpty ? nil : head, error.message].compactMap { $0 }.joined(separator: ": ")
+        return text.isEmpty ? nil : ResultClassifier.excerpt(Data(text.utf8))
     }
 
     /// True when the error says the thing asked for does not exist: a structured error whose
