@@ -383,6 +383,40 @@ struct DispatchMachineTests {
         #expect(machine.runningCalls == 0 && !machine.hasWaitingWork)
     }
 
+    @Test("one item that every call refuses for the whole system (an IAM-style 403) is not every probe: the work behind it runs, and it is settled")
+    func systemFailureOfOneItemDoesNotStall() throws {
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.breakerThreshold = 1
+            }, random: SplitMix64(seed: 14))
+        var now = t0
+        var running: [CallJob] = started(machine.add(deletion("fid-of-another-project"), handle: 0, now: now))
+        for handle in 1...5 { running += started(machine.add(deletion("fid-own-\(handle)"), handle: RequestHandle(handle), now: now)) }
+        var settledItems: [RequestHandle: ResultCode] = [:]
+        // Ten simulated minutes: each running call is answered (the foreign id always with a 403
+        // that names nobody), then the timer fires.
+        while now < t0 + .seconds(600), settledItems.count < 6 {
+            let answering = running
+            running = []
+            for job in answering {
+                let foreign = job.items[0] == "fid-of-another-project"
+                let answer: CallAnswer =
+                    foreign ? .failed(.permissionDenied(api: .deleteInstance, message: "The caller does not have permission")) : answers([.ok])
+                let actions = machine.finished(jobID: job.id, answer, now: now)
+                for item in settled(actions) { settledItems[item.origin.request] = item.answer.result.code }
+                running += started(actions)
+            }
+            now += .milliseconds(100)
+            let fired = machine.timerFired(now: now)
+            for item in settled(fired) { settledItems[item.origin.request] = item.answer.result.code }
+            running += started(fired)
+        }
+        #expect((1...5).allSatisfy { settledItems[RequestHandle($0)] == .ok }, "the own installations are deleted: \(settledItems)")
+        #expect(settledItems[0] == .permissionDenied, "the foreign one ends, charged once the others showed the system works")
+        #expect(now < t0 + .seconds(60))
+    }
+
     @Test("a throttled item past max-elapsed settles RESOURCE_EXHAUSTED from its call's items, beside a retried one")
     func throttledPastMaxElapsedSettles() throws {
         var machine = DispatchMachine(configuration: pipeline { $0.linger = .zero }, random: SplitMix64(seed: 13))

@@ -17,6 +17,9 @@ struct CallQueue: Sendable {
     }
 
     private var retries: Deque<CallJob> = []
+    /// Retries that go after every other job: attempts that failed for the whole system, so that
+    /// the breaker's next probe is other work when there is any.
+    private var deferred: Deque<CallJob> = []
     private var unordered: Deque<CallJob> = []
     private var ordered: [String: Deque<CallJob>] = [:]
     /// Keys with queued jobs, each once, visited round-robin.
@@ -32,7 +35,7 @@ struct CallQueue: Sendable {
     var holdCounts: [String: Int] { holders.mapValues(\.count) }
 
     /// The retries waiting to start, which hold their keys.
-    var waitingRetries: some Sequence<CallJob> { retries }
+    var waitingRetries: some Sequence<CallJob> { retries + deferred }
 
     /// Queues a new job behind earlier work of its key.
     mutating func enqueue(_ job: CallJob) {
@@ -45,10 +48,12 @@ struct CallQueue: Sendable {
         ordered[key, default: []].append(job)
     }
 
-    /// Queues another attempt of a job that already holds its key; it goes first.
-    mutating func enqueueRetry(_ job: CallJob) {
+    /// Queues another attempt of a job that already holds its key: first, or, `behindOtherWork`,
+    /// after every other job waiting (an attempt that failed for the whole system: if it is about
+    /// itself rather than the system, other work must get the chance to show it).
+    mutating func enqueueRetry(_ job: CallJob, behindOtherWork: Bool = false) {
         count += 1
-        retries.append(job)
+        if behindOtherWork { deferred.append(job) } else { retries.append(job) }
     }
 
     /// The next job that may start and that `allowed` (the rate limiter) lets through, marking it
@@ -61,19 +66,24 @@ struct CallQueue: Sendable {
         preferUnordered.toggle()
         if preferUnordered, let job = nextUnordered(allowed) { return job }
         if let job = nextOrdered(allowed) { return job }
-        return preferUnordered ? nil : nextUnordered(allowed)
+        if !preferUnordered, let job = nextUnordered(allowed) { return job }
+        guard let job = deferred.first, allowed(job) else { return nil }
+        count -= 1
+        return deferred.removeFirst()
     }
 
     /// Removes the items of the requests in `handles` from every waiting job (their partitions
     /// were revoked). A retry left empty gives up its key; a new job left empty is forgotten.
     mutating func drop(_ handles: Set<RequestHandle>) {
-        retries = Deque(
-            retries.compactMap { job in
-                var job = job
-                job.drop(handles)
-                if job.items.isEmpty { release(job) }
-                return job.items.isEmpty ? nil : job
-            })
+        for held in [\Self.retries, \Self.deferred] {
+            self[keyPath: held] = Deque(
+                self[keyPath: held].compactMap { job in
+                    var job = job
+                    job.drop(handles)
+                    if job.items.isEmpty { release(job) }
+                    return job.items.isEmpty ? nil : job
+                })
+        }
         unordered = Deque(
             unordered.compactMap { job in
                 var job = job
@@ -90,7 +100,7 @@ struct CallQueue: Sendable {
             ordered[key] = kept.isEmpty ? nil : kept
         }
         ring = Deque(ring.filter { ordered[$0] != nil })
-        count = retries.count + unordered.count + ordered.values.reduce(0) { $0 + $1.count }
+        count = retries.count + deferred.count + unordered.count + ordered.values.reduce(0) { $0 + $1.count }
     }
 
     /// A job split off a running one (its throttled items): it holds the key too, until released.

@@ -15,7 +15,10 @@ import InstanceAPI
 /// - At most `concurrency` calls run at once; per API, calls start no faster than
 ///   `callsPerSecond`, and never before a `Retry-After` the API sent has passed.
 /// - Only outages count toward the breaker; while it is open nothing starts, and the time it stays
-///   open is not charged to any item's `max-elapsed` budget. The same holds while an operator has
+///   open is not charged to any item's `max-elapsed` budget. An attempt that failed for the whole
+///   system goes behind other waiting work, so the probe is other work when there is any; should
+///   it fail so again after other calls succeeded, the failure is its own and is charged, so one
+///   item can neither be every probe nor wait forever. The same holds while an operator has
 ///   paused the pipeline: nothing starts, running calls finish, and the pause costs no item its
 ///   budget.
 /// - New settings (`reconfigure`) take effect at the next start decision: concurrency, the rate
@@ -181,9 +184,12 @@ struct DispatchMachine: Sendable {
                 // Quota: paced by the cut rate (and any Retry-After), not charged to max-attempts.
                 job.throttles += 1
                 queue.enqueueRetry(job)
-            } else if error.isSystemic || (error.isRetryable && !breaker.isClosed) {
-                // A failure of the whole system: not the items' fault, so not charged to them.
-                queue.enqueueRetry(job)
+            } else if error.isSystemic || (error.isRetryable && !breaker.isClosed), !failsAlone(job) {
+                // A failure of the whole system: not the items' fault, so not charged to them. It
+                // goes behind other work, so that the breaker's probe is other work when there is
+                // any: one item that always fails this way must not be every probe.
+                job.systemFailedAt = now
+                queue.enqueueRetry(job, behindOtherWork: true)
             } else {
                 job.attempts += 1
                 if error.isRetryable, configuration.retry.allowsRetry(attemptsMade: job.attempts, elapsed: chargedElapsed(job, now: now)) {
@@ -382,6 +388,14 @@ struct DispatchMachine: Sendable {
             outageBefore += now - started
             outageStarted = nil
         }
+    }
+
+    /// True when `job` failed for the whole system before and other calls succeeded since: the
+    /// system works, so its failures are its own (another project's id behind an IAM-style 403, a
+    /// page answered for one path) and are charged like any other.
+    private func failsAlone(_ job: CallJob) -> Bool {
+        guard let failed = job.systemFailedAt, let success = breaker.latestSuccess else { return false }
+        return success > failed
     }
 
     private func revokedHandles(_ call: RunningCall) -> Set<RequestHandle> {
