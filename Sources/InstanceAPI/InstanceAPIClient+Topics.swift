@@ -53,7 +53,12 @@ extension InstanceAPIClient {
         try APILimits.identifier(token, field: "token")
         let url = configuration.iidBaseURL + "/iid/v1/" + Self.segment(token) + "/rel/topics/" + Self.segment(name)
         let answer = try await send(.topicRelation, .POST, url, json: ByteBuffer(string: "{}"), headers: [("access_token_auth", "true")])
-        if answer.status == 200 { return .ok }
+        if answer.status == 200 {
+            guard answer.body.isEmpty || ResultClassifier.isObjectAnswer(answer.body) else {
+                throw .malformedResponse(api: .topicRelation, status: 200, message: "not the API's answer: \(answer.text)")
+            }
+            return .ok
+        }
         switch ResultClassifier.instanceID(.topicRelation, item: token, status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return result
         case .call(let error): throw error
@@ -118,7 +123,13 @@ extension InstanceAPIClient {
 
     private func fcmV1(_ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: ByteBuffer?) async throws(InstanceAPIError) -> ItemResult {
         let answer = try await send(api, method, url, json: body, headers: [("X-GOOG-API-FORMAT-VERSION", "2")])
-        if (200..<300).contains(answer.status) { return .ok }
+        if (200..<300).contains(answer.status) {
+            // The subscription, or `{}`: a page (a captive proxy's) is no receipt.
+            guard answer.body.isEmpty || ResultClassifier.isObjectAnswer(answer.body) else {
+                throw .malformedResponse(api: api, status: answer.status, message: "not the API's answer: \(answer.text)")
+            }
+            return .ok
+        }
         switch ResultClassifier.fcmV1(api, status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return result
         case .call(let error): throw error

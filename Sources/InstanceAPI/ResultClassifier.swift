@@ -71,13 +71,13 @@ public enum ResultClassifier {
     /// A non-200 answer of an Instance ID call (§2.5) about `item` (single-item calls).
     ///
     /// For single-item calls (info, relation), and only with the API's own error body: a 404 is
-    /// the item's `NOT_FOUND`, and a 403 that names the item or says its project does not match
-    /// is the item's `PERMISSION_DENIED`. Everything else concerns the whole call.
+    /// the item's `NOT_FOUND`, and a 403 that names the item is the item's `PERMISSION_DENIED`.
+    /// Everything else concerns the whole call.
     public static func instanceID(_ api: BackendAPI, item: String? = nil, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
         if api == .instanceInfo || api == .topicRelation, let error = FCMErrorBody(apiAnswer: body) {
             let message = error.message ?? "HTTP \(status)"
             if status == 404 { return .item(ItemResult(.notFound, message: message)) }
-            if status == 403, let item, error.concerns(item) { return .item(ItemResult(.permissionDenied, message: message)) }
+            if status == 403, let item, error.names(item) { return .item(ItemResult(.permissionDenied, message: message)) }
         }
         return .call(callFailure(api, status: status, body: body, retryAfter: retryAfter))
     }
@@ -115,15 +115,16 @@ public enum ResultClassifier {
 
     /// An answer of the installation / instance-ID delete of `id` (§3), 200 included.
     ///
-    /// An erasure receipt rests on this, so an item's result needs the API's own answer: 200
-    /// with an empty body (or a JSON object) is `OK`; 404 with the API's `NOT_FOUND` error body
-    /// and 409 with its error body mean the data is gone (`ALREADY_ABSENT`); 400 with its error
-    /// body is this id's `INVALID_ARGUMENT`; 403 with an error body that names the id or says its
-    /// project does not match is this id's `PERMISSION_DENIED`. Anything else (a proxy's page, a
-    /// wrong path, a retired endpoint, a 403 for the caller) fails the call.
+    /// An erasure receipt rests on this, so an item's result needs the API's own answer about
+    /// this id: 200 with an empty body (or `{}`) is `OK`; 404 with the API's `NOT_FOUND` (a
+    /// structured error of that status, or the legacy string error naming the id) and 409 saying
+    /// it is gone (`ALREADY_EXISTS`, or the string naming it) mean the data is gone
+    /// (`ALREADY_ABSENT`); 400 with its error body is this id's `INVALID_ARGUMENT`; 403 whose
+    /// error names the id is this id's `PERMISSION_DENIED`. Anything else (a proxy's page or
+    /// JSON, a wrong path, a retired endpoint, a 403 for the caller) fails the call.
     public static func deleteInstance(id: String, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
         if status == 200 {
-            guard isEmptyOrObject(body) else {
+            guard isEmptyAnswer(body) else {
                 return .call(.malformedResponse(api: .deleteInstance, status: 200, message: "not the API's empty answer: \(excerpt(body))"))
             }
             return .item(.ok)
@@ -131,9 +132,9 @@ public enum ResultClassifier {
         if let error = FCMErrorBody(apiAnswer: body) {
             let message = error.message ?? "HTTP \(status)"
             switch status {
-            case 404 where error.isNotFound, 409: return .item(ItemResult(.alreadyAbsent, message: message))
+            case 404 where error.isNotFound(id), 409 where error.isAlreadyGone(id): return .item(ItemResult(.alreadyAbsent, message: message))
             case 400: return .item(ItemResult(.invalidArgument, message: message))
-            case 403 where error.concerns(id): return .item(ItemResult(.permissionDenied, message: message))
+            case 403 where error.names(id): return .item(ItemResult(.permissionDenied, message: message))
             default: break
             }
         }
@@ -190,10 +191,16 @@ public enum ResultClassifier {
         return String(decoding: body[body.startIndex..<end], as: UTF8.self) + "…"
     }
 
-    /// True for an empty (or blank) body or a JSON object: what the API's success answers are.
-    private static func isEmptyOrObject(_ body: Data) -> Bool {
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return true }
-        return (try? JSONSerialization.jsonObject(with: body)) is [String: Any]
+    /// True for an empty body or an empty JSON object (`{}`), blanks aside: a delete's success.
+    public static func isEmptyAnswer(_ body: Data) -> Bool {
+        let text = body.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        return text.isEmpty || text.elementsEqual("{}".utf8)
+    }
+
+    /// True for a JSON object, blanks aside: what a success that returns a resource is.
+    public static func isObjectAnswer(_ body: Data) -> Bool {
+        guard case .object? = try? JSONValue.parse(bytes: [UInt8](body)) else { return false }
+        return true
     }
 
     private static func knownCode(named name: String) -> ResultCode? {

@@ -58,13 +58,14 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
-    /// The longest text an `unknown` code keeps (a backend's longer words are cut, so an outcome
-    /// listing many such codes stays within its size bound).
+    /// The most bytes of UTF-8 an `unknown` code keeps (a backend's longer words are cut, so an
+    /// outcome listing many such codes stays within its size bound; one character may take
+    /// hundreds of kilobytes, so the bound is in bytes).
     public static let maxVerbatimLength = 64
 
-    /// An `unknown` code keeping at most `maxVerbatimLength` characters of `text`.
+    /// An `unknown` code keeping at most `maxVerbatimLength` bytes of `text`.
     public static func unknown(verbatim text: String) -> ResultCode {
-        .unknown(text.count <= maxVerbatimLength ? text : String(text.prefix(maxVerbatimLength)))
+        .unknown(text.utf8Prefix(maxBytes: maxVerbatimLength))
     }
 
     /// Parses the wire spelling; anything else becomes `unknown` with the text kept verbatim

@@ -85,8 +85,11 @@ struct ResultClassifierTests {
 
     @Test("§2.5 a 403 naming the token, or saying it is another project's, is the item's PERMISSION_DENIED; a bare one fails the call")
     func instanceInfoForbidden() {
-        let named = Data(#"{"error": "authorization does not match the authorizedEntity of this token"}"#.utf8)
+        let named = Data(#"{"error": "Token t: authorization does not match the authorizedEntity of this token"}"#.utf8)
         #expect(ResultClassifier.instanceID(.instanceInfo, item: "t", status: 403, body: named, retryAfter: nil).item?.code == .permissionDenied)
+        let caller = Data(#"{"error": "Authorization does not match authorizedEntity"}"#.utf8)
+        #expect(
+            ResultClassifier.instanceID(.instanceInfo, item: "t", status: 403, body: caller, retryAfter: nil).call?.isSystemic == true, "§2.5: the caller's")
         let iam = Data(#"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#.utf8)
         #expect(
             ResultClassifier.instanceID(.instanceInfo, item: "t", status: 403, body: iam, retryAfter: nil).call?.isSystemic == true,
@@ -166,13 +169,27 @@ struct ResultClassifierTests {
     @Test(
         "§3 deletion: the API's own 404 and 409 mean gone (ALREADY_ABSENT), its 400 is the id's INVALID_ARGUMENT",
         arguments: [
-            (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#, ResultCode.alreadyAbsent),
-            (404, #"{"error": "x"}"#, .alreadyAbsent), (409, #"{"error": "x"}"#, .alreadyAbsent), (400, #"{"error": "x"}"#, .invalidArgument),
+            (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#, ResultCode.alreadyAbsent, "NOT_FOUND: x"),
+            (404, #"{"error": "Instance ID fid: failed to find"}"#, .alreadyAbsent, "Instance ID fid: failed to find"),
+            (409, #"{"error": "Instance ID fid: already deleted"}"#, .alreadyAbsent, "Instance ID fid: already deleted"),
+            (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "ALREADY_EXISTS: x"),
+            (400, #"{"error": "x"}"#, .invalidArgument, "x"),
         ])
-    func deletionItems(status: Int, body: String, expected: ResultCode) {
+    func deletionItems(status: Int, body: String, expected: ResultCode, message: String) {
         let result = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil).item
         #expect(result?.code == expected)
-        #expect(result?.message == (body.contains("status") ? "NOT_FOUND: x" : "x"), "the API's words, and its status")
+        #expect(result?.message == message, "the API's words, and its status")
+    }
+
+    @Test(
+        "§3 deletion: JSON that is not the API's answer about this id is no receipt either (a gateway's 404, a conflict, a 200 error)",
+        arguments: [
+            (404, #"{"error": "Not Found"}"#), (404, #"{"error": {"code": 404, "message": "Not Found"}}"#),
+            (409, #"{"error": {"code": 409, "status": "ABORTED"}}"#), (409, #"{"error": "conflict"}"#),
+            (200, #"{"error": {"code": 404, "status": "NOT_FOUND"}}"#), (200, "<html>deleted</html>"),
+        ])
+    func deletionJSONThatIsNotAReceipt(status: Int, body: String) {
+        #expect(ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil).call != nil, "\(status) \(body)")
     }
 
     @Test(
@@ -188,6 +205,14 @@ struct ResultClassifierTests {
         }
         #expect(error.isRetryable && error.isOutage)
         #expect(error.resultCode == .unavailable)
+    }
+
+    @Test("success bodies: a delete's is empty or {}; a resource's is a JSON object; pages and other JSON are neither")
+    func successBodies() {
+        #expect(ResultClassifier.isEmptyAnswer(Data()) && ResultClassifier.isEmptyAnswer(Data(" { }\n".utf8)))
+        #expect(!ResultClassifier.isEmptyAnswer(Data(#"{"a":1}"#.utf8)) && !ResultClassifier.isEmptyAnswer(Data("<html/>".utf8)))
+        #expect(ResultClassifier.isObjectAnswer(Data(#"{"name": "projects/p/registrations/r/topicSubscriptions/t"}"#.utf8)))
+        #expect(!ResultClassifier.isObjectAnswer(Data("<html>OK</html>".utf8)) && !ResultClassifier.isObjectAnswer(Data("[]".utf8)))
     }
 
     @Test("§3 deletion: 200 with an empty body or a JSON object is OK; a 200 page is not the API's answer")

@@ -24,6 +24,15 @@ struct TopicBatchResponseTests {
         #expect(runs.runs.count == Self.changes(expected.results), "runs are maximal")
     }
 
+    @Test(
+        "an entry whose error is not a string is not the API's answer: refused, never read as success",
+        arguments: [
+            #"{"results":[{"error":{"code":5}}]}"#, #"{"results":[{},{"error":7}]}"#, #"{"results":[{"error":null}]}"#,
+        ])
+    func nonStringErrorIsRefused(body: String) {
+        #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse.resultRuns(jsonBody: Data(body.utf8)) }
+    }
+
     @Test("runs of successes and errors come back as maximal runs, in order")
     func runs() throws {
         let pattern = [0, 1, 1, 0, 0, 0, 2, 2, 0, 1]

@@ -18,7 +18,7 @@ extension EmulatorBackend {
         }
         guard let info else { return EmulatorResponse.error(404, "No information found about this instance id.").counting(items: 1, codes: ["NOT_FOUND"]) }
         guard owner == project else {
-            return EmulatorResponse.error(403, "authorization does not match the authorizedEntity of this token").counting(
+            return EmulatorResponse.error(403, "Token \(token): authorization does not match the authorizedEntity of this token").counting(
                 items: 1, codes: ["PERMISSION_DENIED"])
         }
         return EmulatorResponse.json(info).counting(items: 1, codes: ["OK"])

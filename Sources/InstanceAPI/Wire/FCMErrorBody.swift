@@ -96,20 +96,30 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return text.isEmpty ? nil : ResultClassifier.excerpt(Data(text.utf8))
     }
 
-    /// True when the error says the thing asked for does not exist: a structured error whose
-    /// `status` is `NOT_FOUND` (or, without a status, whose `code` is 404), or a plain string
-    /// error (the legacy endpoints' form, sent with the status).
-    public var isNotFound: Bool {
-        guard let error else { return errorString != nil }
-        return error.status.map { $0 == "NOT_FOUND" } ?? (error.code == 404)
+    /// True when the error is the API's `NOT_FOUND` about `item`: a structured error whose
+    /// `status` is `NOT_FOUND`, or a plain string error (the legacy endpoints' form) naming it.
+    public func isNotFound(_ item: String) -> Bool {
+        guard let error else { return names(item) }
+        return error.status == "NOT_FOUND"
     }
 
-    /// True when the error is about `item` alone: its words name the item (as a word of its own,
-    /// not inside another), or say that the item's project does not match (§3: "project does not
-    /// match the instance ID"). A refusal of the caller (IAM, credentials) names neither.
-    public func concerns(_ item: String) -> Bool {
-        guard let words = error?.message ?? errorString, !item.isEmpty else { return false }
-        if words.lowercased().contains("does not match") { return true }
+    /// True when the error says `item` is already gone (a 409): a structured error whose `status`
+    /// is `ALREADY_EXISTS`, or a plain string error naming it. A conflict of another kind
+    /// (`ABORTED`) is not.
+    public func isAlreadyGone(_ item: String) -> Bool {
+        guard let error else { return names(item) }
+        return error.status == "ALREADY_EXISTS"
+    }
+
+    /// The longest part of the API's words searched for an item's name.
+    static let searchedBytes = 1_024
+
+    /// True when the API's words name `item` as a word of its own (not inside another), within
+    /// their first `searchedBytes`: an error about that one id or token. A refusal of the caller
+    /// (IAM, credentials, a project mismatch of the request) names none.
+    public func names(_ item: String) -> Bool {
+        guard let full = error?.message ?? errorString, !item.isEmpty else { return false }
+        let words = full.utf8Prefix(maxBytes: Self.searchedBytes)
         func isWordCharacter(_ character: Character?) -> Bool {
             character.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ?? false
         }

@@ -34,7 +34,13 @@ extension TopicBatchResponse {
         var runs = RunLengthList<Entry>()
         for element in elements {
             guard case .object = element else { throw JSONValue.ParseError(offset: 0, reason: "each result must be an object") }
-            runs.append(Entry(error: element["error"]?.stringValue))
+            // `{}` is success and `{"error": "<name>"}` a failure; an `error` of another kind is
+            // not the API's, and must never read as success.
+            let error = element["error"]
+            guard error == nil || error?.stringValue != nil else {
+                throw JSONValue.ParseError(offset: 0, reason: "a result's 'error' must be a string")
+            }
+            runs.append(Entry(error: error?.stringValue))
         }
         return runs
     }

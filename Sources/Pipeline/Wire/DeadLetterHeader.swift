@@ -1,3 +1,4 @@
+import InstanceAPI
 import Kafka
 
 /// The headers of a dead-letter record: where it came from and why it is here.

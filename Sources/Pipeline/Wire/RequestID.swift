@@ -1,4 +1,5 @@
 import Crypto
+import InstanceAPI
 
 /// The bound on a request id's size and the short form that names an id past it: the one place
 /// both are written.

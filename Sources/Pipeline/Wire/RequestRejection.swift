@@ -1,3 +1,5 @@
+import InstanceAPI
+
 /// Why a record is not a valid request. The reason names the field; the id is kept when one could
 /// be read, so that a `rejected` outcome can be published for it.
 ///

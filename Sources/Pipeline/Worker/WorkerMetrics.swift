@@ -32,7 +32,9 @@ final class WorkerMetrics: Sendable {
     /// An outcome was acknowledged: the request's status and its items' final codes.
     func outcomePublished(op: String, status: String, codes: [String: Int], latency: Duration) {
         counter(.requests, ("op", op), ("status", status)).increment()
-        for (code, count) in codes { counter(.items, ("op", op), ("code", code)).increment(by: count) }
+        // A code the taxonomy does not know counts as UNKNOWN: its verbatim text (which a backend
+        // may fill with a token) would make a series per text.
+        for (code, count) in codes { counter(.items, ("op", op), ("code", code.hasPrefix("UNKNOWN(") ? "UNKNOWN" : code)).increment(by: count) }
         timer(.requestDuration).recordNanoseconds(Self.nanoseconds(latency))
     }
 

@@ -3,7 +3,7 @@ extension String {
     /// Unicode scalars (never inside one's bytes, so the result is valid UTF-8 and never longer
     /// than `maxBytes`). A cut may fall inside a character (a letter and its combining marks):
     /// one character can take hundreds of kilobytes, and a bound in characters bounds nothing.
-    func utf8Prefix(maxBytes: Int) -> String {
+    public func utf8Prefix(maxBytes: Int) -> String {
         let utf8 = self.utf8
         guard utf8.count > maxBytes else { return self }
         guard maxBytes > 0 else { return "" }
