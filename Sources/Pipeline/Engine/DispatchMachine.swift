@@ -309,9 +309,11 @@ struct DispatchMachine: Sendable {
         }
         if let until = breaker.openUntil, until > now { wakeAt = earlier(wakeAt, until) }
         noteOutage(now: now)
-        // Paused while the breaker is open and cooling down, or probing; resumed once the cooldown
-        // has passed, so that work arrives to probe with even when nothing is queued.
-        let outage = !breaker.isClosed && (breaker.openUntil.map { $0 > now } ?? true)
+        // Paused while the breaker is open and cooling down; resumed once the cooldown has passed,
+        // the probe's time included, so that work arrives to probe with: when the probe is an
+        // attempt that failed for the whole system before, what arrives meanwhile is queued ahead
+        // of it for the next probe, and shows whether the system or that one item fails.
+        let outage = breaker.openUntil.map { $0 > now } ?? false
         if outage != pausedForOutage {
             pausedForOutage = outage
             actions.append(.pauseForOutage(outage))

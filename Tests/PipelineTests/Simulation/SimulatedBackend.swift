@@ -10,10 +10,15 @@ import InstanceAPI
 /// the client's own classifier (`ResultClassifier`, `RetryAfter`), as the client does.
 ///
 /// Items whose text starts with `foreign` belong to another project: a deletion or a lookup of
-/// one is always answered 403 naming it, as the API answers such an id, healthy or not.
+/// one is always answered 403 naming it, as the API answers such an id, healthy or not. Items
+/// starting `stuck` fail the same way on every call, healthy or not, with an answer that says
+/// nothing about them: a 403 naming nobody (as IAM refuses), a proxy's 404 page, or a 200 that
+/// is not the API's.
 struct SimulatedBackend {
     /// The prefix of items of another project.
     static let foreignPrefix = "foreign"
+    /// The prefix of items every call fails for, whatever the backend's health.
+    static let stuckPrefix = "stuck"
 
     /// Whole-call statuses drawn, each API's documented ones and what a proxy or a wrong path gives.
     static let statuses = [400, 401, 403, 404, 405, 408, 409, 410, 413, 429, 500, 501, 502, 503, 504]
@@ -43,6 +48,7 @@ struct SimulatedBackend {
     /// A chaotic answer to a call of `job` on `api`.
     mutating func answer(_ job: CallJob, api: BackendAPI) -> CallAnswer {
         if let foreign = foreignAnswer(job, api: api) { return foreign }
+        if let stuck = stuckAnswer(job, api: api) { return stuck }
         switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .timeout]) {
         case .perItem: return perItem(job, api: api)
         case .transport: return .failed(.transport(api: api, message: "connection reset by peer"))
@@ -58,6 +64,7 @@ struct SimulatedBackend {
     /// whatever the backend's health.
     func healthy(_ job: CallJob, api: BackendAPI) -> CallAnswer {
         if let foreign = foreignAnswer(job, api: api) { return foreign }
+        if let stuck = stuckAnswer(job, api: api) { return stuck }
         return .items(RunLengthList(repeating: ItemAnswer(.ok, value: job.op == .apnsImport ? "registration" : nil), count: job.items.count))
     }
 
@@ -118,6 +125,18 @@ struct SimulatedBackend {
         guard api == .deleteInstance || api == .instanceInfo, job.items.count == 1, job.items[0].hasPrefix(Self.foreignPrefix) else { return nil }
         let body = Data(#"{"error": "Instance ID \"\#(job.items[0])\": project does not match instance ID"}"#.utf8)
         return whole(job, api: api, status: 403, body: body, retryAfter: nil)
+    }
+
+    /// The same failure on every call of a stuck item, chosen by its text.
+    private func stuckAnswer(_ job: CallJob, api: BackendAPI) -> CallAnswer? {
+        guard job.items.count == 1, job.items[0].hasPrefix(Self.stuckPrefix) else { return nil }
+        switch job.items[0].utf8.last.map({ Int($0) % 3 }) ?? 0 {
+        case 0:
+            let iam = Data(#"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#.utf8)
+            return whole(job, api: api, status: 403, body: iam, retryAfter: nil)
+        case 1: return whole(job, api: api, status: 404, body: Data("<html>Not Found</html>".utf8), retryAfter: nil)
+        default: return .failed(.malformedResponse(api: api, status: 200, message: "not the API's answer: <html>OK</html>"))
+        }
     }
 
     /// A non-200 answer to the whole call, classified as the client classifies it.

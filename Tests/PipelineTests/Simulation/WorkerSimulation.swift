@@ -12,8 +12,9 @@ import Kafka
 /// and throws a `SimulationViolation` naming the first one broken.
 ///
 /// A run has two phases: `chaos(steps:)`, then `heal()`, in which the backend answers healthily
-/// (but for ids of another project) and the operator resumes: everything read must then be
-/// published and committed within a bounded simulated time, or the run stalled.
+/// (but for ids of another project, and stuck ids that fail the same way for good), new work keeps
+/// arriving and the operator resumes: everything read must then be published and committed within
+/// a bounded simulated time, or the run stalled.
 struct WorkerSimulation {
     /// What the simulation knows of a request the book admitted.
     private struct Admitted {
@@ -109,9 +110,19 @@ struct WorkerSimulation {
             try perform(dispatch.reconfigure(configuration, paused: false, now: now), finishing: nil)
         }
         let deadline = now + .seconds(3_600)
+        var nextArrival = now
+        var arrivals = 0
         while !isDone {
             steps += 1
             guard now < deadline, steps < 2_000_000 else { throw violation("stalled: \(unfinished) after an hour of healthy answers") }
+            // New work keeps coming, as in production (a deletion every 30 s): the probe that shows
+            // the system works while a stuck item fails alone.
+            if now >= nextArrival, arrivals < 100 {
+                arrivals += 1
+                nextArrival = now + .seconds(30)
+                let request = PipelineRequest(id: "heal-\(arrivals)", op: .installationsDelete, target: .subject(nil), items: ["fid-heal-\(arrivals)"])
+                logs[partitions[arrivals % 2]]!.records.append(Array(request.jsonBody()))
+            }
             var choices: [Int] = []
             if !running.isEmpty { choices.append(0) }
             if !pending.isEmpty { choices.append(1) }
@@ -187,7 +198,16 @@ struct WorkerSimulation {
         let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
         let answer = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
         if !healthy, random.next() % 10 == 0 { now += .milliseconds(Int64(random.next() % 2_000)) }
-        try perform(dispatch.finished(jobID: id, answer, now: now), finishing: job)
+        try perform(dispatch.finished(jobID: id, answer, now: now), finishing: (job, Self.codes(of: answer, count: job.items.count)))
+    }
+
+    /// The code each item of a call of `count` items gets from `answer`: its own entry, `INTERNAL`
+    /// for an entry the answer lacks, or the failure's code for every item.
+    private static func codes(of answer: CallAnswer, count: Int) -> [ResultCode] {
+        switch answer {
+        case .items(let answers): (0..<count).map { $0 < answers.count ? answers[$0].result.code : .internal }
+        case .failed(let error): Array(repeating: error.resultCode, count: count)
+        }
     }
 
     private mutating func advance(jump: Bool) throws {
@@ -236,7 +256,7 @@ struct WorkerSimulation {
 
     /// Performs `actions` as the worker does, checking each; `finishing` is the call whose answer
     /// produced them, if any.
-    private mutating func perform(_ actions: [DispatchAction], finishing call: CallJob?) throws {
+    private mutating func perform(_ actions: [DispatchAction], finishing call: (job: CallJob, codes: [ResultCode])?) throws {
         for action in actions {
             switch action {
             case .start(let job):
@@ -266,12 +286,23 @@ struct WorkerSimulation {
         try checkLiveness()
     }
 
-    private mutating func settle(_ settlements: [ItemSettlement], from call: CallJob?) throws {
-        guard let call else { throw violation("items settled without an answer") }
+    private mutating func settle(_ settlements: [ItemSettlement], from answered: (job: CallJob, codes: [ResultCode])?) throws {
+        guard let (call, codes) = answered else { throw violation("items settled without an answer") }
         for settlement in settlements {
             let handle = settlement.origin.request
-            let carried = call.origins.runs.filter { $0.request == handle }.reduce(0) { carried, run in
-                carried + max(0, min(run.indexes.upperBound, settlement.indexes.upperBound) - max(run.indexes.lowerBound, settlement.indexes.lowerBound))
+            var carried = 0
+            for run in call.origins.runs where run.request == handle {
+                let lower = max(run.indexes.lowerBound, settlement.indexes.lowerBound)
+                let upper = min(run.indexes.upperBound, settlement.indexes.upperBound)
+                guard lower < upper else { continue }
+                let overlap = lower..<upper
+                carried += overlap.count
+                // Each item ends with its own answer's code, at its own position in the call.
+                for index in overlap where codes[run.positions.lowerBound + index - run.indexes.lowerBound] != settlement.answer.result.code {
+                    let position = run.positions.lowerBound + index - run.indexes.lowerBound
+                    throw violation(
+                        "item \(index) of request \(handle) settled \(settlement.answer.result.code), its answer in call \(call.id) was \(codes[position])")
+                }
             }
             guard carried == settlement.count else {
                 throw violation("items \(settlement.indexes) of request \(handle) settled by the answer of call \(call.id), which carried \(carried) of them")
@@ -333,7 +364,13 @@ struct WorkerSimulation {
         case 0, 1:
             return PipelineRequest(
                 id: id, op: .installationsDelete, target: .subject("s\(random.next() % 5)"),
-                items: items(Int(1 + random.next() % 4)) { random.next() % 6 == 0 ? "\(SimulatedBackend.foreignPrefix)-\(id)-\($0)" : "fid-\(id)-\($0)" })
+                items: items(Int(1 + random.next() % 4)) { index in
+                    switch random.next() % 12 {
+                    case 0, 1: "\(SimulatedBackend.foreignPrefix)-\(id)-\(index)"
+                    case 2: "\(SimulatedBackend.stuckPrefix)-\(id)-\(index)"
+                    default: "fid-\(id)-\(index)"
+                    }
+                })
         case 2, 3, 4:
             let count = random.next() % 16 == 0 ? Int(1 + random.next() % 1_500) : Int(1 + random.next() % 40)
             return PipelineRequest(
