@@ -8,8 +8,13 @@ import Synchronization
 /// on librdkafka's queue event (`rd_kafka_queue_cb_event_enable`), never on a thread of their
 /// own: a producer's or admin client's main queue (delivery reports, errors, statistics) is
 /// served by a task each time it fills, a consumer's queue by its reader. The handle is destroyed
-/// (in the background) when the last reference goes away, so no call can race with
-/// `rd_kafka_destroy`.
+/// when the last reference goes away, so no call can race with `rd_kafka_destroy`: on a thread
+/// of its own, which the process's exit waits for (`RDKafkaClientRegistry`, `KafkaClients`).
+///
+/// librdkafka's termination rules (INTRODUCTION.md, "Termination"): a consumer is closed
+/// (`KafkaConsumer.close`, else by `rd_kafka_destroy` itself) and a producer flushed
+/// (`KafkaProducer.close`) by their owners; the queues this client holds are destroyed before
+/// `rd_kafka_destroy`, which then joins every thread of the handle.
 final class RDKafkaClient: @unchecked Sendable {
     enum Kind: Sendable {
         case producer, consumer
@@ -26,6 +31,8 @@ final class RDKafkaClient: @unchecked Sendable {
     /// Set once `closeConsumer` ran: destroying the handle must not try to close it again, which
     /// would wait without limit if the close timed out.
     let closeAttempted = Mutex(false)
+    /// This handle in the process's registry.
+    private let registration: Int
 
     init(kind: Kind, configuration: KafkaConfiguration) throws(KafkaError) {
         // librdkafka has a consumer queue, the one a consumer waits on, only in a group.
@@ -43,6 +50,7 @@ final class RDKafkaClient: @unchecked Sendable {
         self.handle = handle
         self.context = context
         self.kind = kind
+        registration = RDKafkaClientRegistry.shared.register(name: String(cString: rd_kafka_name(handle)))
         if kind == .consumer { rd_kafka_poll_set_consumer(handle) }
         eventQueue = kind == .consumer ? rd_kafka_queue_get_consumer(handle) : rd_kafka_queue_get_main(handle)
         // librdkafka calls this on its own thread when the queue goes from empty to not empty.
@@ -78,17 +86,21 @@ final class RDKafkaClient: @unchecked Sendable {
 
     deinit {
         stopBackgroundWork()
+        let registry = RDKafkaClientRegistry.shared
         rd_kafka_queue_destroy(eventQueue)
         // rd_kafka_destroy joins librdkafka's threads, which after the cluster went away can take
-        // up to `socket.timeout.ms`. It runs on a Dispatch thread, so that neither a Swift
-        // concurrency thread nor the process's exit waits for it; `context` lives until it
+        // up to `socket.timeout.ms`. It runs on a thread of its own, so that no Swift concurrency
+        // thread, and no Dispatch worker that blocking calls need, waits for it; the process's
+        // exit waits for it instead (`KafkaClients.awaitDestroyed`). `context` lives until it
         // returns, so callbacks never see it freed.
         nonisolated(unsafe) let handle = handle
         let context = context
         let flags = closeAttempted.withLock { $0 } ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0
-        DispatchQueue.global().async {
+        let registration = registration
+        Thread.start(named: "rdk-destroy") {
             rd_kafka_destroy_flags(handle, flags)
             withExtendedLifetime(context) {}
+            registry.destroyed(registration)
         }
     }
 
