@@ -12,13 +12,14 @@ public enum KafkaClients {
     /// librdkafka threads running now in this process; 0 once every client was destroyed.
     public static var threadCount: Int { RDKafkaProcess.threadCount }
 
-    /// Waits until every client made so far in this process was destroyed, woken by each
-    /// destroy; gives up after `timeout`, for a client still referenced or a destroy that hangs
-    /// (librdkafka may wait for a broker that went away).
+    /// Waits until every client made so far in this process was destroyed (or kept on purpose,
+    /// see `KafkaClientsAtExit.kept`), woken by each destroy; gives up after `timeout`, for a
+    /// client still referenced or a destroy that hangs (librdkafka may wait for a broker that
+    /// went away).
     public static func awaitDestroyed(within timeout: Duration) async -> KafkaClientsAtExit {
         let registry = RDKafkaClientRegistry.shared
         await registry.waitUntilSettled(deadline: .now + timeout)
-        return KafkaClientsAtExit(live: registry.live, threads: RDKafkaProcess.threadCount)
+        return KafkaClientsAtExit(live: registry.live, kept: registry.kept, threads: RDKafkaProcess.threadCount)
     }
 
     /// Ends the process with `status` at once: flushes stdout and stderr, then `_exit`s, so that

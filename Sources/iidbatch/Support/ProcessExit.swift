@@ -29,7 +29,7 @@ enum ProcessExit {
         }
         if ProcessInfo.processInfo.environment[checkVariable] == "1", clients.threads != 0 {
             Output.error(
-                "iidbatch: exit check (\(checkVariable)=1) failed: \(clients.threads) librdkafka threads still running at exit (clients not destroyed: \(clients.live))"
+                "iidbatch: exit check (\(checkVariable)=1) failed: \(clients.threads) librdkafka threads still running at exit (clients not destroyed: \(clients.live + clients.kept))"
             )
             if status == 0 { status = checkFailedStatus }
         }
