@@ -2,7 +2,7 @@ import Testing
 
 @testable import Kafka
 
-@Suite("Consumer destroy: librdkafka#4381 (before 2.3.0) never aborts the process", .serialized)
+@Suite("Consumer close and destroy never abort the process", .serialized)
 struct ConsumerDestroyTests {
     @Test("a cooperative-sticky member that joined its group but never got an assignment is closed and released without aborting the process")
     func joinedWithoutAssignment() async throws {
@@ -45,5 +45,21 @@ struct ConsumerDestroyTests {
         consumer = nil
         #expect(await RDKafkaClientRegistry.shared.waitUntilSettled([name], deadline: .now + .seconds(60)))
         #expect(!RDKafkaClientRegistry.shared.kept.contains(name), "\(lines.all)")
+    }
+
+    @Test("closing a member whose queue still holds fetched records drops them, without aborting the process")
+    func closeWithRecordsQueued() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("queued")
+        try kafka.createTopic(topic)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        try await produce(producer, topic: topic, partitions: 0..<1, numbers: 0..<200)
+        await producer.close()
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("queued"), topics: [topic])
+        // One record read: the rest of its fetch waits in the consumer's queue, which the close
+        // forwards to the queue it serves.
+        let (records, _) = try await readRecords(consumer, count: 1, within: .seconds(60))
+        #expect(records.count == 1)
+        try await consumer.close(timeout: .seconds(10))
     }
 }

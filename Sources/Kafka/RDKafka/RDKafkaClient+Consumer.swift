@@ -191,10 +191,16 @@ extension RDKafkaClient {
         if let error = RDKafkaErrors.consume(rd_kafka_consumer_close_queue(handle, queue)) { return error }
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
         while rd_kafka_consumer_closed(handle) == 0 {
-            guard ContinuousClock.now < deadline else {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else {
                 return .timedOut(operation: "leaving the group (coordinator unreachable)", timeout: .milliseconds(timeoutMilliseconds))
             }
-            _ = rd_kafka_queue_poll_callback(queue, 100)
+            // The close forwards the consumer queue here, records fetched and not yet polled
+            // included: served as a consumer poll serves it (rebalance callbacks run, records
+            // are returned and dropped, never stored), not by `rd_kafka_queue_poll_callback`,
+            // which asserts on a record (rdkafka_queue.c: `res != RD_KAFKA_OP_RES_PASS`). Ends at
+            // once when the close is done (librdkafka posts a TERMINATE op that yields).
+            if let message = rd_kafka_consume_queue(queue, max(1, remaining.rdKafkaMilliseconds)) { rd_kafka_message_destroy(message) }
         }
         return nil
     }
