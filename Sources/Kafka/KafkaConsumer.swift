@@ -23,7 +23,7 @@ public final class KafkaConsumer: Sendable {
         var cooperative: Bool
     }
 
-    private let client: RDKafkaClient
+    let client: RDKafkaClient
     private let state = Mutex(State.running(pendingRevoke: nil))
     /// Partitions paused through `pause` and not resumed since.
     private let paused = Mutex<Set<KafkaTopicPartition>>([])
@@ -133,6 +133,13 @@ public final class KafkaConsumer: Sendable {
     /// (the coordinator then drops this member after `session.timeout.ms`), so a worker can
     /// stop after its cluster went away.
     ///
+    /// On librdkafka before 2.3.0, a cooperative-sticky member that never got an assignment
+    /// first waits up to `timeout` for one (records fetched meanwhile are dropped, to be
+    /// delivered again): destroying a member that joined without one aborts the process
+    /// there (librdkafka#4381). A member still without one is never destroyed: its threads end
+    /// with the process. The other ways round were worse: an eager assignor on 2.0 stops every
+    /// partition of the group at each rebalance, and a destroy cannot be made safe otherwise.
+    ///
     /// - Throws: when leaving the group fails or times out.
     public func close(timeout: Duration = .seconds(10)) async throws(KafkaError) {
         let pending: PendingRevoke?? = state.withLock { state in
@@ -148,6 +155,7 @@ public final class KafkaConsumer: Sendable {
             client.context.log(.warning, "final commit of group \(groupID) failed, records after the last committed offsets will be delivered again: \(error)")
         }
         let milliseconds = timeout.rdKafkaMilliseconds
+        if client.destroyMayAbort { _ = await offload { client.awaitFirstAssignment(timeoutMilliseconds: milliseconds) } }
         let closeError = await offload { client.closeConsumer(timeoutMilliseconds: milliseconds) }
         await offload { client.stopBackgroundWork() }
         state.withLock { $0 = .closed }

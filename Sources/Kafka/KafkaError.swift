@@ -16,6 +16,9 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(operation: String, timeout: Duration)
     /// The client was already closed when `operation` was called.
     case closed(operation: String)
+    /// The task waiting for `operation` was cancelled. For a send: the record may still be
+    /// stored later, so treat it as not acknowledged (and send it again if it must arrive).
+    case cancelled(operation: String)
     /// An argument was rejected before any call to librdkafka.
     case invalidArgument(name: String, value: String, reason: String)
     /// The embedded cluster could not do what was asked.
@@ -37,6 +40,8 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Kafka \(operation) timed out after \(timeout)"
         case .closed(let operation):
             return "Kafka client is closed (during \(operation))"
+        case .cancelled(let operation):
+            return "Kafka \(operation) was cancelled before it completed"
         case .invalidArgument(let name, let value, let reason):
             return "invalid \(name) '\(value)': \(reason)"
         case .embedded(let operation, let reason):
@@ -51,7 +56,7 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .broker(let code, _): code.isPermanentForProducer
         case .invalidConfiguration, .malformedPropertyAssignment, .clientCreation, .invalidArgument: true
-        case .queueFull, .timedOut, .closed, .embedded: false
+        case .queueFull, .timedOut, .closed, .cancelled, .embedded: false
         }
     }
 

@@ -13,6 +13,14 @@ public final class KafkaProducer: Sendable {
         case closed
     }
 
+    /// Where one `send` is, for its cancellation handler.
+    private enum PendingSend {
+        case waiting
+        /// The record's box was made (and is being, or was, handed to librdkafka).
+        case enqueuing(RDKafkaDelivery)
+        case cancelled
+    }
+
     private let client: RDKafkaClient
     private let state = Mutex(State.open)
     private let deliveries = RDKafkaDeliveries()
@@ -28,10 +36,14 @@ public final class KafkaProducer: Sendable {
 
     /// Sends one record and waits for the broker's acknowledgement.
     ///
+    /// Cancelling the calling task ends the wait at once with `.cancelled`. The record may still
+    /// be stored later (librdkafka keeps it until it is delivered or `message.timeout.ms` ends):
+    /// a cancelled send is not acknowledged, never known to have failed either.
+    ///
     /// - Parameter partition: a fixed partition, or nil to let the partitioner hash the key.
     /// - Returns: where the broker stored the record.
     /// - Throws: the broker's error after librdkafka's retries (bounded by `message.timeout.ms`),
-    ///   `.queueFull` after `enqueueTimeout`, or `.closed`.
+    ///   `.queueFull` after `enqueueTimeout`, `.cancelled`, or `.closed`.
     public func send(
         topic: String, key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader] = [], partition: Int32? = nil
     ) async throws(KafkaError) -> KafkaDeliveryReport {
@@ -39,15 +51,39 @@ public final class KafkaProducer: Sendable {
         let started = clock.now
         while true {
             guard state.withLock({ $0 == .open }) else { throw .closed(operation: "send to \(topic)") }
-            let result = await withCheckedContinuation { (continuation: CheckedContinuation<RDKafkaDelivery.Result, Never>) in
-                let opaque = deliveries.make { continuation.resume(returning: $0) }.retainedOpaque()
-                switch client.produce(
-                    topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
-                {
-                case .enqueued: break
-                case .queueFull: RDKafkaDelivery.release(opaque, with: .queueFull)
-                case .failed(let error): RDKafkaDelivery.release(opaque, with: .failed(error))
+            let cancelled = RDKafkaDelivery.Result.failed(.cancelled(operation: "send to \(topic)"))
+            // The record's box, once made; `.cancelled` once the task was cancelled.
+            let wait = Mutex(PendingSend.waiting)
+            let result = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<RDKafkaDelivery.Result, Never>) in
+                    let box = deliveries.make { continuation.resume(returning: $0) }
+                    let opaque = box.retainedOpaque()
+                    let cancelledFirst = wait.withLock { wait -> Bool in
+                        if case .cancelled = wait { return true }
+                        wait = .enqueuing(box)
+                        return false
+                    }
+                    guard !cancelledFirst else {
+                        // Cancelled before librdkafka got it: nothing is sent.
+                        RDKafkaDelivery.release(opaque, with: cancelled)
+                        return
+                    }
+                    switch client.produce(
+                        topic: topic, partition: partition, key: key, value: value, headers: headers, opaque: opaque)
+                    {
+                    case .enqueued: break
+                    case .queueFull: RDKafkaDelivery.release(opaque, with: .queueFull)
+                    case .failed(let error): RDKafkaDelivery.release(opaque, with: .failed(error))
+                    }
                 }
+            } onCancel: {
+                let box = wait.withLock { wait -> RDKafkaDelivery? in
+                    defer { wait = .cancelled }
+                    if case .enqueuing(let box) = wait { return box }
+                    return nil
+                }
+                // The box completes once: librdkafka's report, if it comes later, changes nothing.
+                box?.finish(cancelled)
             }
             switch result {
             case .delivered(let report):
@@ -57,7 +93,7 @@ public final class KafkaProducer: Sendable {
             case .queueFull:
                 let waited = clock.now - started
                 if waited >= enqueueTimeout { throw .queueFull(topic: topic, waited: waited) }
-                try? await Task.sleep(for: .milliseconds(2))
+                do { try await Task.sleep(for: .milliseconds(2)) } catch { throw .cancelled(operation: "send to \(topic)") }
             }
         }
     }
@@ -75,7 +111,8 @@ public final class KafkaProducer: Sendable {
     /// - Returns: the number of records sent.
     /// - Throws: the first failure (records after it may or may not have been stored), after
     ///   waiting for every record already handed over; `.queueFull` when the queue had no room for
-    ///   `enqueueTimeout`; `.closed`.
+    ///   `enqueueTimeout`; `.closed`; `.cancelled` when the calling task was cancelled (at once:
+    ///   records handed over may still be stored, none counts as acknowledged).
     @discardableResult
     public func sendInOrder(
         _ records: some Sequence<KafkaProducerRecord>, delivered: (Int, KafkaDeliveryReport) -> Void = { _, _ in }
@@ -92,11 +129,16 @@ public final class KafkaProducer: Sendable {
             }
         }
         var count = 0
+        var stoppedByCancellation = false
         records: for (index, record) in records.enumerated() {
             let started = ContinuousClock.now
             while failure == nil {
                 guard state.withLock({ $0 == .open }) else {
                     failure = (index, .closed(operation: "send to \(record.topic)"))
+                    break records
+                }
+                guard !Task.isCancelled else {
+                    stoppedByCancellation = true
                     break records
                 }
                 let opaque = deliveries.make { sink.yield((index, $0)) }.retainedOpaque()
@@ -125,12 +167,16 @@ public final class KafkaProducer: Sendable {
             }
             break
         }
+        // The stream ends early (nil) only when the task is cancelled.
         while outstanding > 0, let (done, result) = await pending.next() {
             outstanding -= 1
             note(done, result)
         }
         sink.finish()
         if let failure { throw failure.error }
+        if stoppedByCancellation || outstanding > 0 {
+            throw .cancelled(operation: "sending records in order (\(count) handed over, \(outstanding) of them not acknowledged)")
+        }
         return count
     }
 

@@ -61,6 +61,9 @@ final class ChildProcess: Sendable {
     /// Sends SIGINT, as Ctrl-C would.
     func interrupt() { process.interrupt() }
 
+    /// Sends SIGTERM, as Kubernetes or systemd do to stop a service.
+    func terminate() { process.terminate() }
+
     /// Sends SIGKILL: the process gets no chance to finish anything.
     func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
 

@@ -32,6 +32,32 @@ struct ProducerTests {
         try kafka.setBrokerUp(1)
     }
 
+    @Test("cancelling the task of a send waiting for a broker that is down ends the send at once: it does not wait for message.timeout.ms")
+    func cancelEndsWaitingSend() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("cancel-waiting")
+        try kafka.createTopic(topic)
+        let producer = try KafkaProducer(configuration: kafka.configuration(["message.timeout.ms": "600000"]))
+        _ = try await producer.send(topic: topic, key: nil, value: Array("warm-up".utf8))
+        try kafka.setBrokerDown(1)
+        let send = Task { () -> Result<KafkaDeliveryReport, KafkaError> in
+            do throws(KafkaError) { return .success(try await producer.send(topic: topic, key: nil, value: Array("during".utf8))) } catch {
+                return .failure(error)
+            }
+        }
+        // Whether the record reached librdkafka before the cancel or not, the send must end.
+        try await Task.sleep(for: .milliseconds(200))
+        send.cancel()
+        let result = try await value(of: send, within: 60, "the cancelled send to end")
+        guard case .failure(let error) = result else {
+            Issue.record("a send to a broker that is down succeeded: \(result)")
+            return
+        }
+        #expect("\(error)".contains("cancel"), "\(error)")
+        try kafka.setBrokerUp(1)
+        await producer.close(timeout: .seconds(5))
+    }
+
     @Test("a send to a partition whose leader is down completes after the broker comes back")
     func leaderDownThenUp() async throws {
         let kafka = try EmbeddedKafka(brokers: 3)

@@ -101,3 +101,29 @@ func readRecords(
     }
     return (records.all, events.all)
 }
+
+/// The value of `task`, or a `TestTimeout` after `seconds` (a guard against hangs). Unlike
+/// `withTimeout`, it returns even when the task ignores cancellation, which is the failure some
+/// tests guard against; the task is cancelled then and left to end on its own.
+func value<T: Sendable>(of task: Task<T, Never>, within seconds: Int, _ what: String) async throws -> T {
+    let value: T? = await withCheckedContinuation { continuation in
+        let first = FirstResume(continuation)
+        Task { first.resume(returning: await task.value) }
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            first.resume(returning: nil)
+        }
+    }
+    guard let value else {
+        task.cancel()
+        throw TestTimeout(what: what, seconds: seconds)
+    }
+    return value
+}
+
+/// Resumes a continuation with the first of several answers; later ones are dropped.
+final class FirstResume<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, Never>?>
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+    func resume(returning value: T) { continuation.withLock { $0.take() }?.resume(returning: value) }
+}

@@ -17,6 +17,7 @@ extension RDKafkaClient {
         for topic in topics {
             rd_kafka_topic_partition_list_add(list, topic, -1)
         }
+        subscribed.store(true, ordering: .releasing)
         let code = rd_kafka_subscribe(handle, list)
         if !RDKafkaErrors.isSuccess(code) {
             throw RDKafkaErrors.error(code, "subscribe to \(topics): \(RDKafkaErrors.text(of: code.rawValue))")
@@ -148,6 +149,29 @@ extension RDKafkaClient {
         RDKafkaRebalancer.unassign(handle, partitions, cooperative: cooperative, context: context)
     }
 
+    /// Serves the consumer queue until the rebalance callback has assigned partitions (possibly
+    /// none) for the first time, or `timeoutMilliseconds` passed; true when it has. Blocks, woken
+    /// by what librdkafka queues: the callback ends the poll at once (`rd_kafka_queue_yield`),
+    /// also when another thread's poll served it.
+    ///
+    /// For `destroyMayAbort`: once the member had an assignment, destroying it is safe on
+    /// librdkafka before 2.3.0 too. Only a group's answer can bring it, so this has to be done
+    /// before the close: a closing member ignores the assignment that completes its join.
+    /// Records polled meanwhile are dropped; their offsets are never stored, so they are
+    /// delivered again. Revocations are carried out at once, as while closing.
+    func awaitFirstAssignment(timeoutMilliseconds: Int32) -> Bool {
+        context.events.withLock { $0.closing = true }
+        context.yieldOnAssignment.store(true, ordering: .releasing)
+        defer { context.yieldOnAssignment.store(false, ordering: .releasing) }
+        let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
+        while !context.assignmentServed.load(ordering: .acquiring) {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return false }
+            if let message = rd_kafka_consumer_poll(handle, max(1, remaining.rdKafkaMilliseconds)) { rd_kafka_message_destroy(message) }
+        }
+        return true
+    }
+
     /// Leaves the group, serving the final revoke in the rebalance callback, for up to
     /// `timeoutMilliseconds`. Blocks.
     ///
@@ -155,17 +179,28 @@ extension RDKafkaClient {
     /// a private queue lets the wait end. When it does, `rd_kafka_destroy` skips the close (see
     /// deinit) and the coordinator drops the member after `session.timeout.ms`.
     func closeConsumer(timeoutMilliseconds: Int32) -> KafkaError? {
-        context.events.withLock { $0.closing = true }
         closeAttempted.withLock { $0 = true }
+        return Self.closeConsumer(handle, context: context, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// `closeConsumer` of a handle whose client is going away (see deinit).
+    static func closeConsumer(_ handle: OpaquePointer, context: RDKafkaContext, timeoutMilliseconds: Int32) -> KafkaError? {
+        context.events.withLock { $0.closing = true }
         guard let queue = rd_kafka_queue_new(handle) else { return RDKafkaErrors.error(RD_KAFKA_RESP_ERR__FAIL, "close: no queue") }
         defer { rd_kafka_queue_destroy(queue) }
         if let error = RDKafkaErrors.consume(rd_kafka_consumer_close_queue(handle, queue)) { return error }
         let deadline = ContinuousClock.now + .milliseconds(timeoutMilliseconds)
         while rd_kafka_consumer_closed(handle) == 0 {
-            guard ContinuousClock.now < deadline else {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else {
                 return .timedOut(operation: "leaving the group (coordinator unreachable)", timeout: .milliseconds(timeoutMilliseconds))
             }
-            _ = rd_kafka_queue_poll_callback(queue, 100)
+            // The close forwards the consumer queue here, records fetched and not yet polled
+            // included: served as a consumer poll serves it (rebalance callbacks run, records
+            // are returned and dropped, never stored), not by `rd_kafka_queue_poll_callback`,
+            // which asserts on a record (rdkafka_queue.c: `res != RD_KAFKA_OP_RES_PASS`). Ends at
+            // once when the close is done (librdkafka posts a TERMINATE op that yields).
+            if let message = rd_kafka_consume_queue(queue, max(1, remaining.rdKafkaMilliseconds)) { rd_kafka_message_destroy(message) }
         }
         return nil
     }

@@ -8,8 +8,13 @@ import Synchronization
 /// on librdkafka's queue event (`rd_kafka_queue_cb_event_enable`), never on a thread of their
 /// own: a producer's or admin client's main queue (delivery reports, errors, statistics) is
 /// served by a task each time it fills, a consumer's queue by its reader. The handle is destroyed
-/// (in the background) when the last reference goes away, so no call can race with
-/// `rd_kafka_destroy`.
+/// when the last reference goes away, so no call can race with `rd_kafka_destroy`: on a thread
+/// of its own, which the process's exit waits for (`RDKafkaClientRegistry`, `KafkaClients`).
+///
+/// librdkafka's termination rules (INTRODUCTION.md, "Termination"): a consumer is closed
+/// (`KafkaConsumer.close`, else by `rd_kafka_destroy` itself) and a producer flushed
+/// (`KafkaProducer.close`) by their owners; the queues this client holds are destroyed before
+/// `rd_kafka_destroy`, which then joins every thread of the handle.
 final class RDKafkaClient: @unchecked Sendable {
     enum Kind: Sendable {
         case producer, consumer
@@ -26,6 +31,12 @@ final class RDKafkaClient: @unchecked Sendable {
     /// Set once `closeConsumer` ran: destroying the handle must not try to close it again, which
     /// would wait without limit if the close timed out.
     let closeAttempted = Mutex(false)
+    /// Set once `subscribe` ran: the consumer joins its group.
+    let subscribed = Atomic(false)
+    /// Whether the consumer's configuration offers the cooperative-sticky assignor.
+    private let offersCooperativeSticky: Bool
+    /// This handle in the process's registry.
+    private let registration: Int
 
     init(kind: Kind, configuration: KafkaConfiguration) throws(KafkaError) {
         // librdkafka has a consumer queue, the one a consumer waits on, only in a group.
@@ -43,6 +54,8 @@ final class RDKafkaClient: @unchecked Sendable {
         self.handle = handle
         self.context = context
         self.kind = kind
+        offersCooperativeSticky = configuration.properties["partition.assignment.strategy", default: ""].contains("cooperative-sticky")
+        registration = RDKafkaClientRegistry.shared.register(name: String(cString: rd_kafka_name(handle)))
         if kind == .consumer { rd_kafka_poll_set_consumer(handle) }
         eventQueue = kind == .consumer ? rd_kafka_queue_get_consumer(handle) : rd_kafka_queue_get_main(handle)
         // librdkafka calls this on its own thread when the queue goes from empty to not empty.
@@ -76,19 +89,57 @@ final class RDKafkaClient: @unchecked Sendable {
         server?.cancel()
     }
 
+    /// Whether librdkafka before 2.3.0 (whose `rd_kafka_version()` is below 0x020300ff) might
+    /// abort in `rd_kafka_destroy` of this client: it asserts that the cooperative-sticky
+    /// assignor has state, and that state is made only by the member's first assignment
+    /// (confluentinc/librdkafka#4381, fixed in 2.3.0). So a group member that offers the
+    /// assignor and was not seen to get an assignment (a rebalance callback assigning, possibly
+    /// nothing) may have joined without one. Once it has had one, the state stays.
+    var destroyMayAbort: Bool {
+        Self.destroyAbortsWithoutAssignorState && kind == .consumer && offersCooperativeSticky && subscribed.load(ordering: .acquiring)
+            && !context.assignmentServed.load(ordering: .acquiring)
+    }
+
+    /// librdkafka before 2.3.0 asserts in `rd_kafka_destroy` of a cooperative-sticky member
+    /// that joined a group but got no assignment yet (#4381).
+    static let destroyAbortsWithoutAssignorState = RDKafkaProcess.version < 0x0203_00ff
+
     deinit {
         stopBackgroundWork()
+        let registry = RDKafkaClientRegistry.shared
+        if destroyMayAbort {
+            // Never destroyed: librdkafka would abort the process (#4381). Its threads go on until
+            // the process exits (`KafkaClients.exitProcess`, which runs no `atexit` handler that
+            // could race with them) and call back into `context`, which must outlive them.
+            context.log(
+                .warning,
+                "\(name) is not destroyed: it joined its group without ever getting an assignment, and librdkafka \(RDKafkaVersion.string) (before 2.3.0) would abort destroying it (librdkafka#4381); its threads end with the process"
+            )
+            _ = Unmanaged.passRetained(context)
+            registry.kept(registration)
+            if !closeAttempted.withLock({ $0 }) {
+                // Never closed by its owner: it leaves the group now, so that it holds no
+                // partitions while its threads run on.
+                nonisolated(unsafe) let handle = handle
+                let context = context
+                Thread.start(named: "rdk-leave") { _ = RDKafkaClient.closeConsumer(handle, context: context, timeoutMilliseconds: 10_000) }
+            }
+            return
+        }
         rd_kafka_queue_destroy(eventQueue)
         // rd_kafka_destroy joins librdkafka's threads, which after the cluster went away can take
-        // up to `socket.timeout.ms`. It runs on a Dispatch thread, so that neither a Swift
-        // concurrency thread nor the process's exit waits for it; `context` lives until it
+        // up to `socket.timeout.ms`. It runs on a thread of its own, so that no Swift concurrency
+        // thread, and no Dispatch worker that blocking calls need, waits for it; the process's
+        // exit waits for it instead (`KafkaClients.awaitDestroyed`). `context` lives until it
         // returns, so callbacks never see it freed.
         nonisolated(unsafe) let handle = handle
         let context = context
         let flags = closeAttempted.withLock { $0 } ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0
-        DispatchQueue.global().async {
+        let registration = registration
+        Thread.start(named: "rdk-destroy") {
             rd_kafka_destroy_flags(handle, flags)
             withExtendedLifetime(context) {}
+            registry.destroyed(registration)
         }
     }
 

@@ -16,6 +16,11 @@ final class RDKafkaContext: Sendable {
     /// Rebalances the rebalance callback reported, and a record polled after them, waiting for the
     /// consumer to hand them out.
     let events = Mutex(RDKafkaEventQueue())
+    /// Set once the rebalance callback assigned partitions (possibly none): the consumer has had
+    /// an assignment from its group (see `RDKafkaClient.destroyMayAbort`).
+    let assignmentServed = Atomic(false)
+    /// While set, an assignment ends the poll that served it (`awaitFirstAssignment`).
+    let yieldOnAssignment = Atomic(false)
 
     init(logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?) {
         self.logHandler = logHandler

@@ -22,6 +22,12 @@ enum RDKafkaRebalancer {
                 context.log(.error, "assigning \(list) failed: \(error)")
             }
             context.events.withLock { $0.rebalanced(.assigned(list)) }
+            context.assignmentServed.store(true, ordering: .releasing)
+            if context.yieldOnAssignment.load(ordering: .acquiring), let queue = rd_kafka_queue_get_consumer(handle) {
+                // Ends the poll waiting in `awaitFirstAssignment`, whichever thread served this.
+                rd_kafka_queue_yield(queue)
+                rd_kafka_queue_destroy(queue)
+            }
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(handle) != 0
             let closing = context.events.withLock { state -> Bool in

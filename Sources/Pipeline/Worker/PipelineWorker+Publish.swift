@@ -47,7 +47,9 @@ extension PipelineWorker {
     }
 
     /// Sends until the broker acknowledges. Transient errors are retried with backoff (0.1 s
-    /// doubling to 5 s) while the worker runs; a permanent one ends the attempt at once.
+    /// doubling to 5 s) while the worker runs; a permanent one ends the attempt at once. When the
+    /// stop cancels the task (`run()` cancels its tasks once the stop has drained, committed and
+    /// left the group), the send's wait ends at once: the publication is abandoned.
     nonisolated func deliver(
         _ producer: KafkaProducer, topic: String, key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader]
     ) async -> PublishResult {
@@ -59,7 +61,12 @@ extension PipelineWorker {
             } catch {
                 if Self.isTooLarge(error) { return .tooLarge(topic: topic, error) }
                 if error.isPermanentForProducer { return .refused(topic: topic, error) }
-                if case .closed = error { return .abandoned }
+                // Closed, or cancelled because the worker stopped (the record may still be stored,
+                // but it is not acknowledged: its offset is not stored, so it is read again).
+                switch error {
+                case .closed, .cancelled: return .abandoned
+                default: break
+                }
                 logger.warning("publishing to \(topic) failed, trying again in \(backoff): \(error)")
                 do { try await Task.sleep(for: backoff) } catch { return .abandoned }
                 backoff = min(backoff * 2, .seconds(5))

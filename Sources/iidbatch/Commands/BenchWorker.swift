@@ -76,7 +76,7 @@ struct BenchWorker: AsyncParsableCommand {
             await BenchChild.stopAll()
             try? FileManager.default.removeItem(at: folder)
             Output.line("bench worker: stopped on \(signal)")
-            Foundation.exit(130)
+            ProcessExit.now(130)
         }
         defer { signals.cancel() }
         for shape in shapes {

@@ -1,0 +1,65 @@
+import Testing
+
+@testable import Kafka
+
+@Suite("Consumer close and destroy never abort the process", .serialized)
+struct ConsumerDestroyTests {
+    @Test("a cooperative-sticky member that joined its group but never got an assignment is closed and released without aborting the process")
+    func joinedWithoutAssignment() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("no-assignment")
+        try kafka.createTopic(topic)
+        // Every SyncGroup fails: the member's JoinGroup succeeds (the assignor is chosen), and its
+        // assignment never comes. librdkafka 2.0.2 asserts in rd_kafka_destroy then.
+        kafka.injectRequestErrors(.syncGroup, Array(repeating: .rebalanceInProgress, count: 100))
+        let lines = Collected<String>()
+        var configuration = kafka.consumerConfiguration(["debug": "cgrp"])
+        configuration.logHandler = { _, line in lines.append(line) }
+        var consumer: KafkaConsumer? = try KafkaConsumer(configuration: configuration, groupID: uniqueName("joined"), topics: [topic])
+        let name = try #require(consumer?.client.name)
+        try await waitUntil("the member to join and its SyncGroup to fail") {
+            lines.all.contains { $0.contains("SyncGroup response: Broker: Group rebalance in progress") }
+        }
+        try? await consumer?.close(timeout: .seconds(2))
+        consumer = nil
+        // Destroyed (the abort, without the workaround, comes here) or kept: settled either way.
+        #expect(await RDKafkaClientRegistry.shared.waitUntilSettled([name], deadline: .now + .seconds(60)))
+        let kept = RDKafkaClientRegistry.shared.kept.contains(name)
+        #expect(kept == RDKafkaClient.destroyAbortsWithoutAssignorState, "librdkafka \(KafkaVersion.librdkafka)")
+        #expect(kept == lines.all.contains { $0.contains("\(name) is not destroyed") }, "a kept consumer says so")
+        kafka.clearRequestErrors(.syncGroup)
+    }
+
+    @Test("a cooperative-sticky member closed before its first assignment waits for it, and is then destroyed")
+    func closedWhileJoining() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("joining")
+        try kafka.createTopic(topic)
+        let lines = Collected<String>()
+        var configuration = kafka.consumerConfiguration()
+        configuration.logHandler = { _, line in lines.append(line) }
+        var consumer: KafkaConsumer? = try KafkaConsumer(configuration: configuration, groupID: uniqueName("joining"), topics: [topic])
+        let name = try #require(consumer?.client.name)
+        // Closed at once, while it joins: before 2.3.0 the close first waits for the assignment.
+        try await consumer?.close(timeout: .seconds(30))
+        consumer = nil
+        #expect(await RDKafkaClientRegistry.shared.waitUntilSettled([name], deadline: .now + .seconds(60)))
+        #expect(!RDKafkaClientRegistry.shared.kept.contains(name), "\(lines.all)")
+    }
+
+    @Test("closing a member whose queue still holds fetched records drops them, without aborting the process")
+    func closeWithRecordsQueued() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("queued")
+        try kafka.createTopic(topic)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        try await produce(producer, topic: topic, partitions: 0..<1, numbers: 0..<200)
+        await producer.close()
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("queued"), topics: [topic])
+        // One record read: the rest of its fetch waits in the consumer's queue, which the close
+        // forwards to the queue it serves.
+        let (records, _) = try await readRecords(consumer, count: 1, within: .seconds(60))
+        #expect(records.count == 1)
+        try await consumer.close(timeout: .seconds(10))
+    }
+}
