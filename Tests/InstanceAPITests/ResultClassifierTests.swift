@@ -145,6 +145,11 @@ struct ResultClassifierTests {
             #"{"error": {"code": 403, "message": "Instance ID API has not been used", "status": "PERMISSION_DENIED", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "SERVICE_DISABLED", "domain": "googleapis.com"}]}}"#
                 .utf8)
         #expect(FCMErrorBody(apiAnswer: body)?.message == "PERMISSION_DENIED (SERVICE_DISABLED, googleapis.com): Instance ID API has not been used")
+        #expect(FCMErrorBody(apiAnswer: body) == (try JSONDecoder().decode(FCMErrorBody.self, from: body)), "read as Foundation reads it")
+        let legacy = Data(#"{"error": "Instance ID \"fid-é\": failed"}"#.utf8)
+        #expect(FCMErrorBody(apiAnswer: legacy) == (try JSONDecoder().decode(FCMErrorBody.self, from: legacy)))
+        #expect(FCMErrorBody(apiAnswer: legacy)?.names("fid-é") == true && FCMErrorBody(apiAnswer: legacy)?.names("fid-") == false)
+        #expect(FCMErrorBody(apiAnswer: Data(#"{"error": "tokéna"}"#.utf8))?.names("ok") == false, "inside a word, next to a non-ASCII letter")
         let long = Data(#"{"error": "\#(String(repeating: "é", count: 5_000))"}"#.utf8)
         let message = try #require(FCMErrorBody(apiAnswer: long)?.message)
         #expect(message.utf8.count <= ResultClassifier.excerptBytes + 3 && message.hasSuffix("…"), "cut by bytes, at a character")

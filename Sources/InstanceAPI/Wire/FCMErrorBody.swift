@@ -78,11 +78,29 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
 
     /// The error body of `body`, only when `body` is the API's own: a JSON object whose `error` is
     /// an object or a string. Nil for anything else (a proxy's page, an empty body, other JSON).
+    /// Read with the project's strict parser: half of a deletion backlog's answers are such bodies.
     public init?(apiAnswer body: Data) {
         guard body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{"),
-            let parsed = try? JSONDecoder().decode(Self.self, from: body), parsed.error != nil || parsed.errorString != nil
+            let error = (try? JSONValue.parse(bytes: [UInt8](body)))?["error"]
         else { return nil }
-        self = parsed
+        if let text = error.stringValue {
+            self.error = nil
+            self.errorString = text
+            return
+        }
+        guard case .object = error else { return nil }
+        func text(_ value: JSONValue?) -> String? { value?.stringValue }
+        var code: Int?
+        if case .number(let number)? = error["code"], let exact = Int(exactly: number) { code = exact }
+        let details = error["details"]?.arrayValue?.map { detail in
+            var metadata: [String: String]?
+            if case .object(let members)? = detail["metadata"] { metadata = members.compactMapValues(\.stringValue) }
+            return Detail(
+                type: text(detail["@type"]), errorCode: text(detail["errorCode"]), reason: text(detail["reason"]), domain: text(detail["domain"]),
+                metadata: metadata)
+        }
+        self.error = Status(code: code, message: text(error["message"]), status: text(error["status"]), details: details)
+        self.errorString = nil
     }
 
     /// The API's words, at most `ResultClassifier.excerptBytes` of them: the error's status, any
@@ -114,19 +132,27 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// The longest part of the API's words searched for an item's name.
     static let searchedBytes = 1_024
 
-    /// True when the API's words name `item` as a word of its own (not inside another), within
-    /// their first `searchedBytes`: an error about that one id or token. A refusal of the caller
-    /// (IAM, credentials, a project mismatch of the request) names none.
+    /// True when the API's words name `item` as a word of its own (not inside another: the bytes
+    /// around it are not ASCII letters, digits, `-` or `_`, nor part of a non-ASCII character),
+    /// within their first `searchedBytes`: an error about that one id or token. A refusal of the
+    /// caller (IAM, credentials, a project mismatch of the request) names none.
     public func names(_ item: String) -> Bool {
         guard let full = error?.message ?? errorString, !item.isEmpty else { return false }
-        let words = full.utf8Prefix(maxBytes: Self.searchedBytes)
-        func isWordCharacter(_ character: Character?) -> Bool {
-            character.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } ?? false
+        let words = Array(full.utf8.prefix(Self.searchedBytes))
+        let needle = Array(item.utf8)
+        guard needle.count <= words.count else { return false }
+        func isWordByte(_ index: Int) -> Bool {
+            guard words.indices.contains(index) else { return false }
+            let byte = words[index]
+            return byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
         }
-        return words.ranges(of: item).contains { range in
-            !isWordCharacter(range.lowerBound > words.startIndex ? words[words.index(before: range.lowerBound)] : nil)
-                && !isWordCharacter(range.upperBound < words.endIndex ? words[range.upperBound] : nil)
+        for start in 0...(words.count - needle.count) where words[start] == needle[0] {
+            guard words[start..<start + needle.count].elementsEqual(needle) else { continue }
+            if !isWordByte(start - 1), !isWordByte(start + needle.count) { return true }
         }
+        return false
     }
 
     enum CodingKeys: String, CodingKey {
