@@ -27,8 +27,9 @@ struct CallJob: Sendable {
     var outageAtFirstAttempt: Duration = .zero
     /// The last failure, for dead-letter headers and messages.
     var lastError: String?
-    /// When an attempt last failed for the whole system (uncharged). Should it fail so again after
-    /// other calls succeeded meanwhile, the failure is its own, and it is charged.
+    /// When an attempt last failed for the whole system (an outage, a refusal of the caller).
+    /// Should it fail so again after a call of its API was answered meanwhile, the failure is its
+    /// own, and it is charged.
     var systemFailedAt: ContinuousClock.Instant?
 
     /// The same job with no items, to take some of another attempt's items into.

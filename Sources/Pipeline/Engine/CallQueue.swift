@@ -17,9 +17,10 @@ struct CallQueue: Sendable {
     }
 
     private var retries: Deque<CallJob> = []
-    /// Retries that go after every other job: attempts that failed for the whole system, so that
-    /// the breaker's next probe is other work when there is any.
-    private var deferred: Deque<CallJob> = []
+    /// Suspect retries: attempts that failed for the whole system. They go first like any retry,
+    /// but never as the breaker's probe while other work waits, so that one item that always
+    /// fails that way is not every probe.
+    private var suspects: Deque<CallJob> = []
     private var unordered: Deque<CallJob> = []
     private var ordered: [String: Deque<CallJob>] = [:]
     /// Keys with queued jobs, each once, visited round-robin.
@@ -35,7 +36,10 @@ struct CallQueue: Sendable {
     var holdCounts: [String: Int] { holders.mapValues(\.count) }
 
     /// The retries waiting to start, which hold their keys.
-    var waitingRetries: some Sequence<CallJob> { retries + deferred }
+    var waitingRetries: some Sequence<CallJob> { retries + suspects }
+
+    /// True when jobs wait and every one of them is suspect.
+    var holdsOnlySuspects: Bool { count > 0 && count == suspects.count }
 
     /// Queues a new job behind earlier work of its key.
     mutating func enqueue(_ job: CallJob) {
@@ -48,34 +52,37 @@ struct CallQueue: Sendable {
         ordered[key, default: []].append(job)
     }
 
-    /// Queues another attempt of a job that already holds its key: first, or, `behindOtherWork`,
-    /// after every other job waiting (an attempt that failed for the whole system: if it is about
-    /// itself rather than the system, other work must get the chance to show it).
-    mutating func enqueueRetry(_ job: CallJob, behindOtherWork: Bool = false) {
+    /// Queues another attempt of a job that already holds its key; it goes first. A `suspect`
+    /// (an attempt that failed for the whole system) is the probe only when nothing else waits.
+    mutating func enqueueRetry(_ job: CallJob, suspect: Bool = false) {
         count += 1
-        if behindOtherWork { deferred.append(job) } else { retries.append(job) }
+        if suspect { suspects.append(job) } else { retries.append(job) }
     }
 
     /// The next job that may start and that `allowed` (the rate limiter) lets through, marking it
     /// as holding its key. Nil when nothing may start now.
-    mutating func next(allowed: (CallJob) -> Bool) -> CallJob? {
+    mutating func next(forProbe probe: Bool = false, allowed: (CallJob) -> Bool) -> CallJob? {
         if let job = retries.first, allowed(job) {
             count -= 1
             return retries.removeFirst()
+        }
+        if !probe, let job = suspects.first, allowed(job) {
+            count -= 1
+            return suspects.removeFirst()
         }
         preferUnordered.toggle()
         if preferUnordered, let job = nextUnordered(allowed) { return job }
         if let job = nextOrdered(allowed) { return job }
         if !preferUnordered, let job = nextUnordered(allowed) { return job }
-        guard let job = deferred.first, allowed(job) else { return nil }
+        guard probe, let job = suspects.first, allowed(job) else { return nil }
         count -= 1
-        return deferred.removeFirst()
+        return suspects.removeFirst()
     }
 
     /// Removes the items of the requests in `handles` from every waiting job (their partitions
     /// were revoked). A retry left empty gives up its key; a new job left empty is forgotten.
     mutating func drop(_ handles: Set<RequestHandle>) {
-        for held in [\Self.retries, \Self.deferred] {
+        for held in [\Self.retries, \Self.suspects] {
             self[keyPath: held] = Deque(
                 self[keyPath: held].compactMap { job in
                     var job = job
@@ -100,7 +107,7 @@ struct CallQueue: Sendable {
             ordered[key] = kept.isEmpty ? nil : kept
         }
         ring = Deque(ring.filter { ordered[$0] != nil })
-        count = retries.count + deferred.count + unordered.count + ordered.values.reduce(0) { $0 + $1.count }
+        count = retries.count + suspects.count + unordered.count + ordered.values.reduce(0) { $0 + $1.count }
     }
 
     /// A job split off a running one (its throttled items): it holds the key too, until released.

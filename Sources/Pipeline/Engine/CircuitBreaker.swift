@@ -47,9 +47,8 @@ public struct CircuitBreaker: Sendable {
     public let initialCooldown: Duration
     /// The longest opening.
     public let maxCooldown: Duration
-    /// When the latest success that counted was recorded (nil before the first): answers to calls
-    /// sent before an opening do not count.
-    public private(set) var latestSuccess: ContinuousClock.Instant?
+    /// When the latest success was recorded (nil before the first).
+    private var latestSuccess: ContinuousClock.Instant?
 
     /// A closed breaker.
     public init(threshold: Int = 5, initialCooldown: Duration = .seconds(1), maxCooldown: Duration = .seconds(60)) {

@@ -16,9 +16,9 @@ import InstanceAPI
 ///   `callsPerSecond`, and never before a `Retry-After` the API sent has passed.
 /// - Only outages count toward the breaker; while it is open nothing starts, and the time it stays
 ///   open is not charged to any item's `max-elapsed` budget. An attempt that failed for the whole
-///   system goes behind other waiting work, so the probe is other work when there is any; should
-///   it fail so again after other calls succeeded, the failure is its own and is charged, so one
-///   item can neither be every probe nor wait forever. The same holds while an operator has
+///   system is suspect: never the probe while other work waits, and consumption goes on while only
+///   suspects wait, so new work probes. A failure of the whole system on one call while another
+///   call of its API was answered is that call's own: charged, and not counted by the breaker. The same holds while an operator has
 ///   paused the pipeline: nothing starts, running calls finish, and the pause costs no item its
 ///   budget.
 /// - New settings (`reconfigure`) take effect at the next start decision: concurrency, the rate
@@ -35,6 +35,8 @@ struct DispatchMachine: Sendable {
     /// The adaptive rate of each API called so far.
     private(set) var rates: [BackendAPI: AdaptiveRate] = [:]
     private var retryAfterUntil: [BackendAPI: ContinuousClock.Instant] = [:]
+    /// When a call of each API was last answered (its items, whatever they said).
+    private var answeredAt: [BackendAPI: ContinuousClock.Instant] = [:]
     private var backoffs = Heap<ScheduledRetry>()
     private var running: [Int: RunningCall] = [:]
     private var nextJobID = 0
@@ -109,6 +111,7 @@ struct DispatchMachine: Sendable {
         switch answer {
         case .items(let answers):
             breaker.recordSuccess(probe: call.probe, now: now)
+            answeredAt[api(of: job)] = now
             let missing = ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
@@ -165,8 +168,17 @@ struct DispatchMachine: Sendable {
                 queue.enqueueRetry(paced)
             }
         case .failed(let error):
+            // A call of the same API answered while this one was out, or since this job last failed
+            // for the whole system, shows that the system works: such a failure is this job's own
+            // (another project's id behind a 403 that names nobody, a page answered for one path).
+            // It is charged, and says nothing to the breaker (but a probe's answer always decides).
+            let answered = answeredAt[api(of: job)]
+            let alone =
+                error.isOutage
+                && (answered.map { $0 > call.startedAt } ?? false || job.systemFailedAt.map { failed in answered.map { $0 > failed } ?? false } ?? false)
+            if error.isOutage { job.systemFailedAt = now }
             let wasClosed = breaker.isClosed
-            breaker.recordFailure(error, now: now, probe: call.probe)
+            if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             if let retryAfter = error.retryAfter {
                 // A server's wait holds every call of its API, so it is held to the longest backoff:
@@ -184,15 +196,16 @@ struct DispatchMachine: Sendable {
                 // Quota: paced by the cut rate (and any Retry-After), not charged to max-attempts.
                 job.throttles += 1
                 queue.enqueueRetry(job)
-            } else if error.isSystemic || (error.isRetryable && !breaker.isClosed), !failsAlone(job) {
+            } else if !alone, error.isSystemic || (error.isRetryable && !breaker.isClosed) {
                 // A failure of the whole system: not the items' fault, so not charged to them. It
-                // goes behind other work, so that the breaker's probe is other work when there is
-                // any: one item that always fails this way must not be every probe.
-                job.systemFailedAt = now
-                queue.enqueueRetry(job, behindOtherWork: true)
+                // is never the next probe while other work waits: one item that always fails this
+                // way must not be every probe.
+                queue.enqueueRetry(job, suspect: true)
             } else {
                 job.attempts += 1
-                if error.isRetryable, configuration.retry.allowsRetry(attemptsMade: job.attempts, elapsed: chargedElapsed(job, now: now)) {
+                // A failure of the whole system that is this job's own gets the retries of its
+                // budget too (a 403 for one id may be a backend that does not know it yet).
+                if error.isRetryable || alone, configuration.retry.allowsRetry(attemptsMade: job.attempts, elapsed: chargedElapsed(job, now: now)) {
                     scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
                 } else {
                     let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
@@ -297,7 +310,7 @@ struct DispatchMachine: Sendable {
             // would make the queue copy all its jobs here, at every start.
             var queue = self.queue
             self.queue = CallQueue()
-            let next = queue.next(allowed: { job in probe || admitRate(job, now: now, earliest: &earliest) })
+            let next = queue.next(forProbe: probe, allowed: { job in probe || admitRate(job, now: now, earliest: &earliest) })
             self.queue = queue
             guard let job = next else {
                 if probe { breaker.returnProbe(now: now) }
@@ -310,10 +323,10 @@ struct DispatchMachine: Sendable {
         if let until = breaker.openUntil, until > now { wakeAt = earlier(wakeAt, until) }
         noteOutage(now: now)
         // Paused while the breaker is open and cooling down; resumed once the cooldown has passed,
-        // the probe's time included, so that work arrives to probe with: when the probe is an
-        // attempt that failed for the whole system before, what arrives meanwhile is queued ahead
-        // of it for the next probe, and shows whether the system or that one item fails.
-        let outage = breaker.openUntil.map { $0 > now } ?? false
+        // the probe's time included, so that work arrives to probe with. Not paused while all that
+        // waits is suspect (attempts that failed for the whole system): what arrives goes ahead of
+        // them as the next probe, and shows whether the system or those items fail.
+        let outage = (breaker.openUntil.map { $0 > now } ?? false) && !queue.holdsOnlySuspects
         if outage != pausedForOutage {
             pausedForOutage = outage
             actions.append(.pauseForOutage(outage))
@@ -392,12 +405,8 @@ struct DispatchMachine: Sendable {
         }
     }
 
-    /// True when `job` failed for the whole system before and other calls succeeded since: the
-    /// system works, so its failures are its own (another project's id behind an IAM-style 403, a
-    /// page answered for one path) and are charged like any other.
-    private func failsAlone(_ job: CallJob) -> Bool {
-        guard let failed = job.systemFailedAt, let success = breaker.latestSuccess else { return false }
-        return success > failed
+    private func api(of job: CallJob) -> BackendAPI {
+        CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
     }
 
     private func revokedHandles(_ call: RunningCall) -> Set<RequestHandle> {
