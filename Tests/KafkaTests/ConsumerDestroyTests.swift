@@ -62,4 +62,21 @@ struct ConsumerDestroyTests {
         #expect(records.count == 1)
         try await consumer.close(timeout: .seconds(10))
     }
+
+    @Test("a member with an assignment dropped without a close is destroyed: the destroy's own close is not left waiting for an unassign")
+    func droppedWithoutClose() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let topic = uniqueName("dropped")
+        try kafka.createTopic(topic)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        try await produce(producer, topic: topic, partitions: 0..<1, numbers: 0..<3)
+        await producer.close()
+        var consumer: KafkaConsumer? = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("dropped"), topics: [topic])
+        let name = try #require(consumer?.client.name)
+        let (records, _) = try await readRecords(try #require(consumer), count: 1, within: .seconds(60))
+        #expect(records.count == 1, "it has an assignment")
+        consumer = nil
+        #expect(await RDKafkaClientRegistry.shared.waitUntilSettled([name], deadline: .now + .seconds(30)))
+        #expect(!RDKafkaClientRegistry.shared.kept.contains(name))
+    }
 }

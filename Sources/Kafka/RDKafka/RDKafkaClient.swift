@@ -135,6 +135,10 @@ final class RDKafkaClient: @unchecked Sendable {
         nonisolated(unsafe) let handle = handle
         let context = context
         let flags = closeAttempted.withLock { $0 } ? RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE : 0
+        // A consumer dropped without a close is closed by rd_kafka_destroy itself, whose revoke
+        // waits for an unassign: nobody will ask for the next event, so the rebalance callback
+        // carries revocations out at once, as while closing.
+        if flags == 0 { context.events.withLock { $0.closing = true } }
         let registration = registration
         Thread.start(named: "rdk-destroy") {
             rd_kafka_destroy_flags(handle, flags)
