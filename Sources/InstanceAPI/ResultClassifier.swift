@@ -130,11 +130,13 @@ public enum ResultClassifier {
             return .item(.ok)
         }
         if let error = FCMErrorBody(apiAnswer: body) {
-            let message = error.message ?? "HTTP \(status)"
             switch status {
-            case 404 where error.isNotFound(id), 409 where error.isAlreadyGone(id): return .item(ItemResult(.alreadyAbsent, message: message))
-            case 400: return .item(ItemResult(.invalidArgument, message: message))
-            case 403 where error.names(id): return .item(ItemResult(.permissionDenied, message: message))
+            // A success keeps the words every such answer shares: its item needs no text of its
+            // own (half the answers of a deletion backlog are these).
+            case 404 where error.isNotFound(id): return .item(Self.notFound)
+            case 409 where error.isAlreadyGone(id): return .item(Self.alreadyDeleted)
+            case 400: return .item(ItemResult(.invalidArgument, message: error.message ?? "HTTP 400"))
+            case 403 where error.names(id): return .item(ItemResult(.permissionDenied, message: error.message ?? "HTTP 403"))
             default: break
             }
         }
@@ -191,10 +193,19 @@ public enum ResultClassifier {
         return String(decoding: body[body.startIndex..<end], as: UTF8.self) + "…"
     }
 
+    /// A deletion's `ALREADY_ABSENT` on the API's 404.
+    static let notFound = ItemResult(.alreadyAbsent, message: "not found (HTTP 404)")
+    /// A deletion's `ALREADY_ABSENT` on the API's 409.
+    static let alreadyDeleted = ItemResult(.alreadyAbsent, message: "already deleted (HTTP 409)")
+
     /// True for an empty body or an empty JSON object (`{}`), blanks aside: a delete's success.
     public static func isEmptyAnswer(_ body: Data) -> Bool {
-        let text = body.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
-        return text.isEmpty || text.elementsEqual("{}".utf8)
+        var expected = [UInt8(ascii: "{"), UInt8(ascii: "}")][...]
+        for byte in body where byte != 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09 {
+            guard byte == expected.first else { return false }
+            expected = expected.dropFirst()
+        }
+        return expected.isEmpty || expected.count == 2
     }
 
     /// True for a JSON object, blanks aside: what a success that returns a resource is.

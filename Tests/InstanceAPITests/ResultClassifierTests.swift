@@ -174,10 +174,10 @@ struct ResultClassifierTests {
     @Test(
         "§3 deletion: the API's own 404 and 409 mean gone (ALREADY_ABSENT), its 400 is the id's INVALID_ARGUMENT",
         arguments: [
-            (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#, ResultCode.alreadyAbsent, "NOT_FOUND: x"),
-            (404, #"{"error": "Instance ID fid: failed to find"}"#, .alreadyAbsent, "Instance ID fid: failed to find"),
-            (409, #"{"error": "Instance ID fid: already deleted"}"#, .alreadyAbsent, "Instance ID fid: already deleted"),
-            (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "ALREADY_EXISTS: x"),
+            (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#, ResultCode.alreadyAbsent, "not found (HTTP 404)"),
+            (404, #"{"error": "Instance ID fid: failed to find"}"#, .alreadyAbsent, "not found (HTTP 404)"),
+            (409, #"{"error": "Instance ID fid: already deleted"}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
+            (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
             (400, #"{"error": "x"}"#, .invalidArgument, "x"),
         ])
     func deletionItems(status: Int, body: String, expected: ResultCode, message: String) {
@@ -215,6 +215,9 @@ struct ResultClassifierTests {
     @Test("success bodies: a delete's is empty or {}; a resource's is a JSON object; pages and other JSON are neither")
     func successBodies() {
         #expect(ResultClassifier.isEmptyAnswer(Data()) && ResultClassifier.isEmptyAnswer(Data(" { }\n".utf8)))
+        #expect(
+            !ResultClassifier.isEmptyAnswer(Data("{".utf8)) && !ResultClassifier.isEmptyAnswer(Data("}{".utf8))
+                && !ResultClassifier.isEmptyAnswer(Data("{}{}".utf8)))
         #expect(!ResultClassifier.isEmptyAnswer(Data(#"{"a":1}"#.utf8)) && !ResultClassifier.isEmptyAnswer(Data("<html/>".utf8)))
         #expect(ResultClassifier.isObjectAnswer(Data(#"{"name": "projects/p/registrations/r/topicSubscriptions/t"}"#.utf8)))
         #expect(!ResultClassifier.isObjectAnswer(Data("<html>OK</html>".utf8)) && !ResultClassifier.isObjectAnswer(Data("[]".utf8)))
