@@ -47,34 +47,34 @@ struct ConsumerDestroyTests {
         #expect(!RDKafkaClientRegistry.shared.kept.contains(name), "\(lines.all)")
     }
 
+    /// A member of a new group on a new topic of `records` records, which has read one of them (so
+    /// it has its assignment).
+    private func memberThatRead(_ kafka: EmbeddedKafka, _ name: String, records: Int) async throws -> KafkaConsumer {
+        let topic = uniqueName(name)
+        try kafka.createTopic(topic)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        try await produce(producer, topic: topic, partitions: 0..<1, numbers: 0..<records)
+        await producer.close()
+        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName(name), topics: [topic])
+        let (read, _) = try await readRecords(consumer, count: 1, within: .seconds(60))
+        #expect(read.count == 1)
+        return consumer
+    }
+
     @Test("closing a member whose queue still holds fetched records drops them, without aborting the process")
     func closeWithRecordsQueued() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)
-        let topic = uniqueName("queued")
-        try kafka.createTopic(topic)
-        let producer = try KafkaProducer(configuration: kafka.configuration())
-        try await produce(producer, topic: topic, partitions: 0..<1, numbers: 0..<200)
-        await producer.close()
-        let consumer = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("queued"), topics: [topic])
         // One record read: the rest of its fetch waits in the consumer's queue, which the close
         // forwards to the queue it serves.
-        let (records, _) = try await readRecords(consumer, count: 1, within: .seconds(60))
-        #expect(records.count == 1)
+        let consumer = try await memberThatRead(kafka, "queued", records: 200)
         try await consumer.close(timeout: .seconds(10))
     }
 
     @Test("a member with an assignment dropped without a close is destroyed: the destroy's own close is not left waiting for an unassign")
     func droppedWithoutClose() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)
-        let topic = uniqueName("dropped")
-        try kafka.createTopic(topic)
-        let producer = try KafkaProducer(configuration: kafka.configuration())
-        try await produce(producer, topic: topic, partitions: 0..<1, numbers: 0..<3)
-        await producer.close()
-        var consumer: KafkaConsumer? = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: uniqueName("dropped"), topics: [topic])
+        var consumer: KafkaConsumer? = try await memberThatRead(kafka, "dropped", records: 3)
         let name = try #require(consumer?.client.name)
-        let (records, _) = try await readRecords(try #require(consumer), count: 1, within: .seconds(60))
-        #expect(records.count == 1, "it has an assignment")
         consumer = nil
         #expect(await RDKafkaClientRegistry.shared.waitUntilSettled([name], deadline: .now + .seconds(30)))
         #expect(!RDKafkaClientRegistry.shared.kept.contains(name))
