@@ -124,7 +124,7 @@ public actor AccessTokenProvider {
         }
         guard response.status == .ok else {
             // The body names the problem (bad assertion, unknown key); it holds no secret of ours.
-            let text = String(buffer: body).prefix(300)
+            let text = String(buffer: body).utf8Prefix(maxBytes: 300)
             throw InstanceAPIError.credentials("token endpoint \(tokenURI) answered HTTP \(response.status.code): \(text)")
         }
         guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(body.readableBytesView)) else {

@@ -115,7 +115,9 @@ public final class InstanceAPIClient: Sendable {
 
     /// Percent-encodes one path segment or query value (tokens hold `:`; topics may hold `%`):
     /// every byte of its UTF-8 but RFC 3986's unreserved ASCII (`A-Z a-z 0-9 - . _ ~`) becomes
-    /// `%XX`, non-ASCII letters included. A text that needs no encoding is returned as it is.
+    /// `%XX`, non-ASCII letters included. A text that needs no encoding is returned as it is, but
+    /// `.` and `..`, which a front end that normalizes paths would take as the current or parent
+    /// segment (another resource), have their dots encoded as `%2E`.
     static func segment(_ text: String) -> String {
         func unreserved(_ byte: UInt8) -> Bool {
             switch byte {
@@ -125,6 +127,7 @@ public final class InstanceAPIClient: Sendable {
             default: false
             }
         }
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.utf8.count) }
         guard !text.utf8.allSatisfy(unreserved) else { return text }
         var encoded: [UInt8] = []
         encoded.reserveCapacity(text.utf8.count * 3)

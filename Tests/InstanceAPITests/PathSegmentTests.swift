@@ -15,10 +15,18 @@ struct PathSegmentTests {
         for _ in 0..<500 {
             let text = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
             let encoded = InstanceAPIClient.segment(text)
+            guard text != ".", text != ".." else { continue }  // dot segments: below
             #expect(encoded == text.addingPercentEncoding(withAllowedCharacters: Self.unreserved), "\(text)")
             #expect(encoded.removingPercentEncoding == text, "\(text)")
         }
         #expect(InstanceAPIClient.segment("bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1") == "bk3RNwTe3H0%3ACI2k_HHwgIpoDKCIZvvDMExUdFQ3P1")
         #expect(InstanceAPIClient.segment("café") == "caf%C3%A9")
+    }
+
+    @Test("a segment of only dots is encoded: a front end that normalizes paths would take it for this or the parent segment")
+    func dotSegments() {
+        #expect(InstanceAPIClient.segment(".") == "%2E" && InstanceAPIClient.segment("..") == "%2E%2E")
+        #expect(InstanceAPIClient.segment("...") == "..." && InstanceAPIClient.segment("a.b") == "a.b", "not dot segments")
+        #expect(InstanceAPIClient.segment("..").removingPercentEncoding == "..")
     }
 }
