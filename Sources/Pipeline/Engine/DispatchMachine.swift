@@ -31,10 +31,7 @@ struct DispatchMachine: Sendable {
     private var planner: CallPlanner
     private var queue = CallQueue()
     private var breaker: CircuitBreaker
-    private var buckets: [BackendAPI: TokenBucket] = [:]
-    /// The adaptive rate of each API called so far.
-    private(set) var rates: [BackendAPI: AdaptiveRate] = [:]
-    private var retryAfterUntil: [BackendAPI: ContinuousClock.Instant] = [:]
+    private var pacing: APIPacing
     /// When a call of each API was last answered (its items, whatever they said).
     private var answeredAt: [BackendAPI: ContinuousClock.Instant] = [:]
     private var backoffs = Heap<ScheduledRetry>()
@@ -42,8 +39,7 @@ struct DispatchMachine: Sendable {
     private var nextJobID = 0
     private var lingerDue: ContinuousClock.Instant?
     private var timer: ContinuousClock.Instant?
-    private var outageStarted: ContinuousClock.Instant?
-    private var outageBefore: Duration = .zero
+    private var outage = OutageClock()
     private var pausedForOutage = false
     private var stopped = false
     /// An operator paused the pipeline: nothing starts until resumed.
@@ -54,6 +50,7 @@ struct DispatchMachine: Sendable {
     init(configuration: PipelineConfiguration, random: SplitMix64 = SplitMix64()) {
         self.configuration = configuration
         self.planner = CallPlanner(itemsPerCall: { [configuration] in configuration.itemsPerCall($0) })
+        self.pacing = APIPacing(configuration.rateSettings)
         self.breaker = CircuitBreaker(
             threshold: configuration.breakerThreshold, initialCooldown: configuration.breakerCooldown,
             maxCooldown: configuration.breakerMaxCooldown)
@@ -64,6 +61,9 @@ struct DispatchMachine: Sendable {
 
     /// Calls whose answer has not come back.
     var runningCalls: Int { running.count }
+
+    /// The adaptive rate of each API called so far.
+    var rates: [BackendAPI: AdaptiveRate] { pacing.rates }
 
     /// Calls waiting to start (queued or backing off) and items waiting to be planned.
     var hasWaitingWork: Bool { queue.count > 0 || !backoffs.isEmpty || !planner.isEmpty }
@@ -183,8 +183,7 @@ struct DispatchMachine: Sendable {
             if let retryAfter = error.retryAfter {
                 // A server's wait holds every call of its API, so it is held to the longest backoff:
                 // one answer must not stop an API for a day (or trap on a wait past the clock's end).
-                let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
-                retryAfterUntil[api] = max(retryAfterUntil[api] ?? now, now + min(retryAfter, configuration.retry.maxBackoff))
+                pacing.block(api(of: job), for: min(retryAfter, configuration.retry.maxBackoff), now: now)
             }
             job.lastError = error.description
             job.drop(revokedHandles(call))
@@ -255,13 +254,7 @@ struct DispatchMachine: Sendable {
         self.configuration.callsPerSecond = configuration.callsPerSecond
         self.configuration.adaptiveRate = configuration.adaptiveRate
         self.configuration.retry = configuration.retry
-        // Every API called so far, answered or not: a bucket exists from an API's first call.
-        for api in Set(rates.keys).union(buckets.keys) {
-            var rate = rates[api] ?? AdaptiveRate(self.configuration.rateSettings)
-            rate.reconfigure(self.configuration.rateSettings)
-            rates[api] = rate
-            buckets[api]?.setRate(rate.rate, now: now)
-        }
+        pacing.reconfigure(self.configuration.rateSettings, now: now)
         self.paused = paused
         noteOutage(now: now)
         return pump(now: now)
@@ -326,10 +319,10 @@ struct DispatchMachine: Sendable {
         // the probe's time included, so that work arrives to probe with. Not paused while all that
         // waits is suspect (attempts that failed for the whole system): what arrives goes ahead of
         // them as the next probe, and shows whether the system or those items fail.
-        let outage = (breaker.openUntil.map { $0 > now } ?? false) && !queue.holdsOnlySuspects
-        if outage != pausedForOutage {
-            pausedForOutage = outage
-            actions.append(.pauseForOutage(outage))
+        let pause = (breaker.openUntil.map { $0 > now } ?? false) && !queue.holdsOnlySuspects
+        if pause != pausedForOutage {
+            pausedForOutage = pause
+            actions.append(.pauseForOutage(pause))
         }
         if let wakeAt, timer.map({ wakeAt < $0 || $0 <= now }) ?? true {
             timer = wakeAt
@@ -347,34 +340,21 @@ struct DispatchMachine: Sendable {
         nextJobID += 1
         if job.firstAttempt == nil {
             job.firstAttempt = now
-            job.outageAtFirstAttempt = outageTime(now: now)
+            job.outageAtFirstAttempt = outage.total(now: now)
         }
         running[job.id] = RunningCall(job: job, probe: probe, startedAt: now)
         return job
     }
 
     private mutating func admitRate(_ job: CallJob, now: ContinuousClock.Instant, earliest: inout ContinuousClock.Instant?) -> Bool {
-        let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
-        if let until = retryAfterUntil[api] {
-            if until > now {
-                earliest = earlier(earliest, until)
-                return false
-            }
-            retryAfterUntil[api] = nil
-        }
-        let rate = rates[api, default: AdaptiveRate(configuration.rateSettings)].rate
-        guard let wait = buckets[api, default: TokenBucket(rate: rate, now: now)].take(now: now) else { return true }
-        earliest = earlier(earliest, now + wait)
+        guard let until = pacing.admit(api(of: job), now: now) else { return true }
+        earliest = earlier(earliest, until)
         return false
     }
 
     /// Moves the adaptive rate of `call`'s API on its answer, and the API's token bucket with it.
     private mutating func adapt(_ call: RunningCall, throttled: Bool, now: ContinuousClock.Instant) {
-        let api = CallExecutor.api(for: call.job.op, topicBackend: configuration.topicBackend)
-        var rate = rates[api] ?? AdaptiveRate(configuration.rateSettings)
-        if throttled { rate.throttled(startedAt: call.startedAt, now: now) } else { rate.succeeded(startedAt: call.startedAt) }
-        rates[api] = rate
-        buckets[api]?.setRate(rate.rate, now: now)
+        pacing.answered(api(of: call.job), startedAt: call.startedAt, throttled: throttled, now: now)
     }
 
     // MARK: - Retries and the outage clock
@@ -387,22 +367,11 @@ struct DispatchMachine: Sendable {
     /// Time since the job's first attempt, less the time the breaker was open or the pipeline
     /// paused meanwhile.
     private func chargedElapsed(_ job: CallJob, now: ContinuousClock.Instant) -> Duration {
-        guard let first = job.firstAttempt else { return .zero }
-        return (now - first) - (outageTime(now: now) - job.outageAtFirstAttempt)
-    }
-
-    /// How long the breaker has been open or the pipeline paused, in all, up to `now`.
-    private func outageTime(now: ContinuousClock.Instant) -> Duration {
-        outageBefore + (outageStarted.map { now - $0 } ?? .zero)
+        outage.chargedElapsed(job, now: now)
     }
 
     private mutating func noteOutage(now: ContinuousClock.Instant) {
-        let suspended = !breaker.isClosed || paused
-        if suspended, outageStarted == nil { outageStarted = now }
-        if !suspended, let started = outageStarted {
-            outageBefore += now - started
-            outageStarted = nil
-        }
+        outage.note(suspended: !breaker.isClosed || paused, now: now)
     }
 
     private func api(of job: CallJob) -> BackendAPI {
