@@ -63,16 +63,16 @@ struct JSONParser {
         guard index == bytes.count else { throw unexpected("the end of the document") }
     }
 
-    private static let quote = UInt8(ascii: "\"")
-    private static let backslash = UInt8(ascii: "\\")
+    static let quote = UInt8(ascii: "\"")
+    static let backslash = UInt8(ascii: "\\")
 
-    private func fail(_ reason: String, at offset: Int? = nil) -> JSONValue.ParseError {
+    func fail(_ reason: String, at offset: Int? = nil) -> JSONValue.ParseError {
         JSONValue.ParseError(offset: offset ?? index, reason: reason)
     }
 
     /// The refusal of what is at `index` where `expected` had to come, naming what came: the end
     /// of the document, a character, a control byte, or ill-formed UTF-8.
-    private func unexpected(_ expected: String) -> JSONValue.ParseError {
+    func unexpected(_ expected: String) -> JSONValue.ParseError {
         guard index < bytes.count else { return fail("unexpected end of the document; expected \(expected)") }
         let byte = bytes[index]
         if byte >= 0x80 {
@@ -87,14 +87,14 @@ struct JSONParser {
     }
 
     /// An ASCII byte for a refusal: printable ones quoted, others by their value.
-    private static func describe(_ byte: UInt8) -> String {
+    static func describe(_ byte: UInt8) -> String {
         byte >= 0x20 && byte < 0x7F ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(hex(byte))"
     }
 
-    private static func hex(_ byte: UInt8) -> String { hex(UInt32(byte), width: 2) }
+    static func hex(_ byte: UInt8) -> String { hex(UInt32(byte), width: 2) }
 
     /// `value` in upper-case hex, with leading zeros to `width` digits.
-    private static func hex(_ value: UInt32, width: Int) -> String {
+    static func hex(_ value: UInt32, width: Int) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
@@ -121,7 +121,7 @@ struct JSONParser {
 
     /// The bytes `range` of the document for a refusal, as `quoted` shows text: those of a
     /// number, a literal or an escape (any byte of them that is not UTF-8 shows as U+FFFD).
-    private func quoted(_ range: Range<Int>) -> String {
+    func quoted(_ range: Range<Int>) -> String {
         Self.quoted(String(decoding: bytes[range.clamped(to: 0..<bytes.count)], as: UTF8.self))
     }
 
@@ -153,7 +153,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func literal(_ word: String) throws(JSONValue.ParseError) {
+    mutating func literal(_ word: String) throws(JSONValue.ParseError) {
         let start = index
         for byte in word.utf8 {
             guard index < bytes.count, bytes[index] == byte else {
@@ -165,11 +165,11 @@ struct JSONParser {
 
     /// Refuses the array or object whose opening bracket is at `index` when `depth` containers
     /// already hold it.
-    private func checkDepth(_ depth: Int) throws(JSONValue.ParseError) {
+    func checkDepth(_ depth: Int) throws(JSONValue.ParseError) {
         guard depth < Self.maxDepth else { throw fail("arrays and objects nest deeper than \(Self.maxDepth)") }
     }
 
-    private mutating func object(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
+    mutating func object(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
         .object(try members(depth: depth) { parser throws(JSONValue.ParseError) in try parser.value(depth: depth + 1) })
     }
 
@@ -200,7 +200,7 @@ struct JSONParser {
 
     /// The refusal of the member name `name` at `offset`, which an earlier member of the object
     /// at `open` already has; it names where (read again, on this path only).
-    private func repeatedName(_ name: String, at offset: Int, inObjectAt open: Int) -> JSONValue.ParseError {
+    func repeatedName(_ name: String, at offset: Int, inObjectAt open: Int) -> JSONValue.ParseError {
         var parser = JSONParser(bytes: bytes)
         parser.index = open + 1
         var first: (offset: Int, name: String)?
@@ -222,7 +222,7 @@ struct JSONParser {
 
     /// Takes the opening bracket the parser is at, then the closing one when it comes next:
     /// true for an empty container.
-    private mutating func opensEmpty(closedBy closing: UInt8) -> Bool {
+    mutating func opensEmpty(closedBy closing: UInt8) -> Bool {
         index += 1
         skipWhitespace()
         guard index < bytes.count, bytes[index] == closing else { return false }
@@ -232,7 +232,7 @@ struct JSONParser {
 
     /// After an element of a container: takes a `,` (false: another element follows) or the
     /// container's `closing` bracket (true).
-    private mutating func closesAfterElement(_ closing: UInt8, of container: String) throws(JSONValue.ParseError) -> Bool {
+    mutating func closesAfterElement(_ closing: UInt8, of container: String) throws(JSONValue.ParseError) -> Bool {
         skipWhitespace()
         guard index < bytes.count else { throw unexpected("',' or '\(Character(Unicode.Scalar(closing)))' in an \(container)") }
         switch bytes[index] {
@@ -261,7 +261,7 @@ struct JSONParser {
     /// string; nil, with the parser back at the `[`, when one is not. ASCII strings without
     /// escapes (the usual tokens and ids) stay where they are in `bytes`; the list only records
     /// their ranges.
-    private mutating func stringArray() throws(JSONValue.ParseError) -> PackedStrings? {
+    mutating func stringArray() throws(JSONValue.ParseError) -> PackedStrings? {
         let start = index
         var bounds: [Range<Int>] = []
         var slash = false
@@ -295,7 +295,7 @@ struct JSONParser {
 
     /// The string whose opening quote is at `quote`, when it is ASCII without escapes: the range
     /// of its text in `bytes` and whether it holds a `/`; nil for any other string.
-    private func plainString(at quote: Int) -> (text: Range<Int>, slash: Bool)? {
+    func plainString(at quote: Int) -> (text: Range<Int>, slash: Bool)? {
         let text = bytes.span
         var end = quote + 1
         var slashes = false
@@ -312,7 +312,7 @@ struct JSONParser {
     }
 
     /// The end of the run of printable ASCII from `start` that holds no `"` and no `\`.
-    private func plainRunEnd(from start: Int) -> Int {
+    func plainRunEnd(from start: Int) -> Int {
         let text = bytes.span
         var end = start
         while end < text.count {
@@ -323,7 +323,7 @@ struct JSONParser {
         return end
     }
 
-    private mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
+    mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {
         try checkDepth(depth)
         var elements: [JSONValue] = []
         guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return .array(elements) }
@@ -331,231 +331,5 @@ struct JSONParser {
             elements.append(try value(depth: depth + 1))
         } while try !closesAfterElement(UInt8(ascii: "]"), of: "array")
         return .array(elements)
-    }
-
-    // MARK: - Strings
-
-    /// Reads the string whose opening quote the parser is at.
-    private mutating func string() throws(JSONValue.ParseError) -> String {
-        let opening = index
-        index += 1
-        let start = index
-        // Most strings are printable ASCII without escapes: made from their bytes at once.
-        let plainEnd = plainRunEnd(from: start)
-        if plainEnd < bytes.count, bytes[plainEnd] == Self.quote {
-            index = plainEnd + 1
-            return String(decoding: bytes[start..<plainEnd], as: UTF8.self)
-        }
-        // The text decoded so far, once an escape was met; `run` is where the bytes not yet
-        // copied into it start.
-        var unescaped: [UInt8] = []
-        var escaped = false
-        var run = start
-        while true {
-            index = plainRunEnd(from: index)
-            guard index < bytes.count else { throw fail("unterminated string (opened at byte \(opening))") }
-            let byte = bytes[index]
-            if byte == Self.quote { break }
-            if byte == Self.backslash {
-                if !escaped { unescaped.reserveCapacity(index - start + 16) }
-                escaped = true
-                unescaped.append(contentsOf: bytes[run..<index])
-                try escape(into: &unescaped)
-                run = index
-            } else if byte >= 0x80 {
-                index = try utf8Sequence(at: index)
-            } else {
-                throw fail("control character \(Self.describe(byte)) in a string; write it escaped")
-            }
-        }
-        defer { index += 1 }
-        guard escaped else { return String(decoding: bytes[start..<index], as: UTF8.self) }
-        unescaped.append(contentsOf: bytes[run..<index])
-        return String(decoding: unescaped, as: UTF8.self)
-    }
-
-    /// Reads the escape whose backslash the parser is at, appending the UTF-8 of what it
-    /// stands for. A `\u` escape of a high surrogate must be followed by one of a low surrogate
-    /// (together: one scalar past U+FFFF); a lone surrogate is refused at its backslash.
-    private mutating func escape(into out: inout [UInt8]) throws(JSONValue.ParseError) {
-        let backslash = index
-        guard index + 1 < bytes.count else { throw fail("unterminated escape") }
-        let escaped = bytes[index + 1]
-        index += 2
-        switch escaped {
-        case Self.quote, Self.backslash, UInt8(ascii: "/"): out.append(escaped)
-        case UInt8(ascii: "n"): out.append(0x0A)
-        case UInt8(ascii: "r"): out.append(0x0D)
-        case UInt8(ascii: "t"): out.append(0x09)
-        case UInt8(ascii: "b"): out.append(0x08)
-        case UInt8(ascii: "f"): out.append(0x0C)
-        case UInt8(ascii: "u"):
-            var scalar = try hex4(escapeAt: backslash)
-            switch scalar {
-            case 0xD800..<0xDC00:
-                let low = index
-                guard index + 1 < bytes.count, bytes[index] == Self.backslash, bytes[index + 1] == UInt8(ascii: "u") else {
-                    throw fail("\(quoted(backslash..<backslash + 6)) is a lone surrogate: no \\u escape of a low surrogate follows", at: backslash)
-                }
-                index += 2
-                let second = try hex4(escapeAt: low)
-                guard (0xDC00..<0xE000).contains(second) else {
-                    throw fail("\(quoted(backslash..<backslash + 6)) is a lone surrogate: \(quoted(low..<low + 6)) is not a low one", at: backslash)
-                }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (second - 0xDC00)
-            case 0xDC00..<0xE000:
-                throw fail("\(quoted(backslash..<backslash + 6)) is a lone low surrogate", at: backslash)
-            default:
-                break
-            }
-            Self.appendUTF8(of: scalar, to: &out)
-        default:
-            throw fail("unknown escape \(quoted(backslash..<backslash + 2))", at: backslash)
-        }
-    }
-
-    /// Reads the four hex digits of the `\u` escape at `backslash`.
-    private mutating func hex4(escapeAt backslash: Int) throws(JSONValue.ParseError) -> UInt32 {
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard index < bytes.count else { throw fail("unterminated \\u escape", at: backslash) }
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default:
-                let shown = byte < 0x80 ? Self.describe(byte) : "a non-ASCII byte"
-                throw fail("\\u escape needs four hex digits, found \(shown)", at: backslash)
-            }
-            value = value << 4 | digit
-            index += 1
-        }
-        return value
-    }
-
-    /// Appends the UTF-8 form of `scalar` (a Unicode scalar value).
-    private static func appendUTF8(of scalar: UInt32, to out: inout [UInt8]) {
-        switch scalar {
-        case ..<0x80:
-            out.append(UInt8(scalar))
-        case ..<0x800:
-            out.append(0xC0 | UInt8(scalar >> 6))
-            out.append(0x80 | UInt8(scalar & 0x3F))
-        case ..<0x10000:
-            out.append(0xE0 | UInt8(scalar >> 12))
-            out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
-            out.append(0x80 | UInt8(scalar & 0x3F))
-        default:
-            out.append(0xF0 | UInt8(scalar >> 18))
-            out.append(0x80 | UInt8((scalar >> 12) & 0x3F))
-            out.append(0x80 | UInt8((scalar >> 6) & 0x3F))
-            out.append(0x80 | UInt8(scalar & 0x3F))
-        }
-    }
-
-    /// The end of the well-formed UTF-8 sequence whose first byte (0x80 or above) is at
-    /// `start` (Unicode table 3-7); refused at `start`, naming what is wrong, when it is not one.
-    private func utf8Sequence(at start: Int) throws(JSONValue.ParseError) -> Int {
-        let lead = bytes[start]
-        let length: Int
-        // The range the second byte must be in: narrower than 0x80...0xBF after the leads
-        // whose full range would allow overlongs, surrogates, or scalars past U+10FFFF.
-        var second: ClosedRange<UInt8> = 0x80...0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0:
-            length = 3
-            second = 0xA0...0xBF
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED:
-            length = 3
-            second = 0x80...0x9F
-        case 0xF0:
-            length = 4
-            second = 0x90...0xBF
-        case 0xF1...0xF3: length = 4
-        case 0xF4:
-            length = 4
-            second = 0x80...0x8F
-        case 0x80...0xBF: throw invalidUTF8(at: start, length: 1, "a continuation byte without a lead byte")
-        case 0xC0, 0xC1: throw invalidUTF8(at: start, length: 2, "an overlong encoding")
-        default: throw invalidUTF8(at: start, length: 1, "a byte that UTF-8 never uses")
-        }
-        guard start + 1 < bytes.count, second.contains(bytes[start + 1]) else {
-            let next = start + 1 < bytes.count ? bytes[start + 1] : 0
-            guard UTF8.isContinuation(next) else { throw invalidUTF8(at: start, length: 1, "a sequence cut short") }
-            switch lead {
-            case 0xE0, 0xF0: throw invalidUTF8(at: start, length: length, "an overlong encoding")
-            case 0xED: throw invalidUTF8(at: start, length: length, "a UTF-16 surrogate encoded in UTF-8")
-            default: throw invalidUTF8(at: start, length: length, "a code point past U+10FFFF")
-            }
-        }
-        for offset in start + 2..<start + length {
-            guard offset < bytes.count, UTF8.isContinuation(bytes[offset]) else {
-                throw invalidUTF8(at: start, length: offset - start, "a sequence cut short")
-            }
-        }
-        return start + length
-    }
-
-    /// The refusal of ill-formed UTF-8 at `start`, showing up to `length` of its bytes.
-    private func invalidUTF8(at start: Int, length: Int, _ why: String) -> JSONValue.ParseError {
-        let shown = bytes[start..<min(start + max(length, 1), bytes.count)].map { "0x" + Self.hex($0) }.joined(separator: " ")
-        return fail("invalid UTF-8: \(why) (\(shown))", at: start)
-    }
-
-    // MARK: - Numbers
-
-    /// Reads the number that starts at `index` (at a `-` or a digit), refusing it at the first
-    /// byte that breaks RFC 8259's grammar, or as a whole when a double cannot hold it.
-    private mutating func number() throws(JSONValue.ParseError) -> Double {
-        let start = index
-        let negative = bytes[index] == UInt8(ascii: "-")
-        if negative { index += 1 }
-        let integerStart = index
-        guard isDigit(at: index) else { throw numberFail(start, "a digit must follow '-'") }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            guard !isDigit(at: index) else { throw numberFail(start, "a number has no leading zeros") }
-        } else {
-            skipDigits()
-        }
-        let integerEnd = index
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard isDigit(at: index) else { throw numberFail(start, "a digit must follow the '.'") }
-            skipDigits()
-        }
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard isDigit(at: index) else { throw numberFail(start, "the exponent needs a digit") }
-            skipDigits()
-        }
-        // An integer of up to 15 digits is exact as a double: computed here, without text.
-        if integerEnd == index, index - integerStart <= 15 {
-            var magnitude = 0
-            for offset in integerStart..<index { magnitude = magnitude * 10 + Int(bytes[offset] &- UInt8(ascii: "0")) }
-            return negative ? -Double(magnitude) : Double(magnitude)
-        }
-        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
-            throw JSONValue.ParseError(offset: start, reason: "number \(quoted(start..<index)) is out of range of a 64-bit double")
-        }
-        return value
-    }
-
-    private func isDigit(at offset: Int) -> Bool {
-        offset < bytes.count && bytes[offset] &- UInt8(ascii: "0") < 10
-    }
-
-    private mutating func skipDigits() {
-        while isDigit(at: index) { index += 1 }
-    }
-
-    /// The refusal, at `index`, of the number that starts at `start`, quoting it to there.
-    private func numberFail(_ start: Int, _ why: String) -> JSONValue.ParseError {
-        fail("invalid number \(quoted(start..<index + 1)): \(why)")
     }
 }
