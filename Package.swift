@@ -1,9 +1,10 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
     name: "iidbatch",
-    platforms: [.macOS(.v15)],
+    // Linux is where it runs (librdkafka from Debian); on Apple platforms the code's Span needs 26.
+    platforms: [.macOS(.v26)],
     products: [
         .executable(name: "iidbatch", targets: ["iidbatch"]),
         .library(name: "Kafka", targets: ["Kafka"]),

@@ -89,4 +89,21 @@ struct DeployFilesTests {
         #expect(used.subtracting(known).isEmpty, "unknown metrics: \(used.subtracting(known).sorted())")
         #expect(used.contains(MetricName.consumerGroupLag.rawValue) && used.contains(MetricName.circuitBreakerOpen.rawValue))
     }
+
+    @Test("the image's Swift, the package's swift-tools-version and what the code needs agree (issue 32)")
+    func toolchainsAgree() throws {
+        func version(_ text: Substring) -> [Int] { text.split(separator: ".").compactMap { Int($0) } }
+        let package = try text("Package.swift")
+        let tools = try #require(package.firstMatch(of: /\/\/ swift-tools-version:\s*([0-9.]+)/)).1
+        let dockerfile = try text("deploy/Dockerfile")
+        let image = try #require(dockerfile.firstMatch(of: /FROM swift:([0-9.]+)-/)).1
+        #expect(version(image).lexicographicallyPrecedes(version(tools)) == false, "the image's Swift \(image) is older than swift-tools-version \(tools)")
+        // Span and String.UTF8View.span came with Swift 6.2: code that uses them needs 6.2 tools.
+        let sources = FileManager.default.enumerator(atPath: root.appendingPathComponent("Sources").path)?.compactMap { $0 as? String } ?? []
+        let usesSpan = try sources.filter { $0.hasSuffix(".swift") }.contains { path in
+            try text("Sources/" + path).contains(/\bSpan<|\.span\b/)
+        }
+        if usesSpan { #expect(!version(tools).lexicographicallyPrecedes([6, 2]), "the code uses Span (Swift 6.2), the tools say \(tools)") }
+        #expect(package.contains(".macOS(.v26)") || !usesSpan, "on Apple platforms Span needs macOS 26: platforms should say so")
+    }
 }
