@@ -37,6 +37,15 @@ struct SubmitInputTests {
         }
     }
 
+    @Test("a CSV saved by Excel as UTF-8 (a byte order mark first) reads its header's first column by name (issue 32)")
+    func csvWithByteOrderMark() throws {
+        let text = "\u{FEFF}token,user\r\ntok-a,u1\r\ntok-b,u2\r\n"
+        let list = try ItemList(Data(text.utf8), format: .csv(column: "token"), op: .topicsSubscribe)
+        #expect(list.items == ["tok-a", "tok-b"] && list.badLines.isEmpty)
+        let lines = try ItemList(Data("\u{FEFF}tok-a\ntok-b\n".utf8), format: .lines, op: .topicsSubscribe)
+        #expect(lines.items == ["tok-a", "tok-b"], "the mark is not part of the first item")
+    }
+
     @Test("APNs imports take hex device tokens only; non-UTF-8 input is refused as a whole")
     func apnsAndEncoding() throws {
         let list = try ItemList(Data("\(String(repeating: "ab", count: 32))\nnot-hex\n".utf8), format: .lines, op: .apnsImport)

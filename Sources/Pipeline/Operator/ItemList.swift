@@ -40,6 +40,8 @@ public struct ItemList: Sendable {
     ///   CSV column); single bad lines are collected in `badLines` instead.
     public init(_ data: Data, format: Format, op: RequestOp) throws(ItemListError) {
         guard String(data: data, encoding: .utf8) != nil else { throw .notUTF8 }
+        // A UTF-8 byte order mark (Excel writes one in front of a CSV saved as UTF-8) is not text.
+        let data = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
         var columnIndex: Int?
         // Split on the byte: in a Swift string "\r\n" is one character, not a "\n".
         var rawLines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
