@@ -1,7 +1,7 @@
 /// The librdkafka clients of this process (producers, consumers, admin clients, topic readers,
 /// embedded clusters), for the process's exit path.
 ///
-/// A client's handle is destroyed (`rd_kafka_destroy`, which joins its threads) on a thread of
+/// A client's handle is destroyed (librdkafka's destroy, which joins its threads) on a thread of
 /// its own once its last reference goes away, after the client was closed (consumer) or
 /// flushed (producer) by its owner. librdkafka's threads must all have ended before the process
 /// exits: `exit()` runs `atexit` handlers and static destructors while they still run, and from
