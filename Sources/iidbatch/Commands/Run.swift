@@ -40,7 +40,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
-    @Option(help: "Log format: text, or json (one JSON object per line, every line the run writes).")
+    @Option(
+        name: .customLong(LogFormat.optionName),
+        help: "Log format: text, or json (Cloud Logging's structured form: one JSON object per line, every line the run writes, the last error too).")
     var logFormat = "text"
 
     @Option(help: "Serve /metrics (Prometheus), /livez, /healthz and /readyz on this port (default: off).")
@@ -62,13 +64,16 @@ struct Run: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         if httpPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
         let pipelines: [PipelineConfiguration]
-        do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
+        do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw RuntimeError(ExitStatus(error), error.description) }
         let kafka = WorkerSetup.logging(try self.kafka.configuration())
         let source: CredentialSource
         do { source = try await ApplicationDefaultCredentials.find(explicitPath: credentials) } catch {
-            throw credentials == nil ? RuntimeError("\(error)") : ValidationError("--credentials: \(error)")
+            throw RuntimeError(ExitStatus(unclassified: error), credentials == nil ? "\(error)" : "--credentials: \(error)")
         }
         Output.line("iidbatch run: credentials from \(source)")
+        // First contact, bounded by --timeout: a cluster that does not answer ends the run now,
+        // by name. Once the workers run, they ride out broker outages instead.
+        _ = try await self.kafka.timeout.reach(kafka)
         let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
         let logger = Logger(label: "iidbatch.run")
         if !onEventLoops {
@@ -84,10 +89,11 @@ struct Run: AsyncParsableCommand {
             logger: logger)
         // Fetch: the overrides in force, before any worker reads its first request.
         let snapshot: ControlSnapshot
-        do { snapshot = try await controlTopic.fetch() } catch {
+        do { snapshot = try await controlTopic.fetch(timeout: self.kafka.timeout.duration) } catch {
             try? await client.shutdown()
-            throw RuntimeError(
-                "cannot read the control topic \(controlTopic.name): \(error). Create it with cleanup.policy=compact (or name another with --control-topic)")
+            let failure = self.kafka.timeout.failure("reading the control topic \(controlTopic.name)", kafka, error)
+            guard failure.status == .config else { throw failure }
+            throw RuntimeError(.config, "\(failure). Create it with cleanup.policy=compact (or name another with --control-topic)")
         }
         for entry in snapshot.history {
             if case .refused = entry.change { logger.warning("control: \(controlTopic.name) offset \(entry.offset): \(entry.change)") }
@@ -103,7 +109,7 @@ struct Run: AsyncParsableCommand {
             }
         } catch {
             try? await client.shutdown()
-            throw RuntimeError("cannot start the workers: \(error)")
+            throw RuntimeError(ExitStatus(unclassified: error), "cannot start the workers: \(error)")
         }
         for pipeline in pipelines {
             Output.line(
@@ -147,6 +153,6 @@ struct Run: AsyncParsableCommand {
         for worker in workers { total.merge(await worker.currentStatistics()) }
         Output.line("iidbatch run: stopped after \(total.records) records, \(total.outcomeCount) outcomes, \(total.deadLetters) dead letters")
         try? await client.shutdown()
-        if let failure { throw RuntimeError("iidbatch run: a worker stopped itself: \(failure)") }
+        if let failure { throw RuntimeError(ExitStatus(unclassified: failure), "iidbatch run: a worker stopped itself: \(failure)") }
     }
 }
