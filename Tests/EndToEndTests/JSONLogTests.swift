@@ -75,7 +75,7 @@ struct JSONLogTests {
         let lines = objects(run.text)
         #expect(lines.count == 1, "\(run.text)")
         let message = try #require(lines.first?["message"] as? String)
-        #expect(message.contains("--log-level: 'loud' is not one of") && message.contains("Usage: iidbatch run"), "\(message)")
+        #expect(message.contains("--log-level: 'loud' is not one of") && message.contains("Usage: iidbatch"), "\(message)")
         #expect(lines.first?["severity"] as? String == "ERROR")
     }
 

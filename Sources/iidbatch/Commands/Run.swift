@@ -73,7 +73,7 @@ struct Run: AsyncParsableCommand {
         Output.line("iidbatch run: credentials from \(source)")
         // First contact, bounded by --timeout: a cluster that does not answer ends the run now,
         // by name. Once the workers run, they ride out broker outages instead.
-        _ = try await self.kafka.timeout.reach(kafka)
+        _ = try await self.kafka.timeout.reach(kafka, for: "starting the workers of \(pipelines.map(\.name).joined(separator: ", "))")
         let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
         let logger = Logger(label: "iidbatch.run")
         if !onEventLoops {

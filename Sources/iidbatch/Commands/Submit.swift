@@ -92,7 +92,7 @@ struct Submit: AsyncParsableCommand {
         let records = plan.recordCount(items: list.items.count)
         let configuration = try kafka.configuration()
         // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
-        let cluster = try await kafka.timeout.reach(configuration)
+        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         let progress = ProgressReporter("submit", total: list.items.count)

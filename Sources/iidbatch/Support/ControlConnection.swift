@@ -23,8 +23,8 @@ struct ControlConnection: ParsableArguments {
         let files: [PipelineConfiguration]
         do { files = try PipelineFile.loadAll(pipelines) } catch { throw RuntimeError(ExitStatus(error), "--pipelines: \(error)") }
         let kafka = WorkerSetup.logging(try self.kafka.configuration())
-        _ = try await self.kafka.timeout.reach(kafka)
         let topic = control.topic(kafka)
+        _ = try await self.kafka.timeout.reach(kafka, for: "reading the control topic \(topic.name)")
         await CompactedTopics.ensure([topic.name], configuration: kafka, logger: Logger(label: "iidbatch.control"))
         let snapshot: ControlSnapshot
         do { snapshot = try await topic.fetch(timeout: self.kafka.timeout.duration) } catch {

@@ -49,14 +49,16 @@ struct ControlWriter {
         let document = ControlDocument(
             version: board.nextVersion(of: scope), updatedAt: Date(), updatedBy: author.by, reason: author.reason, overrides: overrides)
         let topic = self.topic
-        let report = try await commit(scope, document, what: "v\(document.version)") { try await topic.write(scope: scope, document) }
+        let report = try await commit(scope, document, what: "v\(document.version)") { () async throws(KafkaError) in
+            try await topic.write(scope: scope, document)
+        }
         Output.line("\(scope) v\(document.version) by \(document.updatedBy) written to \(report): \(Self.describe(overrides))")
     }
 
     /// Writes a tombstone for `scope`: its pipelines go back to their files.
     mutating func reset(_ scope: String) async throws {
         let (topic, author) = (self.topic, self.author)
-        let report = try await commit(scope, nil, what: "the tombstone") {
+        let report = try await commit(scope, nil, what: "the tombstone") { () async throws(KafkaError) in
             try await topic.reset(scope: scope, updatedBy: author.by, reason: author.reason)
         }
         Output.line("\(scope) reset by \(author.by), tombstone written to \(report)")

@@ -27,13 +27,14 @@ struct KafkaTimeout: ParsableArguments {
     }
 
     /// The cluster's brokers and topics, asked of `configuration`'s bootstrap servers: the
-    /// bounded first contact a command makes before it reads or writes anything.
+    /// bounded first contact a command makes before it reads or writes anything. `purpose` says
+    /// what for in the error (e.g. `producing to requests`), naming the topic where there is one.
     ///
     /// - Throws: `RuntimeError` `.unavailable` naming the bootstrap servers when none answers
     ///   within the timeout (librdkafka's metadata request is bounded by it); `.config` when
     ///   they refuse the credentials or the client cannot be made.
-    func reach(_ configuration: KafkaConfiguration) async throws -> KafkaClusterMetadata {
-        let what = "asking the Kafka cluster for its metadata"
+    func reach(_ configuration: KafkaConfiguration, for purpose: String) async throws -> KafkaClusterMetadata {
+        let what = "\(purpose): asking the Kafka cluster for its metadata"
         let admin: KafkaAdmin
         do { admin = try KafkaAdmin(configuration: configuration) } catch { throw failure(what, configuration, error) }
         defer { admin.close() }
