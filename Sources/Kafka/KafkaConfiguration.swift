@@ -29,12 +29,12 @@ public struct KafkaConfiguration: Sendable {
     /// Applies a `key=value` assignment as given on a command line (`-X key=value`).
     ///
     /// - Throws: `KafkaError.malformedPropertyAssignment` when there is no `=` or the key is empty.
-    public mutating func apply(assignment: String) throws {
+    public mutating func apply(assignment: String) throws(KafkaError) {
         guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-            throw KafkaError.malformedPropertyAssignment(assignment)
+            throw .malformedPropertyAssignment(assignment)
         }
         let key = assignment[..<equals].trimmingWhitespace()
-        guard !key.isEmpty else { throw KafkaError.malformedPropertyAssignment(assignment) }
+        guard !key.isEmpty else { throw .malformedPropertyAssignment(assignment) }
         properties[key] = String(assignment[assignment.index(after: equals)...])
     }
 

@@ -71,7 +71,7 @@ public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
                 name.append("_")
                 rest = rest.dropFirst(2)
             } else {
-                name.append(character == "_" ? "." : Character(character.lowercased()))
+                name += character == "_" ? "." : character.lowercased()
                 rest = rest.dropFirst()
             }
         }

@@ -75,7 +75,7 @@ struct KafkaSettingsTests {
             { try $0.apply(assignment: "client.id=cli", origin: "-X") },
         ]
         let forward = try layered(steps)
-        #expect(try layered(steps.reversed()) == forward, "the layers decide, not the order")
+        #expect(try layered(Array(steps.reversed())) == forward, "the layers decide, not the order")
         #expect(
             forward.configuration.properties == [
                 "client.id": "cli", "sasl.username": "env", "acks": "1", "linger.ms": "1", "bootstrap.servers": "file:9092",

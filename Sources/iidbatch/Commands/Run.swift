@@ -127,10 +127,10 @@ struct Run: AsyncParsableCommand {
         do {
             // One producer for every pipeline of the process, sized for the largest record any sends.
             producer = try KafkaProducer(configuration: kafka.withDefaults(PipelineConfiguration.producerDefaults(for: pipelines)))
-            workers = try zip(pipelines, projects).map { pipeline, project throws(KafkaError) in
+            workers = try pipelines.indices.map { index throws(KafkaError) in
                 try PipelineWorker(
-                    configuration: pipeline, consumer: kafka, producer: producer, client: client.forProject(project.id),
-                    control: snapshot.board.settings(for: pipeline))
+                    configuration: pipelines[index], consumer: kafka, producer: producer, client: client.forProject(projects[index].id),
+                    control: snapshot.board.settings(for: pipelines[index]))
             }
         } catch {
             try? await client.shutdown()
