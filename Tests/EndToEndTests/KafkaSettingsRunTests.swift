@@ -26,7 +26,10 @@ struct KafkaSettingsRunTests {
             let worker = try ChildProcess(
                 try Programs.iidbatch,
                 ["run", pipeline, "-F", properties, "--credentials", folder.keyPath, "--backend-url", fixture.emulator.baseURL, "--log-level", "debug"],
-                environment: ["IIDBATCH_KAFKA_SSL_KEY_PASSWORD": "env-secret-51c2e", "IIDBATCH_KAFKA_STATISTICS_INTERVAL_MS": "0", "IIDBATCH_BROKERS": ""])
+                environment: [
+                    "IIDBATCH_KAFKA_SSL_KEY_PASSWORD": "env-secret-51c2e", "IIDBATCH_KAFKA_SOCKET_KEEPALIVE_ENABLE": "true", "IIDBATCH_KAFKA_DEBUG": "conf",
+                    "IIDBATCH_BROKERS": "",
+                ])
             let outcomes = try await fixture.waitForOutcomes(["via-file"])
             worker.interrupt()
             #expect(try await worker.waitForExit(seconds: 60) == 0)
@@ -36,7 +39,8 @@ struct KafkaSettingsRunTests {
             #expect(text.contains("client.id=iidbatch-from-file (from \(properties) line 3)"), "\(text)")
             #expect(text.contains("sasl.password=[redacted] (from \(properties) line 5)"), "\(text)")
             #expect(text.contains("ssl.key.password=[redacted] (from $IIDBATCH_KAFKA_SSL_KEY_PASSWORD)"), "\(text)")
-            #expect(text.contains("statistics.interval.ms=0 (from $IIDBATCH_KAFKA_STATISTICS_INTERVAL_MS)"), "\(text)")
+            #expect(text.contains("socket.keepalive.enable=true (from $IIDBATCH_KAFKA_SOCKET_KEEPALIVE_ENABLE)"), "\(text)")
+            // debug=conf makes librdkafka log each client's configuration too, at debug level.
             #expect(!text.contains("file-secret-7f3a9"), "the file's secret is not in the output")
             #expect(!text.contains("env-secret-51c2e"), "the environment's secret is not in the output")
         }
