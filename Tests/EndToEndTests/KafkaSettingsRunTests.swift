@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 import Kafka
 import Pipeline
 import Testing

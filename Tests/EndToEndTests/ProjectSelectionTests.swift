@@ -1,5 +1,6 @@
 import Emulator
 import Foundation
+import InstanceAPI
 import Kafka
 import Pipeline
 import Testing
