@@ -45,7 +45,8 @@ struct KafkaSettingsTests {
         #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_KAFKA_SOME__NAME_X") == "some_name.x")
         #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_KAFKA_CLIENT_ID") == "client.id")
         #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_KAFKA_") == nil)
-        #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_KAFKA__X") == "_x", "a leading __ is an underscore")
+        #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_KAFKA___X") == "_x", "a leading __ is an underscore")
+        #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_KAFKA__X") == nil, "a name starting with a dot is none")
         #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_KAFKA_X_") == nil, "a name ending with a dot is none")
         #expect(KafkaSettings.propertyName(forVariable: "IIDBATCH_BROKERS") == nil)
 
