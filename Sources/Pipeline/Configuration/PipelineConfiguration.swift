@@ -34,6 +34,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var adaptiveRate = AdaptiveRate.Settings()
     /// Retries of retryable items.
     public var retry: RetryPolicy
+    /// The Firebase project its calls go to (`project:`, checked by `ProjectID`); nil: the
+    /// process's (`ProjectChoice.resolve`: `--project`, `$GOOGLE_CLOUD_PROJECT`, the credentials').
+    public var project: String?
     /// Topic pipelines: the IID batch API or FCM v1 per token.
     public var topicBackend: TopicBackend
     /// Items held in flight before partitions are paused.
