@@ -60,7 +60,7 @@ struct Run: AsyncParsableCommand {
         let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         try WorkerSetup.bootstrapLogging(logLevel, format: logFormat, linesAsLog: true)
         let registry = PrometheusCollectorRegistry()
-        if httpPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
+        if httpPort != nil { MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry)) }
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
         let kafka = WorkerSetup.logging(try self.kafka.configuration())
