@@ -70,7 +70,7 @@ struct Run: AsyncParsableCommand {
         let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         try WorkerSetup.bootstrapLogging(logLevel, format: logFormat, linesAsLog: true)
         let registry = PrometheusCollectorRegistry()
-        if httpPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
+        if httpPort != nil { MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry)) }
         if let project, let problem = ProjectID.problem(with: project) { throw ValidationError("--project: \(problem)") }
         let projectVariable = ProcessInfo.processInfo.environment[ProjectChoice.environmentVariable]
         if let projectVariable, !projectVariable.isEmpty, let problem = ProjectID.problem(with: projectVariable) {
