@@ -33,7 +33,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The status for a Kafka failure that ends a command.
     init(_ error: KafkaError) {
         switch error {
-        case .invalidConfiguration, .malformedPropertyAssignment, .clientCreation:
+        case .invalidConfiguration, .malformedPropertyAssignment, .malformedPropertiesFile, .malformedPropertyVariable, .clientCreation:
             self = .config
         case .invalidArgument:
             // Thrown for a topic the cluster does not have, before any record is read or sent.
