@@ -67,6 +67,22 @@ struct ExitCodeTests {
         }
     }
 
+    @Test("a Kafka properties file (-F) that cannot be read exits 66, one that is malformed 78, before any broker is asked")
+    func kafkaConfigFile() async throws {
+        let setup = try Setup()
+        defer { setup.remove() }
+        let nobody = try DeadBroker.closed()
+        let missing = try await run(["outcomes", "--from", "o", "-F", "/no/such/kafka.properties", "--brokers", nobody.address])
+        #expect(missing.status == 66 && missing.output.contains("/no/such/kafka.properties"), "\(missing.output)")
+        let file = setup.folder.appendingPathComponent("kafka.properties")
+        try "security.protocol=SASL_SSL\nnot a property\n".write(to: file, atomically: true, encoding: .utf8)
+        let malformed = try await run(["outcomes", "--from", "o", "-F", file.path, "--brokers", nobody.address])
+        #expect(malformed.status == 78 && malformed.output.contains("line 2"), "\(malformed.output)")
+        for result in [missing, malformed] {
+            #expect(!result.output.contains(Self.usageMarker) && !result.output.contains(nobody.address), "\(result.output)")
+        }
+    }
+
     /// The operator commands that talk to Kafka, as a user types them (without `--brokers`).
     static let kafkaCommands: [[String]] = [
         ["submit", "--op", "topics.subscribe", "--topic", "t", "--request-topic", "exit-requests", "-"],
