@@ -72,6 +72,9 @@ struct ExitStatusTests {
         #expect(iidbatch.ExitStatus(unclassified: CredentialsError.fileNotFound(path: "k.json")) == .noInput)
         #expect(iidbatch.ExitStatus(unclassified: CredentialsError.invalidJSON(path: "k.json")) == .config)
         #expect(iidbatch.ExitStatus(unclassified: RuntimeError(.dataError, "bad")) == .dataError)
+        let refused = PipelineWorkerError.publish(topic: "o", requestID: "r", .broker(code: .topicAuthorizationFailed, message: "ACL"))
+        #expect(iidbatch.ExitStatus(unclassified: refused) == .config, "a worker stopped by a refused topic")
+        #expect(iidbatch.ExitStatus(unclassified: PipelineWorkerError.unpublishable(requestID: "r", reason: "x")) == .software)
         #expect(iidbatch.ExitStatus(unclassified: CocoaError(.fileReadCorruptFile)) == .software, "anything unknown is internal")
     }
 }

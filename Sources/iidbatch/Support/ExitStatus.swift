@@ -78,6 +78,15 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         self = error.unansweredMetadataServer == nil ? .config : .unavailable
     }
 
+    /// The status for a worker that stopped itself: its Kafka error's, or internal for an
+    /// outcome that cannot be encoded.
+    init(_ error: PipelineWorkerError) {
+        switch error {
+        case .consumer(_, let kafka), .publish(_, _, let kafka): self.init(kafka)
+        case .unpublishable: self = .software
+        }
+    }
+
     /// The status for an error no command classified: a Kafka error by its kind, anything else
     /// internal.
     init(unclassified error: any Error) {
@@ -85,6 +94,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case let error as RuntimeError: self = error.status
         case let error as KafkaError: self.init(error)
         case let error as PipelineFileError: self.init(error)
+        case let error as PipelineWorkerError: self.init(error)
         case let error as CredentialsError: self.init(error)
         case let error as ApplicationDefaultCredentials.NotFound: self.init(error)
         default: self = .software
