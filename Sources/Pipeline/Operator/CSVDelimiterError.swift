@@ -3,6 +3,9 @@ public struct CSVDelimiterError: Error, Sendable, Hashable, CustomStringConverti
     /// The value as given.
     public var value: String
 
+    /// The error for `value`.
+    public init(value: String) { self.value = value }
+
     /// `'x' is not a CSV delimiter; use ',', ';', '|' or 'tab' (also written '\t')`, the value
     /// quoted with its control characters escaped so that a stray tab or newline shows.
     public var description: String {
