@@ -7,30 +7,56 @@ import PackagePlugin
 /// The commit is `$IIDBATCH_COMMIT` when set (a Docker build, whose context has no `.git`, passes
 /// it as a build argument), else `git rev-parse --short HEAD` of the package's checkout, else
 /// `unknown`. The file is written in the plugin's work directory under `.build`, never in the
-/// tree, and only when its text changes, so a build at the same commit compiles nothing again.
+/// tree. The command's inputs are the git files that change whenever HEAD moves (`HEAD`, its
+/// reflog, the branch's ref, `packed-refs`), so the build runs it again exactly when the commit
+/// may have changed, and it rewrites the file only when its text changes: a build at the same
+/// commit compiles nothing again.
 @main
 struct BuildInfoPlugin: BuildToolPlugin {
-    /// One prebuild command (prebuild: the commit can change without any input file changing).
+    /// One build command, run when the checkout's HEAD moved or the file is missing.
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
-        let output = context.pluginWorkDirectoryURL.appending(path: "generated")
+        let output = context.pluginWorkDirectoryURL.appending(path: "BuildCommit.swift")
         var environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"]
         environment["IIDBATCH_COMMIT"] = ProcessInfo.processInfo.environment["IIDBATCH_COMMIT"]
         return [
-            .prebuildCommand(
+            .buildCommand(
                 displayName: "Naming the commit iidbatch is built from",
                 executable: URL(fileURLWithPath: "/bin/sh"),
                 arguments: ["-c", Self.script, "build-commit", output.path, context.package.directoryURL.path],
                 environment: environment,
-                outputFilesDirectory: output
+                inputFiles: Self.headFiles(of: context.package.directoryURL),
+                outputFiles: [output]
             )
         ]
     }
 
-    /// `sh -c` script: `$1` the output folder, `$2` the package folder. A commit is kept only when
+    /// The files of the checkout at `package` that change when its HEAD moves: `HEAD`, its reflog
+    /// (`logs/HEAD`, appended to by every commit, checkout and reset), the ref `HEAD` names and
+    /// `packed-refs`. A worktree's `.git` is a file naming its git folder, whose `commondir` names
+    /// the shared one. Empty without a checkout (a source tarball, a Docker build context).
+    static func headFiles(of package: URL) -> [URL] {
+        let dotGit = package.appending(path: ".git")
+        var gitFolder = dotGit
+        if let pointer = try? String(contentsOf: dotGit, encoding: .utf8), pointer.hasPrefix("gitdir:") {
+            let path = pointer.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespacesAndNewlines)
+            gitFolder = path.hasPrefix("/") ? URL(fileURLWithPath: path) : package.appending(path: path)
+        }
+        var commonFolder = gitFolder
+        if let common = try? String(contentsOf: gitFolder.appending(path: "commondir"), encoding: .utf8) {
+            let path = common.trimmingCharacters(in: .whitespacesAndNewlines)
+            commonFolder = path.hasPrefix("/") ? URL(fileURLWithPath: path) : gitFolder.appending(path: path)
+        }
+        var files = [gitFolder.appending(path: "HEAD"), gitFolder.appending(path: "logs/HEAD"), commonFolder.appending(path: "packed-refs")]
+        if let head = try? String(contentsOf: gitFolder.appending(path: "HEAD"), encoding: .utf8), head.hasPrefix("ref:") {
+            files.append(commonFolder.appending(path: head.dropFirst("ref:".count).trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        return files.map(\.standardizedFileURL).filter { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// `sh -c` script: `$1` the file to write, `$2` the package folder. A commit is kept only when
     /// it is a plain word (letters, digits, `.`, `_`, `-`), so the generated literal is always valid.
     static let script = #"""
         set -u
-        mkdir -p "$1"
         commit="${IIDBATCH_COMMIT:-}"
         [ -n "$commit" ] || commit="$(git -C "$2" rev-parse --short HEAD 2>/dev/null)" || commit=""
         case "$commit" in ''|*[!0-9A-Za-z._-]*) commit=unknown ;; esac
@@ -39,9 +65,8 @@ struct BuildInfoPlugin: BuildToolPlugin {
             /// \`git rev-parse --short HEAD\` at build time, \$IIDBATCH_COMMIT, or \"unknown\".
             static let value = \"$commit\"
         }"
-        file="$1/BuildCommit.swift"
-        if [ ! -f "$file" ] || [ "$(cat "$file")" != "$text" ]; then
-            printf '%s\n' "$text" > "$file.new" && mv "$file.new" "$file"
+        if [ ! -f "$1" ] || [ "$(cat "$1")" != "$text" ]; then
+            printf '%s\n' "$text" > "$1.new" && mv "$1.new" "$1"
         fi
         """#
 }
