@@ -83,7 +83,11 @@ enum ReadmeScript {
             trap stop EXIT
             trap 'exit 143' TERM INT
             ready() {
-                for _ in $(seq 1200); do grep -qE '^Ctrl-C stops|^iidbatch run: ' "$1" && return 0; sleep 0.1; done
+                for _ in $(seq 1200); do
+                    grep -qE '^Ctrl-C stops|^iidbatch run: ' "$1" && return 0
+                    kill -0 "$2" 2>/dev/null || { echo "exited before it was ready: $1"; cat "$1"; return 1; }
+                    sleep 0.1
+                done
                 echo "not ready after 120 s: $1"; cat "$1"; return 1
             }
 
@@ -98,7 +102,7 @@ enum ReadmeScript {
                 }
                 script += "printf '%s\\n' \(quoted("$ " + command))\n"
                 if command.hasSuffix("&") {
-                    script += "\(command.dropLast()) > background-\(number).log 2>&1 &\nready background-\(number).log\n"
+                    script += "\(command.dropLast()) > background-\(number).log 2>&1 &\nready background-\(number).log $!\n"
                 } else {
                     script += command + "\n"
                 }
