@@ -2,12 +2,13 @@
 SWIFT ?= swift
 # Debian packages the build and the tests need: librdkafka's headers and library, pkg-config
 # to find them, kcat for the command-line tests against the embedded broker, curl for the
-# README walkthrough (which a test runs as written), and systemd for systemd-analyze, which rates
-# and verifies deploy/systemd/iidbatch.service. APT_COMMANDS are the programs that show they are
-# installed. From PyPI: kubernetes-validate, which checks the Kubernetes objects in deploy/
-# against their schemas in the suite.
-APT_PACKAGES := librdkafka-dev pkg-config kcat curl systemd
-APT_COMMANDS := pkg-config kcat curl systemd-analyze
+# README walkthrough (which a test runs as written), prometheus for its promtool, which checks
+# and unit-tests the alert rules in deploy/prometheus/, and systemd for systemd-analyze, which
+# rates and verifies deploy/systemd/iidbatch.service. APT_COMMANDS are the programs that show
+# they are installed. From PyPI: kubernetes-validate, which checks the Kubernetes objects in
+# deploy/ against their schemas.
+APT_PACKAGES := librdkafka-dev pkg-config kcat curl prometheus systemd
+APT_COMMANDS := pkg-config kcat curl promtool systemd-analyze
 PIP_PACKAGES := kubernetes-validate
 
 .PHONY: all deps apt-deps pip-deps build test format format-check demo bench clean

@@ -6,6 +6,11 @@ public struct EmulatorConfiguration: Sendable {
     public var port: Int
     /// The project its Google paths serve (`/v1/projects/{project}/…`).
     public var projectID: String
+    /// Projects besides a caller's own that every service account of this emulator may call,
+    /// as an IAM grant lets a workload-identity account in one project manage a Firebase project
+    /// in another. A call whose path (or device-group `project_id`) names one of them acts on
+    /// that project's state; any other project but the caller's own is refused with 403.
+    public var grantedProjects: Set<String> = []
     /// The project number (sender id) reported as `authorizedEntity` and expected as the
     /// device-group `project_id` header (the project id is accepted too).
     public var projectNumber: String

@@ -22,6 +22,8 @@ public final class InstanceAPIClient: Sendable {
     /// The token endpoint's and the metadata server's client: rare calls, over HTTP/2 where offered.
     let http: HTTPClient
     let logger: Logger
+    /// False for a client made by `forProject`: the connections are its origin's to close.
+    let ownsConnections: Bool
 
     /// A client that authenticates with `credentials`.
     public convenience init(
@@ -48,10 +50,35 @@ public final class InstanceAPIClient: Sendable {
         self.projectID = configuration.projectID ?? source.projectID
         self.tokens = AccessTokenProvider(source: source, httpClient: http, tokenURI: configuration.tokenURI)
         self.logger = logger
+        self.ownsConnections = true
     }
 
-    /// Closes the connections. Call once, when done.
+    private init(sharing origin: InstanceAPIClient, projectID: String) {
+        var configuration = origin.configuration
+        configuration.projectID = projectID
+        // A sender id names one project: another project's calls send that project's id instead.
+        if projectID != origin.projectID { configuration.senderID = nil }
+        self.configuration = configuration
+        self.projectID = projectID
+        self.tokens = origin.tokens
+        self.transport = origin.transport
+        self.http = origin.http
+        self.logger = origin.logger
+        self.ownsConnections = false
+    }
+
+    /// A client whose calls go to project `projectID` (the project in deletion and FCM v1 topic
+    /// URLs, and the device-group `project_id` header), sharing this client's connections and
+    /// access tokens: one credential, one connection pool, several projects. Instance ID API
+    /// calls (`iid/…`) name no project; Google takes it from the credential. Its `shutdown()`
+    /// does nothing: shut down the client it was made from, after every client made from it is done.
+    public func forProject(_ projectID: String) -> InstanceAPIClient {
+        projectID == self.projectID ? self : InstanceAPIClient(sharing: self, projectID: projectID)
+    }
+
+    /// Closes the connections (of a client made by `forProject`: nothing). Call once, when done.
     public func shutdown() async throws {
+        guard ownsConnections else { return }
         transport.shutdown()
         try await http.shutdown()
     }

@@ -29,13 +29,32 @@ public struct KafkaConfiguration: Sendable {
     /// Applies a `key=value` assignment as given on a command line (`-X key=value`).
     ///
     /// - Throws: `KafkaError.malformedPropertyAssignment` when there is no `=` or the key is empty.
-    public mutating func apply(assignment: String) throws {
+    public mutating func apply(assignment: String) throws(KafkaError) {
         guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-            throw KafkaError.malformedPropertyAssignment(assignment)
+            throw .malformedPropertyAssignment(assignment)
         }
         let key = assignment[..<equals].trimmingWhitespace()
-        guard !key.isEmpty else { throw KafkaError.malformedPropertyAssignment(assignment) }
+        guard !key.isEmpty else { throw .malformedPropertyAssignment(assignment) }
         properties[key] = String(assignment[assignment.index(after: equals)...])
+    }
+
+    /// What logs and errors show in place of a secret property's value.
+    public static let redacted = "[redacted]"
+
+    /// Whether `property` holds a secret whose value must never be logged or echoed: passwords
+    /// and passphrases (`sasl.password`, `ssl.key.password`, `ssl.keystore.password`), secrets
+    /// (`sasl.oauthbearer.client.secret`), private keys (`ssl.key.pem`,
+    /// `sasl.oauthbearer.assertion.private.key.pem`) and `sasl.oauthbearer.config`, which may
+    /// hold any of them. Matched on words within the name, so future names of the kind are
+    /// covered too.
+    public static func isSecret(_ property: String) -> Bool {
+        let name = property.lowercased()
+        return ["password", "passphrase", "secret", "key.pem", "private.key", "sasl.oauthbearer.config"].contains { name.contains($0) }
+    }
+
+    /// `value` as logs may show it: `redacted` for a secret `property`.
+    public static func shown(_ property: String, _ value: String) -> String {
+        isSecret(property) ? redacted : value
     }
 
     /// Returns this configuration with `defaults` filled in wherever the caller set nothing.
@@ -45,11 +64,5 @@ public struct KafkaConfiguration: Sendable {
             copy.properties[key] = value
         }
         return copy
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingWhitespace() -> String {
-        String(self.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

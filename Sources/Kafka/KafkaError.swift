@@ -6,6 +6,11 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidConfiguration(property: String, value: String, reason: String)
     /// A `key=value` assignment (as given to `-X`) could not be parsed.
     case malformedPropertyAssignment(String)
+    /// A line of a properties file (kcat's `-F`) is not `key=value`; names the file and line,
+    /// never the line's text (it may hold a secret).
+    case malformedPropertiesFile(file: String, line: Int, reason: String)
+    /// An environment variable meant to hold a property names none (`IIDBATCH_KAFKA_` alone).
+    case malformedPropertyVariable(name: String, reason: String)
     /// librdkafka could not create a client from an otherwise valid configuration.
     case clientCreation(reason: String)
     /// The broker or librdkafka reported an error, with librdkafka's code, symbolic name and text.
@@ -27,9 +32,15 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidConfiguration(let property, let value, let reason):
-            return "invalid Kafka property \(property)=\(value): \(reason)"
+            guard KafkaConfiguration.isSecret(property), !value.isEmpty else { return "invalid Kafka property \(property)=\(value): \(reason)" }
+            let hidden = KafkaConfiguration.redacted
+            return "invalid Kafka property \(property)=\(hidden): \(reason.replacing(value, with: hidden))"
         case .malformedPropertyAssignment(let text):
             return "malformed Kafka property '\(text)': expected key=value"
+        case .malformedPropertiesFile(let file, let line, let reason):
+            return "Kafka properties file \(file) line \(line): \(reason)"
+        case .malformedPropertyVariable(let name, let reason):
+            return "environment variable \(name): \(reason)"
         case .clientCreation(let reason):
             return "could not create Kafka client: \(reason)"
         case .broker(let code, let message):
@@ -55,7 +66,7 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isPermanentForProducer: Bool {
         switch self {
         case .broker(let code, _): code.isPermanentForProducer
-        case .invalidConfiguration, .malformedPropertyAssignment, .clientCreation, .invalidArgument: true
+        case .invalidConfiguration, .malformedPropertyAssignment, .malformedPropertiesFile, .malformedPropertyVariable, .clientCreation, .invalidArgument: true
         case .queueFull, .timedOut, .closed, .cancelled, .embedded: false
         }
     }

@@ -20,17 +20,6 @@ struct DeployFilesTests {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
 
-    /// The metric names an expression uses, histogram suffixes removed.
-    private func metrics(in expression: String) -> Set<String> {
-        let regex = try! Regex("(iidbatch|kafka)_[a-z_]+")
-        return Set(
-            expression.matches(of: regex).map { match in
-                var name = String(expression[match.range])
-                for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) { name.removeLast(suffix.count) }
-                return name
-            })
-    }
-
     /// The Kubernetes manifests: every `.yaml` file in deploy/kubernetes, as paths from the root.
     private func kubernetesFiles() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("deploy/kubernetes").path)
@@ -405,16 +394,15 @@ struct DeployFilesTests {
     @Test("the alert rules and the dashboard name only metrics iidbatch exports")
     func metricNames() throws {
         let known = Set(MetricName.allCases.map(\.rawValue))
-        let rules = try #require(try yaml("deploy/prometheus/alerts.yaml").first as? [String: Any])
-        let expressions = ((rules["groups"] as? [[String: Any]]) ?? []).flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }.compactMap { $0["expr"] as? String }
-        #expect(expressions.count == 5)
+        let expressions = try AlertRuleFile().alerts.map(\.expression)
+        #expect(expressions.count == 7)
         let dashboard = try #require(try JSONSerialization.jsonObject(with: Data(text("deploy/grafana/iidbatch-dashboard.json").utf8)) as? [String: Any])
         let targets = ((dashboard["panels"] as? [[String: Any]]) ?? []).flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }.compactMap {
             $0["expr"] as? String
         }
         #expect(targets.count >= 10)
         var used: Set<String> = []
-        for expression in expressions + targets { used.formUnion(metrics(in: expression)) }
+        for expression in expressions + targets { used.formUnion(AlertRuleFile.metrics(in: expression)) }
         #expect(used.subtracting(known).isEmpty, "unknown metrics: \(used.subtracting(known).sorted())")
         #expect(used.contains(MetricName.consumerGroupLag.rawValue) && used.contains(MetricName.circuitBreakerOpen.rawValue))
     }

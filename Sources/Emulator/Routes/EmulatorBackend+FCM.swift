@@ -11,7 +11,7 @@ extension EmulatorBackend {
     func fcmTopic(
         _ api: BackendAPI, _ request: EmulatorRequest, pathProject: String, token: String, topic: String?, project: String, create: Bool = false
     ) -> EmulatorResponse {
-        guard pathProject == project else {
+        guard let project = self.project(ofPath: pathProject, caller: project) else {
             return EmulatorResponse.googleError(403, "PERMISSION_DENIED", "The caller does not have permission for project \(pathProject).").counting(items: 0)
         }
         guard let topic, let name = try? APILimits.topicName(topic) else {
@@ -58,7 +58,7 @@ extension EmulatorBackend {
     /// page of the registration's subscriptions, sorted by topic, at most
     /// `min(pageSize, topicListPageSize)` long; `nextPageToken` is opaque to clients.
     func fcmListTopics(_ request: EmulatorRequest, pathProject: String, registration: String, project: String) -> EmulatorResponse {
-        guard pathProject == project else {
+        guard let project = self.project(ofPath: pathProject, caller: project) else {
             return EmulatorResponse.googleError(403, "PERMISSION_DENIED", "The caller does not have permission for project \(pathProject).").counting(items: 0)
         }
         let asked = request.query["pageSize"].map { Int($0) } ?? APILimits.topicListPage
@@ -86,7 +86,7 @@ extension EmulatorBackend {
 
     /// §3 `DELETE /v1/project/{p}/instanceId/{id}`.
     func deleteInstance(pathProject: String, id: String, project: String) -> EmulatorResponse {
-        guard pathProject == project else {
+        guard let project = self.project(ofPath: pathProject, caller: project) else {
             // The caller's permission, not this id's: Google's IAM refusal names neither.
             return EmulatorResponse.googleError(403, "PERMISSION_DENIED", "The caller does not have permission").counting(items: 0)
         }
@@ -106,12 +106,18 @@ extension EmulatorBackend {
         return EmulatorResponse.error(status, text).counting(items: 1, codes: [String(status)])
     }
 
+    /// The project a call of `caller`'s credentials that names `named` acts on: `named`, when it
+    /// is the caller's own or one of `EmulatorConfiguration.grantedProjects`; nil (403) otherwise.
+    func project(ofPath named: String, caller: String) -> String? {
+        named == caller || configuration.grantedProjects.contains(named) ? named : nil
+    }
+
     /// §4 `POST /fcm/notification` (create/add/remove) and `GET` (retrieve).
     func deviceGroup(_ request: EmulatorRequest, project: String) -> EmulatorResponse {
         guard let header = request.headers["project_id"] else {
             return EmulatorResponse.error(400, "project_id header is required").counting(items: 0)
         }
-        guard header == project || header == projectNumber(of: project) else {
+        guard let project = header == projectNumber(of: project) ? project : self.project(ofPath: header, caller: project) else {
             return EmulatorResponse.error(403, "project_id \(header) does not match the credentials").counting(items: 0)
         }
         if request.method == "GET", let key = request.query["notification_key"] {

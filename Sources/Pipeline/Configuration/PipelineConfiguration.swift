@@ -34,6 +34,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var adaptiveRate = AdaptiveRate.Settings()
     /// Retries of retryable items.
     public var retry: RetryPolicy
+    /// The Firebase project its calls go to (`project:`, checked by `ProjectID`); nil: the
+    /// process's (`ProjectChoice.resolve`: `--project`, `$GOOGLE_CLOUD_PROJECT`, the credentials').
+    public var project: String?
     /// Topic pipelines: the IID batch API or FCM v1 per token.
     public var topicBackend: TopicBackend
     /// Items held in flight before partitions are paused.
@@ -100,9 +103,14 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// The APIs this pipeline calls that Google turns down on `BackendAPI.turndownDate`, sorted by
     /// name (for a pipeline that takes any op: those of every op).
     public var turnedDownAPIs: [BackendAPI] {
-        let apis = (ops.map(Array.init) ?? RequestOp.allCases).map { CallExecutor.api(for: $0, topicBackend: topicBackend) }
-        return Set(apis.filter(\.isTurnedDown)).sorted { $0.rawValue < $1.rawValue }
+        apis.filter(\.isTurnedDown).sorted { $0.rawValue < $1.rawValue }
     }
+
+    /// The ops this pipeline takes: those its file lists, or every op.
+    public var takenOps: [RequestOp] { ops.map { RequestOp.allCases.filter($0.contains) } ?? RequestOp.allCases }
+
+    /// The backend APIs this pipeline's ops call.
+    public var apis: Set<BackendAPI> { Set(takenOps.map { CallExecutor.api(for: $0, topicBackend: topicBackend) }) }
 
     /// Whether this pipeline takes requests of `op`.
     public func takes(_ op: RequestOp) -> Bool { ops?.contains(op) ?? true }

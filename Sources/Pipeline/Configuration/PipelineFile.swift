@@ -11,6 +11,7 @@ import Yams
 /// dead-letter-topic: iidbatch.topics.dead-letters
 /// export-topic: iidbatch.group-exports     # groups.export; default: <request-topic>.group-exports
 /// ops: [topics.subscribe, topics.unsubscribe]  # default: any op
+/// project: my-firebase-app              # default: --project, $GOOGLE_CLOUD_PROJECT, the credentials'
 /// backend: iid-batch                    # or fcm-v1 (topic pipelines)
 /// batching: { max-items: 1000, linger: 50ms }
 /// concurrency: 16
@@ -76,6 +77,7 @@ public enum PipelineFile {
             outcomeTopic: try reader.topic("outcome-topic"), deadLetterTopic: try reader.topic("dead-letter-topic"),
             exportTopic: try reader.topic("export-topic"))
         pipeline.ops = try reader.ops("ops")
+        pipeline.project = try reader.project("project")
         pipeline.fileSettings = Set(written.filter(\.value).keys)
         if let backend = try reader.string("backend") {
             guard let choice = TopicBackend(rawValue: backend) else {

@@ -26,6 +26,13 @@ struct YAMLFields {
         return text
     }
 
+    /// A Firebase project id (`ProjectID`).
+    mutating func project(_ key: String) throws(PipelineFileError) -> String? {
+        guard let id = try string(key) else { return nil }
+        if let problem = ProjectID.problem(with: id) { throw error(key, problem) }
+        return id
+    }
+
     mutating func ops(_ key: String) throws(PipelineFileError) -> Set<RequestOp>? {
         guard let value = take(key) else { return nil }
         guard let names = value as? [Any], !names.isEmpty else { throw error(key, "must be a non-empty list of ops, got \(value)") }

@@ -5,7 +5,7 @@ import Kafka
 /// request it holds, ready to replay.
 public struct DeadLetter: Sendable {
     /// Why a record is in the dead-letter topic.
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A request of the items that still failed, for retryable reasons, after their retries.
         case retryExhausted = "retry-exhausted"
         /// A record that was not a valid request, as it was read.

@@ -137,6 +137,7 @@ public actor PipelineWorker {
             consumerPaused = true
         }
         self.metrics = WorkerMetrics(pipeline: configuration.name)
+        metrics.startAtZero(ops: configuration.takenOps, apis: configuration.apis)
         var logger = logger
         logger[metadataKey: "pipeline"] = "\(configuration.name)"
         self.logger = logger

@@ -15,6 +15,8 @@ final class WorkerMetrics: Sendable {
     private let itemsInFlight: Gauge
     private let pausedPartitions: Gauge
     private let circuitBreakerOpen: Gauge
+    /// The throttling answers of each API already counted (`AdaptiveRate.throttles` is the count).
+    private let throttlesCounted = Mutex<[BackendAPI: Int]>([:])
 
     /// Metrics of pipeline `pipeline`, made by `factory` (the process's metrics backend unless a
     /// test passes its own).
@@ -24,6 +26,18 @@ final class WorkerMetrics: Sendable {
         itemsInFlight = Gauge(label: MetricName.itemsInFlight.rawValue, dimensions: [("pipeline", pipeline)], factory: factory)
         pausedPartitions = Gauge(label: MetricName.pausedPartitions.rawValue, dimensions: [("pipeline", pipeline)], factory: factory)
         circuitBreakerOpen = Gauge(label: MetricName.circuitBreakerOpen.rawValue, dimensions: [("pipeline", pipeline)], factory: factory)
+    }
+
+    /// Makes, at 0, the counters alert rules compare with an earlier sample, so that the first
+    /// event after a start is an increase: every dead-letter kind, the success codes of each op in
+    /// `ops`, and the throttled attempts of each API in `apis`. A counter born at its first event
+    /// has no earlier sample, and `increase()` or `rate()` over it shows nothing.
+    func startAtZero(ops: [RequestOp], apis: some Sequence<BackendAPI>) {
+        for kind in DeadLetter.Kind.allCases { _ = counter(.deadLetters, ("kind", kind.rawValue)) }
+        for op in ops {
+            for code in ResultCode.known where code.isSuccess { _ = counter(.items, ("op", op.rawValue), ("code", code.rawValue)) }
+        }
+        for api in apis { _ = counter(.throttledAttempts, ("api", api.rawValue)) }
     }
 
     /// A record was read from the request topic.
@@ -56,6 +70,21 @@ final class WorkerMetrics: Sendable {
         self.pausedPartitions.record(pausedPartitions)
         circuitBreakerOpen.record(breakerOpen ? 1 : 0)
         for (api, rate) in rates { gauge(.rate, ("api", api.rawValue)).record(rate.rate) }
+        throttled(rates)
+    }
+
+    /// Counts the throttling answers each API's adaptive rate has seen since the last count: the
+    /// rate counts every throttled attempt once, and the counter follows it.
+    private func throttled(_ rates: [BackendAPI: AdaptiveRate]) {
+        let new: [(BackendAPI, Int)] = throttlesCounted.withLock { counted in
+            rates.compactMap { api, rate in
+                let added = rate.throttles - counted[api, default: 0]
+                guard added > 0 else { return nil }
+                counted[api] = rate.throttles
+                return (api, added)
+            }
+        }
+        for (api, added) in new { counter(.throttledAttempts, ("api", api.rawValue)).increment(by: added) }
     }
 
     /// The operator's settings in force: paused or not, and the version of each control

@@ -21,7 +21,11 @@ struct Run: AsyncParsableCommand {
             drain-timeout (abandoning the rest, which is then delivered again), commits and exits 0. \
             Before its first request each worker reads the whole control topic (operator overrides, \
             see `iidbatch control`), then follows it and puts each new version in force at once. \
-            -X passes Kafka client properties through verbatim (SASL, TLS, tuning), as in kcat.
+            Kafka client properties (SASL, TLS, tuning) come, lowest precedence first, from a \
+            properties file (-F, as kcat's), IIDBATCH_KAFKA_* variables, and -X; --brokers or \
+            $IIDBATCH_BROKERS set bootstrap.servers over them. The Firebase project of each \
+            pipeline is its file's project:, else --project, else $GOOGLE_CLOUD_PROJECT, else \
+            the credentials' own.
             """
     )
 
@@ -33,6 +37,12 @@ struct Run: AsyncParsableCommand {
             "A service-account key file (JSON). Default: as Google's libraries find credentials: $GOOGLE_APPLICATION_CREDENTIALS, then the metadata server ($GCE_METADATA_HOST or metadata.google.internal).",
             valueName: "key.json"))
     var credentials: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The Firebase project the calls go to, for every pipeline whose file has no project:. Default: $GOOGLE_CLOUD_PROJECT, else the credentials' project.",
+            valueName: "id"))
+    var project: String?
 
     @Option(help: ArgumentHelp("Serve every backend API from this base URL (the emulator); default: Google's endpoints.", valueName: "url"))
     var backendURL: String?
@@ -60,15 +70,35 @@ struct Run: AsyncParsableCommand {
         let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         try WorkerSetup.bootstrapLogging(logLevel, format: logFormat, linesAsLog: true)
         let registry = PrometheusCollectorRegistry()
-        if httpPort != nil { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
+        if httpPort != nil { MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry)) }
+        if let project, let problem = ProjectID.problem(with: project) { throw ValidationError("--project: \(problem)") }
+        let projectVariable = ProcessInfo.processInfo.environment[ProjectChoice.environmentVariable]
+        if let projectVariable, !projectVariable.isEmpty, let problem = ProjectID.problem(with: projectVariable) {
+            throw RuntimeError("$\(ProjectChoice.environmentVariable): \(problem)")
+        }
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
-        let kafka = WorkerSetup.logging(try self.kafka.configuration())
+        let kafkaSettings = try self.kafka.settings()
+        let kafka = WorkerSetup.logging(kafkaSettings.configuration)
         let source: CredentialSource
         do { source = try await ApplicationDefaultCredentials.find(explicitPath: credentials) } catch {
             throw credentials == nil ? RuntimeError("\(error)") : ValidationError("--credentials: \(error)")
         }
         Output.line("iidbatch run: credentials from \(source)")
+        Output.line("iidbatch run: Kafka: \(kafkaSettings)")
+        let projects = try pipelines.map { pipeline in
+            guard
+                let choice = ProjectChoice.resolve(
+                    pipeline: pipeline.project, option: project, environment: projectVariable, credentials: source.projectID)
+            else {
+                throw RuntimeError(
+                    "pipeline \(pipeline.name): no Firebase project: set project: in its file, --project or $\(ProjectChoice.environmentVariable), or use credentials that name one"
+                )
+            }
+            return choice
+        }
+        // One client, one pool of connections and one token source; each pipeline calls through
+        // a view of it that puts its own project in the URLs.
         let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
         let logger = Logger(label: "iidbatch.run")
         if !onEventLoops {
@@ -97,17 +127,18 @@ struct Run: AsyncParsableCommand {
         do {
             // One producer for every pipeline of the process, sized for the largest record any sends.
             producer = try KafkaProducer(configuration: kafka.withDefaults(PipelineConfiguration.producerDefaults(for: pipelines)))
-            workers = try pipelines.map { pipeline throws(KafkaError) in
+            workers = try pipelines.indices.map { index throws(KafkaError) in
                 try PipelineWorker(
-                    configuration: pipeline, consumer: kafka, producer: producer, client: client, control: snapshot.board.settings(for: pipeline))
+                    configuration: pipelines[index], consumer: kafka, producer: producer, client: client.forProject(projects[index].id),
+                    control: snapshot.board.settings(for: pipelines[index]))
             }
         } catch {
             try? await client.shutdown()
             throw RuntimeError("cannot start the workers: \(error)")
         }
-        for pipeline in pipelines {
+        for (pipeline, project) in zip(pipelines, projects) {
             Output.line(
-                "iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group)"
+                "iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group), project \(project)"
             )
             let legacy = pipeline.turnedDownAPIs
             if !legacy.isEmpty {

@@ -107,7 +107,7 @@ struct Submit: AsyncParsableCommand {
         } catch {
             progress.finish()
             await producer.close()
-            throw ValidationError("producing to \(topic) at \(kafka.brokers) failed after \(sent) of \(records) record(s): \(error)")
+            throw ValidationError("producing to \(topic) at \(configuration["bootstrap.servers"] ?? "") failed after \(sent) of \(records) record(s): \(error)")
         }
         progress.finish()
         await producer.close()

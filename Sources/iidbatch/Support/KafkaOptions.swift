@@ -2,20 +2,63 @@ import ArgumentParser
 import Foundation
 import Kafka
 
-/// The Kafka options every operator command takes.
+/// The Kafka options every operator command takes, and where each property comes from.
+///
+/// Lowest first (`KafkaSettingLayer`): the built-in `bootstrap.servers` default, the properties
+/// file of `-F`, `IIDBATCH_KAFKA_*` variables, `-X` assignments; `--brokers` or
+/// `$IIDBATCH_BROKERS`, when given, set `bootstrap.servers` over all of them. Secrets belong in
+/// the file or the environment, where `ps` does not show them.
 struct KafkaOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Kafka bootstrap servers; $IIDBATCH_BROKERS, when set, is the default.", valueName: "host:port,..."))
-    var brokers: String = ProcessInfo.processInfo.environment["IIDBATCH_BROKERS"] ?? "localhost:9092"
+    /// The variable that stands for `--brokers` when the option is not given.
+    static let brokersVariable = "IIDBATCH_BROKERS"
+    /// `bootstrap.servers` when nothing else sets it.
+    static let defaultBrokers = "localhost:9092"
 
-    @Option(name: .customShort("X"), help: ArgumentHelp("A Kafka client property, passed through (SASL, TLS, tuning). Repeatable.", valueName: "key=value"))
+    @Option(
+        help: ArgumentHelp(
+            "Kafka bootstrap servers, over any bootstrap.servers of -F, -X or IIDBATCH_KAFKA_BOOTSTRAP_SERVERS. Default: $IIDBATCH_BROKERS, else those, else localhost:9092.",
+            valueName: "host:port,..."))
+    var brokers: String?
+
+    @Option(
+        name: [.customShort("F"), .customLong("kafka-config")],
+        help: ArgumentHelp(
+            "A librdkafka properties file, as kcat's -F: key=value lines, # comments. IIDBATCH_KAFKA_<NAME> variables (SASL_PASSWORD → sasl.password, __ → _) override it, and -X overrides both.",
+            valueName: "file"))
+    var kafkaConfig: String?
+
+    @Option(
+        name: .customShort("X"),
+        help: ArgumentHelp(
+            "A Kafka client property, passed through (SASL, TLS, tuning). Repeatable. Keep secrets in -F or the environment: ps shows -X.",
+            valueName: "key=value"))
     var properties: [String] = []
 
-    /// The client configuration these options describe, `-X` properties applied in order.
-    func configuration() throws -> KafkaConfiguration {
-        var configuration = KafkaConfiguration(bootstrapServers: brokers)
-        for property in properties {
-            do { try configuration.apply(assignment: property) } catch { throw ValidationError("-X \(property): \(error)") }
+    /// Every property, with where it came from, read from the options, the file and
+    /// `environment`.
+    func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> KafkaSettings {
+        var settings = KafkaSettings()
+        settings.set("bootstrap.servers", to: Self.defaultBrokers, layer: .builtInDefault, origin: "the default")
+        if let file = kafkaConfig {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ValidationError("--kafka-config: cannot read \(file)")
+            }
+            do { try settings.apply(file: String(decoding: data, as: UTF8.self), named: file) } catch { throw ValidationError("--kafka-config: \(error)") }
         }
-        return configuration
+        do { try settings.apply(environment: environment) } catch { throw ValidationError("\(error)") }
+        for property in properties {
+            do { try settings.apply(assignment: property, origin: "-X") } catch { throw ValidationError("-X \(property): \(error)") }
+        }
+        if let brokers {
+            settings.set("bootstrap.servers", to: brokers, layer: .brokers, origin: "--brokers")
+        } else if let brokers = environment[Self.brokersVariable], !brokers.isEmpty {
+            settings.set("bootstrap.servers", to: brokers, layer: .brokers, origin: "$" + Self.brokersVariable)
+        }
+        return settings
+    }
+
+    /// The client configuration these options describe.
+    func configuration() throws -> KafkaConfiguration {
+        try settings().configuration
     }
 }

@@ -17,8 +17,10 @@ enum OperationsServer {
     ) -> some ApplicationProtocol {
         let router = Router()
         let lag = LagGauges()
+        let process = ProcessMetrics()
         router.get("metrics") { _, _ in
             await lag.update(workers)
+            process.update()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))

@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 
 /// A process's CPU time and peak resident memory, read from Linux's /proc: the kernel's own
 /// per-task accounting that getrusage reports (`utime` + `stime`, and `VmHWM` = `ru_maxrss`),
@@ -17,17 +18,12 @@ struct ProcessUsage: Sendable {
 
     /// The usage of process `pid`, or nil when /proc does not have it.
     static func of(pid: Int32) -> ProcessUsage? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        // After "pid (comm)": state is field 3, utime 14 and stime 15 (clock ticks).
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let stat = ProcessStat(text) else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "")
         else { return nil }
-        return ProcessUsage(userSeconds: user / ticks, systemSeconds: system / ticks, peakResidentMiB: kilobytes / 1_024)
+        return ProcessUsage(userSeconds: Double(stat.userTicks) / ticks, systemSeconds: Double(stat.systemTicks) / ticks, peakResidentMiB: kilobytes / 1_024)
     }
 }
