@@ -1,11 +1,14 @@
 # iidbatch — build, test and demo entry points. `make test` is what CI runs (.ci/run).
 SWIFT ?= swift
 # Debian packages the build and the tests need: librdkafka's headers and library, pkg-config
-# to find them, kcat for the command-line tests against the embedded broker, and curl for the
-# README walkthrough (which a test runs as written), and prometheus for its promtool, which
-# checks and unit-tests the alert rules in deploy/prometheus/ in the suite. From PyPI:
-# kubernetes-validate, which checks the Kubernetes objects in deploy/ against their schemas.
-APT_PACKAGES := librdkafka-dev pkg-config kcat curl prometheus
+# to find them, kcat for the command-line tests against the embedded broker, curl for the
+# README walkthrough (which a test runs as written), prometheus for its promtool, which checks
+# and unit-tests the alert rules in deploy/prometheus/, and systemd for systemd-analyze, which
+# rates and verifies deploy/systemd/iidbatch.service. APT_COMMANDS are the programs that show
+# they are installed. From PyPI: kubernetes-validate, which checks the Kubernetes objects in
+# deploy/ against their schemas.
+APT_PACKAGES := librdkafka-dev pkg-config kcat curl prometheus systemd
+APT_COMMANDS := pkg-config kcat curl promtool systemd-analyze
 PIP_PACKAGES := kubernetes-validate
 
 .PHONY: all deps apt-deps pip-deps build test format format-check demo bench clean
@@ -22,15 +25,16 @@ pip-deps:
 			|| { echo "make: error: 'python3 -m pip install $(PIP_PACKAGES)' failed; install it by hand and run make again" >&2; exit 1; }; }
 
 apt-deps:
-	@if pkg-config --exists rdkafka 2>/dev/null && [ -f /usr/include/librdkafka/rdkafka_mock.h ] && command -v kcat >/dev/null && command -v curl >/dev/null && command -v promtool >/dev/null; then \
-		exit 0; \
-	fi; \
-	echo "make: installing $(APT_PACKAGES) (librdkafka, kcat, curl or promtool is missing)"; \
+	@missing=""; \
+	for command in $(APT_COMMANDS); do command -v $$command >/dev/null || missing="$$missing $$command"; done; \
+	{ pkg-config --exists rdkafka 2>/dev/null && [ -f /usr/include/librdkafka/rdkafka_mock.h ]; } || missing="$$missing librdkafka"; \
+	[ -z "$$missing" ] && exit 0; \
+	echo "make: installing $(APT_PACKAGES) (missing:$$missing)"; \
 	if [ "$$(id -u)" = 0 ]; then sudo=""; \
 	elif command -v sudo >/dev/null; then sudo="sudo"; \
 	else echo "make: error: need root or sudo to run: apt-get install $(APT_PACKAGES)" >&2; exit 1; fi; \
 	if ! command -v apt-get >/dev/null; then \
-		echo "make: error: no apt-get here; install librdkafka (with rdkafka_mock.h), pkg-config, kcat, curl and promtool (prometheus) by hand" >&2; exit 1; fi; \
+		echo "make: error: no apt-get here; install librdkafka (with rdkafka_mock.h) and$$missing by hand" >&2; exit 1; fi; \
 	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(APT_PACKAGES) >/dev/null \
 		|| { echo "make: error: 'apt-get install $(APT_PACKAGES)' failed; install them by hand and run make again" >&2; exit 1; }
 

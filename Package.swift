@@ -79,6 +79,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // Names the commit the binary is built from (BuildInfo.commit): git, or $IIDBATCH_COMMIT in
+        // a Docker build. It writes under .build only, and only when the commit changed.
+        .plugin(
+            name: "BuildInfoPlugin",
+            capability: .buildTool(),
+            path: "Sources/BuildInfoPlugin"
+        ),
         .executableTarget(
             name: "iidbatch",
             dependencies: [
@@ -97,7 +104,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            plugins: ["BuildInfoPlugin"]
         ),
         .testTarget(
             name: "KafkaTests",

@@ -2,7 +2,7 @@ import Foundation
 import InstanceAPI
 import Synchronization
 
-/// Behaves like the backend APIs: every endpoint of api-reference.md with Google's JSON, statuses
+/// Behaves like the backend APIs: every endpoint of docs/api-reference.md with Google's JSON, statuses
 /// and limits, plus `POST /token` and an admin API under `/emulator/v1/` for seeding, reading
 /// state back and changing faults at runtime.
 ///

@@ -12,6 +12,7 @@ struct IIDBatch: AsyncParsableCommand {
             imports, device-group changes) from Kafka, call the backend within its limits, and \
             publish one outcome per request. Start with `iidbatch broker` for a local Kafka.
             """,
+        version: BuildInfo.versionLine,
         subcommands: [
             Run.self, Control.self, Submit.self, Outcomes.self, Replay.self, Reconcile.self, Demo.self, Broker.self, EmulatorCommand.self, Bench.self,
         ]

@@ -39,7 +39,7 @@ struct AdminAPITests {
             let (badStatus, badBody) = try await call(.PUT, "faults", #"{"itemErrors": {"INTERNAL": 2}}"#)
             #expect(badStatus == 400 && String(decoding: badBody, as: UTF8.self).contains("INTERNAL=2"))
 
-            // The README's minimal forms: absent fields take their defaults.
+            // docs/local.md's minimal forms: absent fields take their defaults.
             #expect(try await call(.POST, "seed", #"{"tokens": ["b-1"]}"#).0 == 200)
             #expect(e.backend.tokenState("b-1")?.platform == "ANDROID")
             #expect(try await call(.PUT, "faults", #"{"itemErrors": {"UNAVAILABLE": 1}}"#).0 == 200)

@@ -11,7 +11,7 @@ struct BrokerCommandTests {
         let bootstrap = "127.0.0.1:\(port)"
         #expect(broker.text.contains("bootstrap servers: \(bootstrap)"))
 
-        // The README's command, verbatim.
+        // docs/local.md's command, verbatim.
         let listing = try await ChildProcess.run(try Programs.kcat, ["-L", "-b", bootstrap])
         #expect(listing.status == 0)
         #expect(listing.output.contains(" 3 brokers:"), "\(listing.output)")

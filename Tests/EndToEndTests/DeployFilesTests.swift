@@ -4,7 +4,9 @@ import Testing
 import Yams
 
 /// The files in deploy/: each parses, the Kubernetes objects pass their schemas (kubernetes-validate,
-/// installed by `make deps`), and what they name (metrics, topics, groups, probe paths) exists.
+/// installed by `make deps`) and the "restricted" Pod Security level, the systemd unit rates OK in
+/// `systemd-analyze security`, no example puts Kafka secrets on a command line, and what they name
+/// (subcommands, flags, metrics, topics, groups, probe paths, volumes) exists.
 @Suite("Deploy files")
 struct DeployFilesTests {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
@@ -18,26 +20,199 @@ struct DeployFilesTests {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
 
-    @Test("the Kubernetes objects pass kubernetes-validate --strict; probes and scraping point at what run serves")
+    /// The Kubernetes manifests: every `.yaml` file in deploy/kubernetes, as paths from the root.
+    private func kubernetesFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("deploy/kubernetes").path)
+            .filter { $0.hasSuffix(".yaml") }.sorted().map { "deploy/kubernetes/" + $0 }
+    }
+
+    /// Every object of every Kubernetes manifest, with the file it is in.
+    private func kubernetesObjects() throws -> [(file: String, object: [String: Any])] {
+        try kubernetesFiles().flatMap { file in try yaml(file).compactMap { $0 as? [String: Any] }.map { (file: file, object: $0) } }
+    }
+
+    /// The one object of `kind` named `name` in `file`.
+    private func object(_ kind: String, _ name: String, in file: String) throws -> [String: Any] {
+        try #require(
+            try yaml(file).compactMap { $0 as? [String: Any] }.first { object in
+                object["kind"] as? String == kind && (object["metadata"] as? [String: Any])?["name"] as? String == name
+            }, "no \(kind)/\(name) in \(file)")
+    }
+
+    /// The worker's StatefulSet: its pod template and its one container.
+    private func worker() throws -> (statefulSet: [String: Any], template: RestrictedPodSecurity.PodTemplate, container: [String: Any]) {
+        let statefulSet = try object("StatefulSet", "iidbatch", in: "deploy/kubernetes/iidbatch.yaml")
+        let template = try #require(RestrictedPodSecurity.podTemplates(in: statefulSet).first)
+        let container = try #require((template.spec["containers"] as? [[String: Any]])?.first)
+        return (statefulSet, template, container)
+    }
+
+    // MARK: Kubernetes
+
+    @Test("every Kubernetes object passes kubernetes-validate --strict (KEDA's, which it has no schema for, are checked below)")
     func kubernetes() async throws {
-        let path = root.appendingPathComponent("deploy/kubernetes/iidbatch.yaml").path
+        let files = try kubernetesFiles()
+        #expect(files.count >= 2, "\(files)")
         // Installed by `make deps`; found on PATH as a user would run it.
-        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["kubernetes-validate", "--strict", path], seconds: 120)
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["kubernetes-validate", "--strict"] + files.map { root.appendingPathComponent($0).path }, seconds: 120)
         #expect(result.status == 0, "kubernetes-validate (run make deps if it is missing): \(result.output)")
-        #expect(result.output.contains("passed for resource deployment/iidbatch"), "\(result.output)")
-        let manifest = try text("deploy/kubernetes/iidbatch.yaml")
-        for fragment in ["path: /livez", "path: /readyz", "prometheus.io/scrape: \"true\"", "--http-port", "group.instance.id=$(POD_NAME)"] {
-            #expect(manifest.contains(fragment), "\(fragment)")
+        for (file, object) in try kubernetesObjects() {
+            let kind = try #require(object["kind"] as? String)
+            let name = try #require((object["metadata"] as? [String: Any])?["name"] as? String)
+            if (object["apiVersion"] as? String)?.hasPrefix("keda.sh/") == true {
+                #expect(result.output.contains("Couldn't find schema for kind \(kind)"), "\(file) \(kind)/\(name): \(result.output)")
+            } else {
+                #expect(result.output.contains("passed for resource \(kind.lowercased())/\(name)"), "\(file) \(kind)/\(name): \(result.output)")
+            }
         }
     }
 
-    @Test("KEDA scales the Deployment on the lag of every shipped pipeline's topic and group")
+    @Test("every pod template in deploy/kubernetes meets the restricted Pod Security level")
+    func restricted() throws {
+        let templates = try kubernetesObjects().flatMap { RestrictedPodSecurity.podTemplates(in: $0.object) }
+        #expect(templates.map(\.owner).contains("StatefulSet/iidbatch"), "\(templates.map(\.owner))")
+        for template in templates {
+            let violations = RestrictedPodSecurity.violations(template)
+            #expect(violations.isEmpty, "\(template.owner): \(violations)")
+        }
+    }
+
+    @Test("the restricted checker rejects the pod the manifest shipped before issue 32")
+    func restrictedRejectsTheOldPod() throws {
+        // The Deployment's pod as it was: non-root, but privilege escalation allowed, every
+        // capability the runtime grants, and no seccomp profile.
+        let old = """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata: { name: iidbatch }
+            spec:
+              selector: { matchLabels: { app: iidbatch } }
+              template:
+                metadata: { labels: { app: iidbatch } }
+                spec:
+                  securityContext: { runAsNonRoot: true, runAsUser: 10001 }
+                  containers:
+                    - name: iidbatch
+                      image: iidbatch:latest
+                      args: [run, /etc/iidbatch/pipelines, -X, "group.instance.id=$(POD_NAME)"]
+                      ports: [{ name: http, containerPort: 9090 }]
+                      volumeMounts: [{ name: pipelines, mountPath: /etc/iidbatch/pipelines, readOnly: true }]
+                  volumes:
+                    - { name: pipelines, configMap: { name: iidbatch-pipelines } }
+            """
+        let document = try #require(try Yams.load(yaml: old) as? [String: Any])
+        let template = try #require(RestrictedPodSecurity.podTemplates(in: document).first)
+        let failed = Set(RestrictedPodSecurity.violations(template).map(\.check))
+        #expect(failed == [.privilegeEscalation, .capabilities, .seccomp], "\(RestrictedPodSecurity.violations(template))")
+    }
+
+    @Test("each restricted check rejects the shipped pod with that one control broken", arguments: RestrictedPodSecurity.Check.allCases)
+    func restrictedRejectsEachBreach(_ check: RestrictedPodSecurity.Check) throws {
+        let compliant = try worker().template
+        #expect(RestrictedPodSecurity.violations(compliant).isEmpty)
+        var spec = compliant.spec
+        var containers = try #require(spec["containers"] as? [[String: Any]])
+        var container = containers[0]
+        var context = container["securityContext"] as? [String: Any] ?? [:]
+        var pod = spec["securityContext"] as? [String: Any] ?? [:]
+        var volumes = spec["volumes"] as? [[String: Any]] ?? []
+        var expected: Set<RestrictedPodSecurity.Check> = [check]
+        switch check {
+        case .hostProcess: context["windowsOptions"] = ["hostProcess": true]
+        case .hostNamespaces: spec["hostPID"] = true
+        case .privilegedContainers: context["privileged"] = true
+        case .capabilities:
+            var capabilities = context["capabilities"] as? [String: Any] ?? [:]
+            capabilities["add"] = ["NET_BIND_SERVICE", "SYS_ADMIN"]
+            context["capabilities"] = capabilities
+        case .hostPathVolumes:
+            volumes.append(["name": "host", "hostPath": ["path": "/var/run"]])
+            expected.insert(.volumeTypes)  // hostPath is no allowed volume type either
+        case .hostPorts:
+            var ports = try #require(container["ports"] as? [[String: Any]])
+            ports[0]["hostPort"] = 9090
+            container["ports"] = ports
+        case .appArmor: context["appArmorProfile"] = ["type": "Unconfined"]
+        case .seLinux: pod["seLinuxOptions"] = ["type": "spc_t"]
+        case .procMountType: context["procMount"] = "Unmasked"
+        case .seccomp: context["seccompProfile"] = ["type": "Unconfined"]
+        case .sysctls: pod["sysctls"] = [["name": "kernel.msgmax", "value": "65536"]]
+        case .volumeTypes: volumes.append(["name": "shared", "nfs": ["server": "nfs.example", "path": "/"]])
+        case .privilegeEscalation: context["allowPrivilegeEscalation"] = nil
+        case .runningAsNonRoot: context["runAsNonRoot"] = false
+        case .runningAsNonRootUser: context["runAsUser"] = 0
+        }
+        container["securityContext"] = context
+        containers[0] = container
+        spec["containers"] = containers
+        spec["securityContext"] = pod
+        spec["volumes"] = volumes
+        let violations = RestrictedPodSecurity.violations(RestrictedPodSecurity.PodTemplate(owner: "mutated", metadata: compliant.metadata, spec: spec))
+        #expect(Set(violations.map(\.check)) == expected, "\(violations)")
+    }
+
+    @Test("a StatefulSet keeps the pod names static group membership is keyed on; probes, scraping, limits and a disruption budget")
+    func statefulSet() throws {
+        let (statefulSet, template, container) = try worker()
+        let spec = try #require(statefulSet["spec"] as? [String: Any])
+        #expect(spec["podManagementPolicy"] as? String == "Parallel")
+        let serviceName = try #require(spec["serviceName"] as? String)
+        let service = try object("Service", serviceName, in: "deploy/kubernetes/iidbatch.yaml")
+        #expect((service["spec"] as? [String: Any])?["clusterIP"] as? String == "None", "the governing service is headless")
+        // group.instance.id is the pod's own name, set from the environment after POD_NAME (a
+        // $(VAR) reference expands only variables defined before it).
+        let environment = try #require(container["env"] as? [[String: Any]])
+        let names = environment.compactMap { $0["name"] as? String }
+        let podName = try #require(names.firstIndex(of: "POD_NAME"))
+        let instance = try #require(names.firstIndex(of: "IIDBATCH_KAFKA_GROUP_INSTANCE_ID"))
+        #expect(podName < instance)
+        #expect(environment[instance]["value"] as? String == "$(POD_NAME)")
+        let field = (environment[podName]["valueFrom"] as? [String: Any])?["fieldRef"] as? [String: Any]
+        #expect(field?["fieldPath"] as? String == "metadata.name")
+        #expect(names.contains("GOOGLE_CLOUD_PROJECT"), "the Firebase project is named, not taken from the cluster's credential")
+        let manifest = try text("deploy/kubernetes/iidbatch.yaml")
+        for fragment in ["path: /livez", "path: /readyz", "prometheus.io/scrape: \"true\"", "iam.gke.io/gcp-service-account:"] {
+            #expect(manifest.contains(fragment), "\(fragment)")
+        }
+        let arguments = try #require(container["args"] as? [String])
+        #expect(arguments.first == "run" && arguments.contains("--http-port"))
+        #expect((container["securityContext"] as? [String: Any])?["readOnlyRootFilesystem"] as? Bool == true)
+        let resources = try #require(container["resources"] as? [String: Any])
+        for part in ["requests", "limits"] {
+            let values = try #require(resources[part] as? [String: Any], "\(part)")
+            #expect(values["cpu"] != nil && values["memory"] != nil, "\(part): \(values)")
+        }
+        let budget = try object("PodDisruptionBudget", "iidbatch", in: "deploy/kubernetes/iidbatch.yaml")
+        let selector = ((budget["spec"] as? [String: Any])?["selector"] as? [String: Any])?["matchLabels"] as? [String: String]
+        let labels = try #require(template.metadata["labels"] as? [String: String])
+        #expect(selector != nil && selector!.allSatisfy { labels[$0.key] == $0.value }, "the budget selects the workers: \(String(describing: selector))")
+    }
+
+    @Test("KEDA scales the StatefulSet on every shipped pipeline's lag, counted from earliest, authenticated from a Secret")
     func keda() throws {
-        let object = try #require(try yaml("deploy/kubernetes/keda-scaledobject.yaml").first as? [String: Any])
-        #expect(object["apiVersion"] as? String == "keda.sh/v1alpha1" && object["kind"] as? String == "ScaledObject")
-        let spec = try #require(object["spec"] as? [String: Any])
-        #expect((spec["scaleTargetRef"] as? [String: Any])?["name"] as? String == "iidbatch")
+        let objects = try yaml("deploy/kubernetes/keda-scaledobject.yaml").compactMap { $0 as? [String: Any] }
+        #expect(objects.allSatisfy { $0["apiVersion"] as? String == "keda.sh/v1alpha1" })
+        let scaled = try #require(objects.first { $0["kind"] as? String == "ScaledObject" })
+        let authentication = try #require(objects.first { $0["kind"] as? String == "TriggerAuthentication" })
+        let authenticationName = try #require((authentication["metadata"] as? [String: Any])?["name"] as? String)
+        let references = try #require((authentication["spec"] as? [String: Any])?["secretTargetRef"] as? [[String: Any]])
+        let parameters = Set(references.compactMap { $0["parameter"] as? String })
+        #expect(parameters.isSuperset(of: ["sasl", "username", "password", "tls"]), "\(parameters)")
+        #expect(references.allSatisfy { ($0["name"] as? String)?.isEmpty == false && ($0["key"] as? String)?.isEmpty == false })
+
+        let spec = try #require(scaled["spec"] as? [String: Any])
+        let target = try #require(spec["scaleTargetRef"] as? [String: Any])
+        #expect(target["kind"] as? String == "StatefulSet" && target["apiVersion"] as? String == "apps/v1")
+        _ = try object("StatefulSet", try #require(target["name"] as? String), in: "deploy/kubernetes/iidbatch.yaml")
         let triggers = try #require(spec["triggers"] as? [[String: Any]])
+        for trigger in triggers {
+            let metadata = trigger["metadata"] as? [String: Any] ?? [:]
+            // The workers read from earliest: a new group's whole topic is its backlog.
+            #expect(metadata["offsetResetPolicy"] as? String == "earliest", "\(metadata)")
+            #expect((trigger["authenticationRef"] as? [String: Any])?["name"] as? String == authenticationName, "\(trigger)")
+            #expect(metadata.keys.allSatisfy { !["username", "password", "sasl", "tls"].contains($0) }, "credentials come from the TriggerAuthentication")
+        }
         let pairs = Set(
             triggers.compactMap { trigger -> String? in
                 guard trigger["type"] as? String == "kafka", let metadata = trigger["metadata"] as? [String: Any],
@@ -49,7 +224,118 @@ struct DeployFilesTests {
         #expect(pairs == Set(pipelines.map { "\($0.group) \($0.requestTopic)" }))
     }
 
-    @Test("compose runs Apache Kafka in KRaft mode, the emulator and run with its metrics port")
+    // MARK: Kafka secrets and command lines
+
+    /// Every iidbatch command line the deploy files hold, after the binary: where it is, and its words.
+    private func commandLines() throws -> [(place: String, words: [String])] {
+        var lines: [(place: String, words: [String])] = []
+        let compose = try #require(try yaml("deploy/compose.yaml").first as? [String: Any])
+        for (name, service) in (compose["services"] as? [String: Any] ?? [:]) {
+            guard let service = service as? [String: Any], (service["image"] as? String)?.hasPrefix("iidbatch") == true else { continue }
+            lines.append(("compose \(name)", try #require(service["command"] as? [String], "compose \(name) has no command")))
+        }
+        for (file, object) in try kubernetesObjects() {
+            for template in RestrictedPodSecurity.podTemplates(in: object) {
+                for container in template.spec["containers"] as? [[String: Any]] ?? [] where (container["image"] as? String)?.hasPrefix("iidbatch") == true {
+                    lines.append(("\(file) \(template.owner)", try #require(container["args"] as? [String])))
+                }
+            }
+        }
+        let unit = try text("deploy/systemd/iidbatch.service")
+        let execStart = try #require(unit.firstMatch(of: /\nExecStart=(\S+)\s+(.*)/))
+        #expect(execStart.1 == "/usr/local/bin/iidbatch")
+        lines.append(("systemd ExecStart", execStart.2.split(separator: " ").map(String.init)))
+        let dockerfile = try text("deploy/Dockerfile")
+        let command = try #require(dockerfile.firstMatch(of: /\nCMD (\[.*\])/))
+        lines.append(("Dockerfile CMD", try #require(try JSONSerialization.jsonObject(with: Data(command.1.utf8)) as? [String])))
+        return lines
+    }
+
+    @Test("no deploy example puts Kafka settings on a command line: a properties file from a Secret or a credential, the brokers at most")
+    func kafkaSecretsStayOffTheCommandLine() throws {
+        let lines = try commandLines()
+        #expect(lines.count >= 5, "\(lines.map(\.place))")
+        for (place, words) in lines {
+            #expect(!words.contains("-X") && !words.contains { $0.hasPrefix("-X") }, "\(place): \(words)")
+            #expect(!words.contains { $0.contains("sasl") || $0.contains("password") || $0.contains("ssl.key") }, "\(place): \(words)")
+        }
+        // Kubernetes: -F names a file in a mounted Secret that holds it.
+        let (_, template, container) = try worker()
+        let arguments = try #require(container["args"] as? [String])
+        let file = try #require(arguments.firstIndex(of: "-F").map { arguments[$0 + 1] }, "the worker reads -F")
+        let mounts = try #require(container["volumeMounts"] as? [[String: Any]])
+        let mount = try #require(mounts.first { file.hasPrefix(($0["mountPath"] as? String ?? "?") + "/") }, "\(file) is on no mount")
+        let volume = try #require(
+            (template.spec["volumes"] as? [[String: Any]])?.first { $0["name"] as? String == mount["name"] as? String }?["secret"] as? [String: Any],
+            "\(file) is not in a Secret")
+        let items = (volume["items"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+        #expect(items.isEmpty || items.contains(String(file.dropFirst((mount["mountPath"] as? String ?? "").count + 1))), "\(items)")
+        // systemd: -F names a credential systemd loads from a root-only file.
+        let unit = try text("deploy/systemd/iidbatch.service")
+        let credential = try #require(unit.firstMatch(of: /-F \$\{CREDENTIALS_DIRECTORY\}\/(\S+)/)).1
+        #expect(unit.contains("\nLoadCredential=\(credential):/"), "LoadCredential= for \(credential)")
+        #expect(!unit.contains("IIDBATCH_KAFKA_SASL"), "no Kafka secret in the unit's environment")
+    }
+
+    @Test("every iidbatch command line in deploy/ uses subcommands and flags the built binary has")
+    func commandLinesUseRealFlags() async throws {
+        var helps: [String: String] = [:]
+        for (place, words) in try commandLines() {
+            let subcommand = try #require(words.first)
+            if helps[subcommand] == nil {
+                let result = try await ChildProcess.run(try Programs.iidbatch, [subcommand, "--help"], seconds: 30)
+                #expect(result.status == 0, "\(place): iidbatch \(subcommand) --help: \(result.output)")
+                helps[subcommand] = result.output
+            }
+            let help = helps[subcommand] ?? ""
+            for word in words.dropFirst() where word.hasPrefix("-") {
+                let flag = String(word.split(separator: "=", maxSplits: 1)[0])
+                let listed = try Regex("(^|[\\s,\\[])" + NSRegularExpression.escapedPattern(for: flag) + "([\\s,=<\\]]|$)")
+                #expect(help.contains(listed), "\(place): iidbatch \(subcommand) has no \(flag)")
+            }
+        }
+    }
+
+    // MARK: systemd
+
+    @Test("systemd-analyze security rates the unit OK or better (exposure below 5.0)")
+    func systemdSecurity() async throws {
+        let unit = root.appendingPathComponent("deploy/systemd/iidbatch.service").path
+        // --threshold is in tenths: 49 fails the command for an exposure of 5.0 or more.
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["systemd-analyze", "security", "--offline=true", "--threshold=49", "--no-pager", unit], seconds: 60)
+        #expect(result.status == 0, "systemd-analyze (make deps installs systemd): \(result.output)")
+        let overall = try #require(result.output.firstMatch(of: /Overall exposure level for iidbatch.service: ([0-9.]+) (\w+)/), "\(result.output)")
+        let exposure = try #require(Double(overall.1))
+        #expect(exposure < 5.0 && ["OK", "SAFE", "PERFECT"].contains(String(overall.2)), "\(overall.0)")
+        for setting in [
+            "MemoryDenyWriteExecute=true", "SystemCallFilter=@system-service", "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX AF_NETLINK\n",
+            "CapabilityBoundingSet=\n",
+        ] {
+            #expect(try text("deploy/systemd/iidbatch.service").contains(setting), "\(setting)")
+        }
+    }
+
+    @Test("systemd-analyze verify finds nothing to say about the unit, its ExecStart pointed at the built binary")
+    func systemdVerify() async throws {
+        // verify checks that ExecStart's binary exists; here it is not installed, so a copy of
+        // the unit names the one just built. Everything else is the file as shipped.
+        let unit = try text("deploy/systemd/iidbatch.service")
+        #expect(unit.contains("ExecStart=/usr/local/bin/iidbatch "))
+        let folder = try OperatorCommand.temporaryFolder("systemd")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("iidbatch.service")
+        try unit.replacingOccurrences(of: "ExecStart=/usr/local/bin/iidbatch ", with: "ExecStart=\(try Programs.iidbatch.path) ").write(
+            to: copy, atomically: true, encoding: .utf8)
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["systemd-analyze", "verify", "--man=no", copy.path], seconds: 60)
+        #expect(result.status == 0, "\(result.output)")
+        // verify exits 0 on unknown keys and bad values too; it names the file when it warns.
+        #expect(!result.output.contains("iidbatch.service"), "\(result.output)")
+    }
+
+    // MARK: compose and the image
+
+    @Test("compose runs Kafka in KRaft mode, the emulator and run; the key's volume, hosts and ports agree with the image")
     func compose() throws {
         let document = try #require(try yaml("deploy/compose.yaml").first as? [String: Any])
         let services = try #require(document["services"] as? [String: Any])
@@ -57,10 +343,53 @@ struct DeployFilesTests {
         #expect((kafka["image"] as? String)?.hasPrefix("apache/kafka:") == true)
         let environment = try #require(kafka["environment"] as? [String: Any])
         #expect((environment["KAFKA_PROCESS_ROLES"] as? String)?.contains("controller") == true, "KRaft: no ZooKeeper")
-        let run = try #require((services["iidbatch"] as? [String: Any])?["command"] as? [String])
-        #expect(run.first == "run" && run.contains("--http-port"))
-        #expect(((services["emulator"] as? [String: Any])?["command"] as? [String])?.first == "emulator")
+        let emulatorService = try #require(services["emulator"] as? [String: Any])
+        let workerService = try #require(services["iidbatch"] as? [String: Any])
+        let emulator = try #require(emulatorService["command"] as? [String])
+        let run = try #require(workerService["command"] as? [String])
+        #expect(emulator.first == "emulator" && run.first == "run" && run.contains("--http-port"))
+        func value(_ words: [String], _ flag: String) throws -> String {
+            try #require(words.firstIndex(of: flag).map { words[$0 + 1] }, "\(flag) in \(words)")
+        }
+        // The workers reach Kafka on a listener it advertises under its service name.
+        let brokers = try value(run, "--brokers")
+        #expect((environment["KAFKA_ADVERTISED_LISTENERS"] as? String)?.contains("://\(brokers)") == true, "\(brokers)")
+        #expect(try value(run, "--backend-url") == "http://emulator:\(try value(emulator, "--port"))")
+
+        // The key: written by the emulator into a named volume the workers mount, on a directory
+        // the image's user owns (Docker creates a named volume with the image directory's owner).
+        let dockerfile = try text("deploy/Dockerfile")
+        let user = try #require(dockerfile.firstMatch(of: /\nUSER ([0-9]+)(:[0-9]+)?\n/)).1
+        let owned = Set(dockerfile.matches(of: /install -d -o ([0-9]+) -g [0-9]+ -m 07[0-7]0 (\S+)/).filter { $0.1 == user }.map { String($0.2) })
+        func mount(_ service: [String: Any], holding path: String) throws -> (volume: String, target: String) {
+            let mounts = (service["volumes"] as? [String] ?? []).map { $0.split(separator: ":").map(String.init) }
+            let found = try #require(mounts.first { $0.count >= 2 && path.hasPrefix($0[1] + "/") }, "no volume holds \(path)")
+            return (found[0], found[1])
+        }
+        let written = try mount(emulatorService, holding: try value(emulator, "--write-key"))
+        let read = try mount(workerService, holding: try value(run, "--credentials"))
+        #expect(try value(emulator, "--write-key") == (try value(run, "--credentials")))
+        #expect(written.volume == read.volume && (document["volumes"] as? [String: Any])?[written.volume] != nil, "a named volume: \(written.volume)")
+        #expect(owned.contains(written.target), "the image gives uid \(user) \(owned.sorted()), not \(written.target)")
+        for service in [emulatorService, workerService] {
+            #expect(service["user"] == nil || "\(service["user"]!)".hasPrefix(String(user)), "the services run as the image's user")
+        }
+        let pipelines = try #require((workerService["volumes"] as? [String])?.first { $0.contains(":/etc/iidbatch/pipelines") })
+        let source = root.appendingPathComponent("deploy").appendingPathComponent(String(pipelines.split(separator: ":")[0])).standardizedFileURL
+        #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("deletions.yaml").path), "\(source.path)")
     }
+
+    @Test("the Dockerfile passes IIDBATCH_COMMIT to the build, which stamps the commit")
+    func dockerfileStampsTheCommit() throws {
+        let dockerfile = try text("deploy/Dockerfile")
+        let build = try #require(dockerfile.range(of: "FROM swift:").map { dockerfile[$0.lowerBound...] })
+        let argument = try #require(build.range(of: "\nARG IIDBATCH_COMMIT"), "ARG IIDBATCH_COMMIT in the build stage")
+        let step = try #require(build[argument.upperBound...].firstMatch(of: /\nRUN ([^\n]*swift build[^\n]*)/), "a swift build step after the ARG")
+        #expect(step.1.contains("IIDBATCH_COMMIT=\"${IIDBATCH_COMMIT}\""), "\(step.1)")
+        #expect(dockerfile.contains("COPY Package.swift Package.resolved ./"), "the image builds the pinned dependencies")
+    }
+
+    // MARK: metrics and toolchains
 
     @Test("the alert rules and the dashboard name only metrics iidbatch exports")
     func metricNames() throws {

@@ -10,7 +10,8 @@ public struct ItemList: Sendable {
         /// One item per line; surrounding whitespace is trimmed.
         case lines
         /// CSV with a header row; the items are the named column (or the 1-based column number).
-        case csv(column: String)
+        /// Fields are cut on `delimiter` (`,` unless told otherwise; quoting as RFC 4180).
+        case csv(column: String, delimiter: CSVDelimiter = .comma)
     }
 
     /// A line that could not give an item.
@@ -58,9 +59,9 @@ public struct ItemList: Sendable {
             switch format {
             case .lines:
                 candidate = line
-            case .csv(let column):
+            case .csv(let column, let delimiter):
                 let fields: [Substring]
-                do { fields = try Self.csvFields(line) } catch {
+                do { fields = try Self.csvFields(line, delimiter: delimiter.character) } catch {
                     badLines.append(BadLine(line: lineNumber, reason: error.reason))
                     continue
                 }
@@ -110,8 +111,9 @@ public struct ItemList: Sendable {
         return index
     }
 
-    /// The fields of one CSV line (RFC 4180 quoting; a quoted field may not span lines).
-    private static func csvFields(_ line: Substring) throws(CSVLineError) -> [Substring] {
+    /// The fields of one CSV line cut on `delimiter` (RFC 4180 quoting; a quoted field may not
+    /// span lines).
+    private static func csvFields(_ line: Substring, delimiter: Character) throws(CSVLineError) -> [Substring] {
         var fields: [Substring] = []
         var rest = line[...]
         while true {
@@ -138,11 +140,11 @@ public struct ItemList: Sendable {
                 fields.append(Substring(value))
                 rest = rest[index...]
                 if rest.isEmpty { return fields }
-                guard rest.first == "," else { throw CSVLineError(reason: "text after a closing quote") }
+                guard rest.first == delimiter else { throw CSVLineError(reason: "text after a closing quote") }
                 rest = rest.dropFirst()
-            } else if let comma = rest.firstIndex(of: ",") {
-                fields.append(rest[..<comma])
-                rest = rest[rest.index(after: comma)...]
+            } else if let separator = rest.firstIndex(of: delimiter) {
+                fields.append(rest[..<separator])
+                rest = rest[rest.index(after: separator)...]
             } else {
                 fields.append(rest)
                 return fields

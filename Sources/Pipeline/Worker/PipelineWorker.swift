@@ -11,7 +11,7 @@ import Logging
 /// order, pacing, breaker, retries); the worker feeds them events and performs the actions they
 /// return. Nothing it holds is visible outside it, and it waits on events, never by polling.
 ///
-/// Guarantees (DESIGN.md, "Semantics that must hold"):
+/// Guarantees (docs/design.md, "Semantics that must hold"):
 /// - An offset is stored only once the outcome and dead letter of every record at or below it are
 ///   acknowledged by the broker; killing the process at any point loses nothing, and repeats at
 ///   most the records in flight.

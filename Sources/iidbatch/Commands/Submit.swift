@@ -9,9 +9,9 @@ struct Submit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put work in: turn a file of tokens or installation ids into request records.",
         discussion: """
-            Reads one item per line (or one column of a CSV file with a header row; '-' reads \
-            stdin), cuts the items into records of --record-size, and produces them to the op's \
-            request topic, keyed by topic name, subject, application or group name so that changes \
+            Reads one item per line (or one column of a CSV file with a header row, its fields \
+            separated by --csv-delimiter; '-' reads stdin), cuts the items into records of \
+            --record-size, and produces them to the op's request topic, keyed by topic name, subject, application or group name so that changes \
             to one thing keep their order. Ids are <prefix>-000001, -000002, …; the prefix is a hash \
             of the op, target, record size and items, so submitting the same input again produces \
             the same ids (and the operations are idempotent). Bad lines (whitespace or control \
@@ -64,6 +64,12 @@ struct Submit: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("CSV: the item column, by header name or 1-based number.", valueName: "name|n"))
     var column = "1"
+
+    @Option(
+        help: ArgumentHelp(
+            "CSV: the field delimiter, \(CSVDelimiter.names) (default ','; Excel writes ';' in many locales). Implies --format csv.",
+            valueName: "delimiter"))
+    var csvDelimiter: String?
 
     @Option(help: "Ids are <prefix>-<n> with this prefix instead of the derived one.")
     var idPrefix: String?
@@ -120,6 +126,7 @@ struct Submit: AsyncParsableCommand {
     }
 
     private func readItems(_ operation: RequestOp) throws -> ItemList {
+        let layout = try inputLayout()
         let data: Data
         if input == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -128,13 +135,21 @@ struct Submit: AsyncParsableCommand {
                 throw RuntimeError(.noInput, "\(input): cannot read the file: \((error as NSError).localizedDescription)")
             }
         }
-        let layout: ItemList.Format
-        switch format ?? (input.lowercased().hasSuffix(".csv") ? "csv" : "lines") {
-        case "lines": layout = .lines
-        case "csv": layout = .csv(column: column)
+        do { return try ItemList(data, format: layout, op: operation) } catch { throw RuntimeError(.dataError, "\(input): \(error)") }
+    }
+
+    /// The layout the options name: `--format`, else csv when `--csv-delimiter` is given or the
+    /// file is named *.csv, else lines; the CSV fields cut on `--csv-delimiter` (default `,`).
+    private func inputLayout() throws -> ItemList.Format {
+        let delimiter: CSVDelimiter
+        do { delimiter = try csvDelimiter.map(CSVDelimiter.init) ?? .comma } catch { throw ValidationError("--csv-delimiter: \(error)") }
+        switch format ?? (csvDelimiter != nil || input.lowercased().hasSuffix(".csv") ? "csv" : "lines") {
+        case "lines":
+            if csvDelimiter != nil { throw ValidationError("--csv-delimiter \(delimiter) is for CSV input, but --format is lines") }
+            return .lines
+        case "csv": return .csv(column: column, delimiter: delimiter)
         case let other: throw ValidationError("--format: '\(other)' is not lines or csv")
         }
-        do { return try ItemList(data, format: layout, op: operation) } catch { throw RuntimeError(.dataError, "\(input): \(error)") }
     }
 
     private func report(_ list: ItemList) {
