@@ -136,6 +136,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // The command line's own decisions as pure functions: exit statuses, log severities.
+        .testTarget(
+            name: "IIDBatchTests",
+            dependencies: ["iidbatch", "InstanceAPI", "Kafka", "Pipeline", .product(name: "Logging", package: "swift-log")]
+        ),
         // Runs the built `iidbatch` binary as a user would, next to kcat and real sockets.
         .testTarget(
             name: "EndToEndTests",

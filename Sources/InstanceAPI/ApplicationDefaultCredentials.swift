@@ -11,6 +11,9 @@ public enum ApplicationDefaultCredentials {
     public struct NotFound: Error, Sendable, CustomStringConvertible {
         /// Each source tried, with why it gave nothing.
         public var tried: [String]
+        /// The metadata server's host when it was tried and did not answer at all (as opposed to
+        /// answering without credentials): an outage rather than a configuration to fix.
+        public var unansweredMetadataServer: String?
 
         public var description: String {
             "no credentials found; tried: " + tried.joined(separator: "; ")
@@ -41,7 +44,9 @@ public enum ApplicationDefaultCredentials {
         let host = environment["GCE_METADATA_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "metadata.google.internal"
         switch await metadataProject(host: host, timeout: metadataTimeout) {
         case .success(let project): return .metadataServer(host: host, projectID: project)
-        case .failure(let reason): tried.append("the metadata server at \(host): \(reason)")
+        case .failure(let reason):
+            tried.append("the metadata server at \(host): \(reason)")
+            if !reason.answered { throw NotFound(tried: tried, unansweredMetadataServer: host) }
         }
         throw NotFound(tried: tried)
     }
@@ -55,21 +60,21 @@ public enum ApplicationDefaultCredentials {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         var request = HTTPClientRequest(url: "http://\(host)/computeMetadata/v1/project/project-id")
         request.headers.add(name: "Metadata-Flavor", value: "Google")
-        var result = Result<String, MetadataFailure>.failure(MetadataFailure("not probed"))
+        var result = Result<String, MetadataFailure>.failure(MetadataFailure("not probed", answered: false))
         for probe in 1...metadataProbes {
             do {
                 let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout / .milliseconds(1))))
                 let body = String(buffer: try await response.body.collect(upTo: 4_096)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if response.status != .ok {
-                    result = .failure(MetadataFailure("answered HTTP \(response.status.code)"))
+                    result = .failure(MetadataFailure("answered HTTP \(response.status.code)", answered: true))
                 } else if body.isEmpty {
-                    result = .failure(MetadataFailure("answered no project id"))
+                    result = .failure(MetadataFailure("answered no project id", answered: true))
                 } else {
                     result = .success(body)
                 }
                 break
             } catch {
-                result = .failure(MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))"))
+                result = .failure(MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))", answered: false))
             }
         }
         try? await client.shutdown()
@@ -79,6 +84,11 @@ public enum ApplicationDefaultCredentials {
     /// Why the metadata server gave nothing.
     private struct MetadataFailure: Error, CustomStringConvertible {
         var description: String
-        init(_ description: String) { self.description = description }
+        /// False when the server gave no answer at all (no connection, or none within the timeout).
+        var answered: Bool
+        init(_ description: String, answered: Bool) {
+            self.description = description
+            self.answered = answered
+        }
     }
 }

@@ -69,4 +69,14 @@ public struct KafkaErrorCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let rebalanceInProgress = KafkaErrorCode(rawValue: 27)
     /// Protocol: the topic already exists.
     public static let topicAlreadyExists = KafkaErrorCode(rawValue: 36)
+    /// Protocol: not authorised on the consumer group.
+    public static let groupAuthorizationFailed = KafkaErrorCode(rawValue: 30)
+    /// Protocol: the broker refused the SASL credentials.
+    public static let saslAuthenticationFailed = KafkaErrorCode(rawValue: 58)
+    /// Local: authentication (SASL or TLS) with the broker failed.
+    public static let authentication = KafkaErrorCode(rawValue: -169)
+    /// Local: the connection to a broker failed or was lost.
+    public static let transport = KafkaErrorCode(rawValue: -195)
+    /// Local: a broker's host name could not be resolved.
+    public static let resolve = KafkaErrorCode(rawValue: -193)
 }

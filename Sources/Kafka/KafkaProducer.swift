@@ -106,22 +106,48 @@ public final class KafkaProducer: Sendable {
     /// to the local queue's bound, instead of waiting for each acknowledgement in turn. The
     /// sequence is read lazily: a long input is never held whole.
     ///
-    /// - Parameter delivered: called with each record's 0-based index and report as the broker
-    ///   acknowledges it (in this task, in no particular order).
+    /// - Parameters:
+    ///   - firstAnswerWithin: when given, how long the broker may take to answer the first record
+    ///     (delivered or failed) before the send gives up with `.timedOut` (without waiting for
+    ///     the records handed over, which stay unacknowledged): a cluster whose partition leaders
+    ///     cannot be reached otherwise holds the records for `message.timeout.ms` (5 minutes by
+    ///     default). Once one answer came, the records have `message.timeout.ms` each.
+    ///   - delivered: called with each record's 0-based index and report as the broker
+    ///     acknowledges it (in this task, in no particular order).
     /// - Returns: the number of records sent.
     /// - Throws: the first failure (records after it may or may not have been stored), after
     ///   waiting for every record already handed over; `.queueFull` when the queue had no room for
-    ///   `enqueueTimeout`; `.closed`; `.cancelled` when the calling task was cancelled (at once:
-    ///   records handed over may still be stored, none counts as acknowledged).
+    ///   `enqueueTimeout`; `.timedOut` when no answer came within `firstAnswerWithin`; `.closed`;
+    ///   `.cancelled` when the calling task was cancelled (at once: records handed over may still
+    ///   be stored, none counts as acknowledged).
     @discardableResult
     public func sendInOrder(
-        _ records: some Sequence<KafkaProducerRecord>, delivered: (Int, KafkaDeliveryReport) -> Void = { _, _ in }
+        _ records: some Sequence<KafkaProducerRecord>, firstAnswerWithin: Duration? = nil, delivered: (Int, KafkaDeliveryReport) -> Void = { _, _ in }
     ) async throws(KafkaError) -> Int {
         let (results, sink) = AsyncStream<(Int, RDKafkaDelivery.Result)>.makeStream()
         var pending = results.makeAsyncIterator()
         var outstanding = 0
         var failure: (index: Int, error: KafkaError)?
+        var answered = false
+        var unanswered = false
+        // The first answer's deadline: one timer that puts a marker (index -1, before every
+        // record's) in the stream, which counts only while no record was answered.
+        let deadline = firstAnswerWithin.map { limit in
+            Task {
+                guard (try? await Task.sleep(for: limit)) != nil else { return }
+                sink.yield((-1, .failed(.timedOut(operation: "waiting for the broker to answer the first record", timeout: limit))))
+            }
+        }
+        defer { deadline?.cancel() }
         func note(_ index: Int, _ result: RDKafkaDelivery.Result) {
+            if index < 0 {
+                guard !answered, case .failed(let error) = result else { return }
+                unanswered = true
+                failure = (index, error)
+                return
+            }
+            outstanding -= 1
+            answered = true
             switch result {
             case .delivered(let report): delivered(index, report)
             case .failed(let error): if failure.map({ index < $0.index }) ?? true { failure = (index, error) }
@@ -158,7 +184,6 @@ public final class KafkaProducer: Sendable {
                     if waited >= enqueueTimeout {
                         failure = (index, .queueFull(topic: record.topic, waited: waited))
                     } else if outstanding > 0, let (done, result) = await pending.next() {
-                        outstanding -= 1
                         note(done, result)
                     } else {
                         try? await Task.sleep(for: .milliseconds(2))
@@ -168,8 +193,7 @@ public final class KafkaProducer: Sendable {
             break
         }
         // The stream ends early (nil) only when the task is cancelled.
-        while outstanding > 0, let (done, result) = await pending.next() {
-            outstanding -= 1
+        while outstanding > 0, !unanswered, let (done, result) = await pending.next() {
             note(done, result)
         }
         sink.finish()

@@ -29,17 +29,35 @@ struct IIDBatch: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-            status = 0
+            status = ExitStatus.ok.rawValue
         } catch {
-            // What ArgumentParser's `exit(withError:)` prints: help on stdout, errors on stderr.
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if !message.isEmpty {
-                let handle = code.isSuccess ? FileHandle.standardOutput : FileHandle.standardError
-                handle.write(Data((message + "\n").utf8))
-            }
-            status = code.rawValue
+            status = report(error)
         }
         await ProcessExit.exit(status)
+    }
+
+    /// Writes what ends the process with `error` and returns the exit status (sysexits,
+    /// `ExitStatus`). A usage mistake (ArgumentParser's own errors, `ValidationError`) exits 64
+    /// with usage help; a `RuntimeError` exits with its status and no usage help; an error no
+    /// command classified exits by its kind (`ExitStatus(unclassified:)`, 70 when unknown);
+    /// `ExitCode` and help are ArgumentParser's. Help goes to stdout; errors to stderr, as one
+    /// Cloud Logging JSON line when the command chose (or its arguments ask for) `--log-format
+    /// json`.
+    private static func report(_ error: any Error) -> Int32 {
+        let code = exitCode(for: error)
+        // ArgumentParser answers EXIT_FAILURE for any error it does not know.
+        let status = error is ExitCode || code != .failure ? code.rawValue : ExitStatus(unclassified: error).rawValue
+        let message = fullMessage(for: error)
+        guard !message.isEmpty else { return status }
+        if code.isSuccess {
+            FileHandle.standardOutput.write(Data((message + "\n").utf8))
+        } else if LogFormat.current == .json || LogFormat.requested(in: CommandLine.arguments.dropFirst()) == .json {
+            JSONLogHandler.write(
+                JSONLogHandler.entry(
+                    severity: JSONLogHandler.severity(.error), message: message, label: "iidbatch", metadata: ["exit-status": "\(status)"], time: Date()))
+        } else {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+        }
+        return status
     }
 }

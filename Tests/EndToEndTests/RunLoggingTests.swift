@@ -27,7 +27,7 @@ struct RunLoggingTests {
         }
     }
 
-    @Test("--log-format json: every line of a run parses as one JSON object, librdkafka's included (issue 14)")
+    @Test("--log-format json: every line of a run is one Cloud Logging JSON object, librdkafka's included (issues 14, 32)")
     func jsonLines() async throws {
         try await withPipelineFixture(partitions: 1) { fixture in
             let folder = try RunFolder(fixture, name: "json")
@@ -49,11 +49,17 @@ struct RunLoggingTests {
                 #expect(object != nil, "not one JSON object: \(line)")
                 if let object { objects.append(object) }
             }
-            #expect(objects.allSatisfy { $0["timestamp"] is String && $0["level"] is String && $0["message"] is String })
+            let labels = { (object: [String: Any]) in object["logging.googleapis.com/labels"] as? [String: String] ?? [:] }
+            #expect(objects.allSatisfy { $0["time"] is String && $0["severity"] is String && $0["message"] is String && labels($0)["logger"] != nil })
+            #expect(objects.allSatisfy { $0["level"] == nil && $0["timestamp"] == nil }, "Cloud Logging's names only")
             let confwarn = try #require(objects.first { ($0["message"] as? String)?.contains("CONFWARN") == true })
-            #expect(confwarn["level"] as? String == "warning" && confwarn["label"] as? String == "iidbatch.kafka")
-            #expect(objects.contains { $0["pipeline"] as? String == "json-workers" }, "worker lines name their pipeline")
-            #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("iidbatch run: stopped after") == true }, "the run's own lines too")
+            #expect(confwarn["severity"] as? String == "WARNING" && labels(confwarn)["logger"] == "iidbatch.kafka", "\(confwarn)")
+            #expect(objects.contains { labels($0)["pipeline"] == "json-workers" }, "worker lines name their pipeline in the labels")
+            let stopped = try #require(
+                objects.first { ($0["message"] as? String)?.hasPrefix("iidbatch run: stopped after") == true }, "the run's own lines too")
+            #expect(stopped["severity"] as? String == "NOTICE", "the run's own lines are notices: \(stopped)")
+            #expect(objects.contains { $0["severity"] as? String == "INFO" }, "info lines are INFO")
+            #expect(!objects.contains { ["info", "warning", "notice", "error"].contains($0["severity"] as? String) }, "no swift-log level names")
         }
     }
 

@@ -32,10 +32,13 @@ public struct ControlTopic: Sendable {
 
     /// Reads every record the topic holds now, in offset order.
     ///
-    /// - Throws: `.invalidArgument` naming the topic when the cluster has none of that name, or
-    ///   the broker's error.
-    public func fetch() async throws(KafkaError) -> ControlSnapshot {
-        let reader = try await KafkaTopicReader(configuration: configuration, topics: [name])
+    /// - Parameter timeout: how long the cluster may take to answer each request for the topic's
+    ///   metadata and offsets.
+    /// - Throws: `.invalidArgument` naming the topic when the cluster has none of that name,
+    ///   `.timedOut` or a transport error when it does not answer within `timeout`, or the
+    ///   broker's error.
+    public func fetch(timeout: Duration = .seconds(10)) async throws(KafkaError) -> ControlSnapshot {
+        let reader = try await KafkaTopicReader(configuration: configuration, topics: [name], timeout: timeout)
         defer { reader.close() }
         var snapshot = ControlSnapshot(endOffsets: reader.endOffsets)
         for try await record in reader.records { snapshot.read(record) }

@@ -41,7 +41,7 @@ struct BenchEmulator: AsyncParsableCommand {
             let figures = try await BenchCalls.run(calls: calls, concurrency: level) { index in
                 // Ten topics: re-adding is idempotent, so subscriptions stay bounded.
                 let results = try await target.client.batchAdd(topic: "bench-\(index % 10)", tokens: tokens)
-                guard results.allSatisfy({ $0 == .ok }) else { throw ValidationError("unexpected results \(Set(results.map(\.code)))") }
+                guard results.allSatisfy({ $0 == .ok }) else { throw RuntimeError(.software, "unexpected results \(Set(results.map(\.code)))") }
             }
             Output.line(
                 String(

@@ -117,7 +117,7 @@ struct BenchPipeline: AsyncParsableCommand {
         let seconds = (ContinuousClock.now - started).seconds
         let join = (started - launched).seconds
         guard statistics.outcomeCount >= outcomes else {
-            throw ValidationError("gave up: \(statistics.outcomeCount) of \(outcomes) outcomes after 600 s")
+            throw RuntimeError(.software, "gave up: \(statistics.outcomeCount) of \(outcomes) outcomes after 600 s")
         }
         await worker.shutdown()
         await running.value

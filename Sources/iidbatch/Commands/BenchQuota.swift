@@ -56,8 +56,8 @@ struct BenchQuota: AsyncParsableCommand {
 
     func run() async throws {
         let file: PipelineConfiguration
-        do { file = try PipelineFile.load(pipeline) } catch { throw ValidationError(error.description) }
-        guard file.takes(.topicsSubscribe) else { throw ValidationError("\(pipeline): the quota bench needs a pipeline that takes topics.subscribe") }
+        do { file = try PipelineFile.load(pipeline) } catch { throw RuntimeError(ExitStatus(error), error.description) }
+        guard file.takes(.topicsSubscribe) else { throw RuntimeError(.config, "\(pipeline): the quota bench needs a pipeline that takes topics.subscribe") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-bench-quota-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -109,6 +109,7 @@ struct BenchQuota: AsyncParsableCommand {
             if let (number, ended) = children.enumerated().first(where: { !$0.element.isRunning }) {
                 for child in children where child.isRunning { child.interrupt() }
                 throw RuntimeError(
+                    .software,
                     "worker \(number + 1) of \(workers) exited with status \(ended.terminationStatus) before the measurement ended; its error is above")
             }
             let stats = emulator.backend.stats[api]

@@ -126,7 +126,7 @@ struct BenchWorker: AsyncParsableCommand {
             children.append(emulator)
             beside.append(("emulator", emulator))
             let announced = try await emulator.line(startingWith: "iidbatch emulator: ")
-            guard let at = announced.range(of: " at ") else { throw RuntimeError("the emulator said '\(announced)'") }
+            guard let at = announced.range(of: " at ") else { throw RuntimeError(.software, "the emulator said '\(announced)'") }
             baseURL = String(announced[at.upperBound...])
         }
 
@@ -152,6 +152,7 @@ struct BenchWorker: AsyncParsableCommand {
             backlog.close()
             guard kept == Int64(produced) else {
                 throw RuntimeError(
+                    .config,
                     "the embedded broker kept \(kept) of the \(produced) request records (it keeps about 5 MiB per partition); raise --partitions above \(partitions)"
                 )
             }

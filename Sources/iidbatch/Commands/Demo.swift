@@ -39,7 +39,7 @@ struct Demo: AsyncParsableCommand {
     @Option(help: "Log level of the workers: trace, debug, info, notice, warning, error.")
     var logLevel = "warning"
 
-    @Option(help: "Log format of the workers: text or json.")
+    @Option(name: .customLong(LogFormat.optionName), help: "Log format of the workers: text or json.")
     var logFormat = "text"
 
     func validate() throws {
@@ -50,7 +50,7 @@ struct Demo: AsyncParsableCommand {
     func run() async throws {
         try WorkerSetup.bootstrapLogging(logLevel, format: logFormat)
         let files: [PipelineConfiguration]
-        do { files = try PipelineFile.loadAll(pipelines) } catch { throw ValidationError(error.description) }
+        do { files = try PipelineFile.loadAll(pipelines) } catch { throw RuntimeError(ExitStatus(error), error.description) }
         let byOp = try Self.pipelineTopics(files)
 
         // 1. The embedded broker and the emulator.
@@ -116,7 +116,7 @@ struct Demo: AsyncParsableCommand {
     private static func pipelineTopics(_ files: [PipelineConfiguration]) throws -> (changes: String, deletions: String, imports: String, groups: String) {
         func topic(_ op: RequestOp) throws -> String {
             guard let file = PipelineConfiguration.pipeline(for: op, in: files) else {
-                throw ValidationError("the demo needs a pipeline file that takes \(op.rawValue); found \(files.map(\.name).joined(separator: ", "))")
+                throw RuntimeError(.config, "the demo needs a pipeline file that takes \(op.rawValue); found \(files.map(\.name).joined(separator: ", "))")
             }
             return file.requestTopic
         }

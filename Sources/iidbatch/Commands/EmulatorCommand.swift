@@ -111,14 +111,16 @@ struct EmulatorCommand: AsyncParsableCommand {
         // key file (written atomically) and the seeded state.
         let backend = try EmulatorBackend(configuration: configuration)
         for path in trustKey {
-            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--trust-key: cannot read \(path)") }
-            do { try backend.trustServiceAccountKey(data) } catch { throw ValidationError("--trust-key \(path): \(error)") }
+            guard let data = FileManager.default.contents(atPath: path) else { throw RuntimeError(.noInput, "--trust-key: cannot read \(path)") }
+            do { try backend.trustServiceAccountKey(data) } catch { throw RuntimeError(.config, "--trust-key \(path): \(error)") }
         }
         let seed = SeedRequest(tokens: try lines(of: tokens, option: "--tokens"), installations: try lines(of: installations, option: "--installations"))
         if !seed.tokens.isEmpty || !seed.installations.isEmpty { backend.seed(seed) }
         func writeKeyFile(to path: String, baseURL: String) throws {
             let json = try backend.makeServiceAccountKey(tokenURI: baseURL + "/token")
-            do { try json.write(to: URL(fileURLWithPath: path), options: .atomic) } catch { throw RuntimeError("--write-key: cannot write \(path): \(error)") }
+            do { try json.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+                throw RuntimeError(.ioError, "--write-key: cannot write \(path): \(error)")
+            }
         }
         if let writeKey, port != 0 { try writeKeyFile(to: writeKey, baseURL: "http://\(host):\(port)") }
         let server = try await EmulatorServer.start(backend)
@@ -139,7 +141,7 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     private func lines(of path: String?, option: String) throws -> [String] {
         guard let path else { return [] }
-        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("\(option): cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw RuntimeError(.noInput, "\(option): cannot read \(path)") }
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }

@@ -69,7 +69,7 @@ struct Outcomes: AsyncParsableCommand {
     private func readUntilInterrupted(_ configuration: KafkaConfiguration, _ body: @escaping (KafkaRecord) -> Void) async throws {
         let topics = try from.map { [$0] } ?? defaults.outcomeTopics(orName: "--from")
         guard follow else {
-            try await TopicScan.read(topics, kafka: configuration) { record in
+            try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout) { record in
                 body(record)
                 return true
             }
@@ -78,7 +78,7 @@ struct Outcomes: AsyncParsableCommand {
         let (stream, continuation) = AsyncStream<KafkaRecord>.makeStream()
         let reader = Task {
             defer { continuation.finish() }
-            try await TopicScan.read(topics, kafka: configuration, follow: true) { record in
+            try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout, follow: true) { record in
                 continuation.yield(record)
                 return !Task.isCancelled
             }

@@ -61,7 +61,7 @@ struct Reconcile: AsyncParsableCommand {
     private func read(_ configuration: KafkaConfiguration, _ topics: Topics) async throws -> Audit {
         var audit = Audit()
         let decoder = RequestDecoder()
-        try await TopicScan.read(topics.requests, kafka: configuration) { record in
+        try await TopicScan.read(topics.requests, kafka: configuration, timeout: kafka.timeout) { record in
             audit.records += 1
             switch decoder.decode(record.value ?? []) {
             case .success(let request):
@@ -78,7 +78,7 @@ struct Reconcile: AsyncParsableCommand {
         }
         let expected = Set(audit.reconciliation.expected)
         let outcomeDecoder = Outcome.decoder()
-        try await TopicScan.read(topics.outcomes, kafka: configuration) { record in
+        try await TopicScan.read(topics.outcomes, kafka: configuration, timeout: kafka.timeout) { record in
             guard let value = record.value, let outcome = try? outcomeDecoder.decode(Outcome.self, from: Data(value)),
                 expected.contains(outcome.replayOf ?? outcome.requestID)
             else { return true }

@@ -50,7 +50,7 @@ struct Replay: AsyncParsableCommand {
         var selected: [DeadLetter] = []
         var read = 0
         var undecodable = 0
-        try await TopicScan.read([from], kafka: configuration) { record in
+        try await TopicScan.read([from], kafka: configuration, timeout: kafka.timeout) { record in
             read += 1
             let letter = DeadLetter(record)
             if letter.kind == .undecodable { undecodable += 1 }
@@ -75,21 +75,24 @@ struct Replay: AsyncParsableCommand {
             Output.line("nothing to replay: \(read) record(s) in \(from), \(skipped)")
             return
         }
-        let producer = try KafkaProducer(configuration: configuration)
+        let producer: KafkaProducer
+        do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         let replays = selected.compactMap { letter in letter.replay().map { (record: $0, items: letter.request?.items.count ?? 0) } }
         let progress = ProgressReporter("replay", total: items)
         var topics: [String: Int] = [:]
         var sent = 0
         do {
-            try await producer.sendInOrder(replays.lazy.map(\.record)) { index, report in
+            try await producer.sendInOrder(replays.lazy.map(\.record), firstAnswerWithin: kafka.timeout.duration) { index, report in
                 sent += 1
                 topics[report.topic, default: 0] += 1
                 progress.advance(by: replays[index].items)
             }
         } catch {
             progress.finish()
-            await producer.close()
-            throw ValidationError("producing replays failed after \(sent) of \(replays.count) record(s): \(error)")
+            // The broker did not take them: waiting for it to take the rest would only delay the exit.
+            await producer.close(timeout: .zero)
+            let topics = Set(replays.map(\.record.topic)).sorted().joined(separator: ", ")
+            throw kafka.timeout.failure("producing replays to \(topics) (\(sent) of \(replays.count) record(s) acknowledged)", configuration, error)
         }
         progress.finish()
         await producer.close()

@@ -50,7 +50,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
-    @Option(help: "Log format: text, or json (one JSON object per line, every line the run writes).")
+    @Option(
+        name: .customLong(LogFormat.optionName),
+        help: "Log format: text, or json (Cloud Logging's structured form: one JSON object per line, every line the run writes, the last error too).")
     var logFormat = "text"
 
     @Option(help: "Serve /metrics (Prometheus), /livez, /healthz and /readyz on this port (default: off).")
@@ -74,15 +76,15 @@ struct Run: AsyncParsableCommand {
         if let project, let problem = ProjectID.problem(with: project) { throw ValidationError("--project: \(problem)") }
         let projectVariable = ProcessInfo.processInfo.environment[ProjectChoice.environmentVariable]
         if let projectVariable, !projectVariable.isEmpty, let problem = ProjectID.problem(with: projectVariable) {
-            throw RuntimeError("$\(ProjectChoice.environmentVariable): \(problem)")
+            throw RuntimeError(.config, "$\(ProjectChoice.environmentVariable): \(problem)")
         }
         let pipelines: [PipelineConfiguration]
-        do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw ValidationError(error.description) }
+        do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw RuntimeError(ExitStatus(error), error.description) }
         let kafkaSettings = try self.kafka.settings()
         let kafka = WorkerSetup.logging(kafkaSettings.configuration)
         let source: CredentialSource
         do { source = try await ApplicationDefaultCredentials.find(explicitPath: credentials) } catch {
-            throw credentials == nil ? RuntimeError("\(error)") : ValidationError("--credentials: \(error)")
+            throw RuntimeError(ExitStatus(unclassified: error), credentials == nil ? "\(error)" : "--credentials: \(error)")
         }
         Output.line("iidbatch run: credentials from \(source)")
         Output.line("iidbatch run: Kafka: \(kafkaSettings)")
@@ -92,11 +94,15 @@ struct Run: AsyncParsableCommand {
                     pipeline: pipeline.project, option: project, environment: projectVariable, credentials: source.projectID)
             else {
                 throw RuntimeError(
+                    .config,
                     "pipeline \(pipeline.name): no Firebase project: set project: in its file, --project or $\(ProjectChoice.environmentVariable), or use credentials that name one"
                 )
             }
             return choice
         }
+        // First contact, bounded by --timeout: a cluster that does not answer ends the run now,
+        // by name. Once the workers run, they ride out broker outages instead.
+        _ = try await self.kafka.timeout.reach(kafka, for: "starting the workers of \(pipelines.map(\.name).joined(separator: ", "))")
         // One client, one pool of connections and one token source; each pipeline calls through
         // a view of it that puts its own project in the URLs.
         let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
@@ -114,10 +120,11 @@ struct Run: AsyncParsableCommand {
             logger: logger)
         // Fetch: the overrides in force, before any worker reads its first request.
         let snapshot: ControlSnapshot
-        do { snapshot = try await controlTopic.fetch() } catch {
+        do { snapshot = try await controlTopic.fetch(timeout: self.kafka.timeout.duration) } catch {
             try? await client.shutdown()
-            throw RuntimeError(
-                "cannot read the control topic \(controlTopic.name): \(error). Create it with cleanup.policy=compact (or name another with --control-topic)")
+            let failure = self.kafka.timeout.failure("reading the control topic \(controlTopic.name)", kafka, error)
+            guard failure.status == .config else { throw failure }
+            throw RuntimeError(.config, "\(failure). Create it with cleanup.policy=compact (or name another with --control-topic)")
         }
         for entry in snapshot.history {
             if case .refused = entry.change { logger.warning("control: \(controlTopic.name) offset \(entry.offset): \(entry.change)") }
@@ -134,7 +141,7 @@ struct Run: AsyncParsableCommand {
             }
         } catch {
             try? await client.shutdown()
-            throw RuntimeError("cannot start the workers: \(error)")
+            throw RuntimeError(ExitStatus(unclassified: error), "cannot start the workers: \(error)")
         }
         for (pipeline, project) in zip(pipelines, projects) {
             Output.line(
@@ -178,6 +185,6 @@ struct Run: AsyncParsableCommand {
         for worker in workers { total.merge(await worker.currentStatistics()) }
         Output.line("iidbatch run: stopped after \(total.records) records, \(total.outcomeCount) outcomes, \(total.deadLetters) dead letters")
         try? await client.shutdown()
-        if let failure { throw RuntimeError("iidbatch run: a worker stopped itself: \(failure)") }
+        if let failure { throw RuntimeError(ExitStatus(unclassified: failure), "iidbatch run: a worker stopped itself: \(failure)") }
     }
 }

@@ -74,7 +74,7 @@ struct Submit: AsyncParsableCommand {
     @Option(help: "Ids are <prefix>-<n> with this prefix instead of the derived one.")
     var idPrefix: String?
 
-    @Flag(help: "Fail (exit 1, produce nothing) when any line is bad, instead of skipping it.")
+    @Flag(help: "Fail (exit 65, produce nothing) when any line is bad, instead of skipping it.")
     var strict = false
 
     @OptionGroup var kafka: KafkaOptions
@@ -90,14 +90,17 @@ struct Submit: AsyncParsableCommand {
         let list = try readItems(operation)
         report(list)
         if strict && !list.badLines.isEmpty {
-            throw ValidationError("--strict: \(list.badLines.count) bad line(s); nothing was submitted")
+            throw RuntimeError(.dataError, "\(input): --strict: \(list.badLines.count) bad line(s); nothing was submitted")
         }
-        guard !list.items.isEmpty else { throw ValidationError("\(input): no items to submit") }
+        guard !list.items.isEmpty else { throw RuntimeError(.dataError, "\(input): no items to submit") }
         let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix)
         let topic = try requestTopic ?? defaults.requestTopic(for: operation, orName: "--request-topic")
         let records = plan.recordCount(items: list.items.count)
         let configuration = try kafka.configuration()
-        let producer = try KafkaProducer(configuration: configuration)
+        // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
+        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
+        let producer: KafkaProducer
+        do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         let progress = ProgressReporter("submit", total: list.items.count)
         let outgoing = (1...records).lazy.map { number in
             let request = plan.request(number, of: list.items)
@@ -106,14 +109,16 @@ struct Submit: AsyncParsableCommand {
         var sent = 0
         do {
             // In order: one key's records must reach its partition in file order.
-            try await producer.sendInOrder(outgoing) { index, _ in
+            try await producer.sendInOrder(outgoing, firstAnswerWithin: kafka.timeout.duration) { index, _ in
                 sent += 1
                 progress.advance(by: min(size, list.items.count - index * size))
             }
         } catch {
             progress.finish()
-            await producer.close()
-            throw ValidationError("producing to \(topic) at \(configuration["bootstrap.servers"] ?? "") failed after \(sent) of \(records) record(s): \(error)")
+            // The broker did not take them: waiting for it to take the rest would only delay the exit.
+            await producer.close(timeout: .zero)
+            let absent = cluster.topic(topic) == nil ? "; the cluster lists no topic \(topic)" : ""
+            throw kafka.timeout.failure("producing to \(topic) (\(sent) of \(records) record(s) acknowledged\(absent))", configuration, error)
         }
         progress.finish()
         await producer.close()
@@ -127,10 +132,10 @@ struct Submit: AsyncParsableCommand {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
             do { data = try Data(contentsOf: URL(fileURLWithPath: input)) } catch {
-                throw ValidationError("\(input): cannot read the file: \((error as NSError).localizedDescription)")
+                throw RuntimeError(.noInput, "\(input): cannot read the file: \((error as NSError).localizedDescription)")
             }
         }
-        do { return try ItemList(data, format: layout, op: operation) } catch { throw ValidationError("\(input): \(error)") }
+        do { return try ItemList(data, format: layout, op: operation) } catch { throw RuntimeError(.dataError, "\(input): \(error)") }
     }
 
     /// The layout the options name: `--format`, else csv when `--csv-delimiter` is given or the

@@ -78,7 +78,7 @@ final class BenchChild: Sendable {
         }
         let deadline = Task { [weak self] in
             try await Task.sleep(for: .seconds(seconds))
-            self?.fail(id, RuntimeError("\(self?.name ?? "child") wrote no '\(prefix)' within \(Int(seconds)) s:\n\(self?.text ?? "")"))
+            self?.fail(id, RuntimeError(.software, "\(self?.name ?? "child") wrote no '\(prefix)' within \(Int(seconds)) s:\n\(self?.text ?? "")"))
         }
         defer { deadline.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
@@ -86,7 +86,7 @@ final class BenchChild: Sendable {
                 if let line = Self.line(in: state.text, startingWith: prefix) {
                     continuation.resume(returning: line)
                 } else if let status = state.exitStatus {
-                    continuation.resume(throwing: RuntimeError("\(name) exited (\(status)) before '\(prefix)':\n\(state.text)"))
+                    continuation.resume(throwing: RuntimeError(.software, "\(name) exited (\(status)) before '\(prefix)':\n\(state.text)"))
                 } else {
                     state.lineWaiters[id] = (prefix, continuation)
                 }
@@ -135,7 +135,7 @@ final class BenchChild: Sendable {
         state.withLock { state in
             state.exitStatus = status
             for waiter in state.lineWaiters.values {
-                waiter.continuation.resume(throwing: RuntimeError("\(name) exited (\(status)) before '\(waiter.prefix)':\n\(state.text)"))
+                waiter.continuation.resume(throwing: RuntimeError(.software, "\(name) exited (\(status)) before '\(waiter.prefix)':\n\(state.text)"))
             }
             state.lineWaiters = [:]
             for waiter in state.exitWaiters { waiter.resume() }

@@ -14,15 +14,25 @@ struct ControlConnection: ParsableArguments {
     var pipelines = "pipelines"
 
     /// The control topic (created compacted when missing, where the cluster allows it), the
-    /// pipeline files, and everything the topic holds now.
+    /// pipeline files, and everything the topic holds now. A record written to the topic
+    /// returned must be acknowledged within `--timeout` (`message.timeout.ms`).
+    ///
+    /// - Throws: `RuntimeError`: `.config` for a pipeline file that cannot be used,
+    ///   `.unavailable` naming the brokers when the cluster does not answer within `--timeout`.
     func open() async throws -> (topic: ControlTopic, pipelines: [PipelineConfiguration], snapshot: ControlSnapshot) {
         let files: [PipelineConfiguration]
-        do { files = try PipelineFile.loadAll(pipelines) } catch { throw ValidationError("--pipelines: \(error)") }
+        do { files = try PipelineFile.loadAll(pipelines) } catch { throw RuntimeError(ExitStatus(error), "--pipelines: \(error)") }
         let kafka = WorkerSetup.logging(try self.kafka.configuration())
         let topic = control.topic(kafka)
+        _ = try await self.kafka.timeout.reach(kafka, for: "reading the control topic \(topic.name)")
         await CompactedTopics.ensure([topic.name], configuration: kafka, logger: Logger(label: "iidbatch.control"))
-        do { return (topic, files, try await topic.fetch()) } catch {
-            throw RuntimeError("cannot read the control topic \(topic.name): \(error)")
+        let snapshot: ControlSnapshot
+        do { snapshot = try await topic.fetch(timeout: self.kafka.timeout.duration) } catch {
+            throw self.kafka.timeout.failure("reading the control topic \(topic.name)", kafka, error)
         }
+        // Each write is one record: librdkafka's own delivery timeout bounds it (the reader above
+        // is a consumer, which the producer property would only make warn).
+        let writing = control.topic(kafka.withDefaults(["message.timeout.ms": "\(self.kafka.timeout.milliseconds)"]))
+        return (writing, files, snapshot)
     }
 }

@@ -11,10 +11,17 @@ struct ControlWriter {
     let pipelines: [PipelineConfiguration]
     private(set) var board: ControlBoard
     let author: ControlAuthor
+    /// The cluster written to, and how long it may take to answer: for errors that name them.
+    private let kafka: KafkaConfiguration
+    private let timeout: KafkaTimeout
 
-    init(_ opened: (topic: ControlTopic, pipelines: [PipelineConfiguration], snapshot: ControlSnapshot), author: ControlAuthor) {
+    /// A writer on the control topic `connection` opens (`ControlConnection.open`).
+    init(opening connection: ControlConnection, author: ControlAuthor) async throws {
+        let opened = try await connection.open()
         (topic, pipelines, board) = (opened.topic, opened.pipelines, opened.snapshot.board)
         self.author = author
+        self.kafka = try connection.kafka.configuration()
+        self.timeout = connection.kafka.timeout
     }
 
     /// `name` if it is `*` or the name of a pipeline file; a usage error naming the known ones
@@ -42,14 +49,16 @@ struct ControlWriter {
         let document = ControlDocument(
             version: board.nextVersion(of: scope), updatedAt: Date(), updatedBy: author.by, reason: author.reason, overrides: overrides)
         let topic = self.topic
-        let report = try await commit(scope, document, what: "v\(document.version)") { try await topic.write(scope: scope, document) }
+        let report = try await commit(scope, document, what: "v\(document.version)") { () async throws(KafkaError) in
+            try await topic.write(scope: scope, document)
+        }
         Output.line("\(scope) v\(document.version) by \(document.updatedBy) written to \(report): \(Self.describe(overrides))")
     }
 
     /// Writes a tombstone for `scope`: its pipelines go back to their files.
     mutating func reset(_ scope: String) async throws {
         let (topic, author) = (self.topic, self.author)
-        let report = try await commit(scope, nil, what: "the tombstone") {
+        let report = try await commit(scope, nil, what: "the tombstone") { () async throws(KafkaError) in
             try await topic.reset(scope: scope, updatedBy: author.by, reason: author.reason)
         }
         Output.line("\(scope) reset by \(author.by), tombstone written to \(report)")
@@ -58,12 +67,12 @@ struct ControlWriter {
     /// Sends `document` (nil: a tombstone) for `scope` by `send`, prints what changes for each
     /// pipeline it concerns, and returns where the broker stored it.
     private mutating func commit(
-        _ scope: String, _ document: ControlDocument?, what: String, send: () async throws -> KafkaDeliveryReport
+        _ scope: String, _ document: ControlDocument?, what: String, send: () async throws(KafkaError) -> KafkaDeliveryReport
     ) async throws -> RecordPosition {
         var after = board
         after.apply(scope: scope, document)
         let report: RecordPosition
-        do { report = RecordPosition(try await send()) } catch { throw RuntimeError("writing \(what) of \(scope) to \(topic.name) failed: \(error)") }
+        do { report = RecordPosition(try await send()) } catch { throw timeout.failure("writing \(what) of \(scope) to \(topic.name)", kafka, error) }
         printChanges(scope, to: after)
         return report
     }

@@ -5,8 +5,8 @@ import Pipeline
 struct DurationArgument: ExpressibleByArgument, Sendable {
     /// The length meant.
     var duration: Duration
-    /// The text it was written as, for `--help`'s defaults.
-    private let text: String
+    /// The text it was written as, for `--help`'s defaults and messages that name it.
+    let text: String
 
     var defaultValueDescription: String { text }
 

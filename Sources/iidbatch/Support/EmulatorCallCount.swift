@@ -16,7 +16,7 @@ struct EmulatorCallCount: Sendable, Equatable {
     static func read(baseURL: String) async throws -> EmulatorCallCount {
         let request = HTTPClientRequest(url: baseURL + "/emulator/v1/stats")
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-        guard response.status == .ok else { throw RuntimeError("the emulator's stats answered \(response.status.code)") }
+        guard response.status == .ok else { throw RuntimeError(.software, "the emulator's stats answered \(response.status.code)") }
         let stats = try JSONDecoder().decode(EmulatorStats.self, from: Data(buffer: try await response.body.collect(upTo: 1 << 20)))
         return EmulatorCallCount(calls: stats.apis.values.reduce(0) { $0 + $1.calls }, items: stats.apis.values.reduce(0) { $0 + $1.items })
     }

@@ -3,10 +3,24 @@ import Logging
 import Pipeline
 import Synchronization
 
-/// A swift-log handler writing one JSON object per line to stderr (`--log-format json`):
-/// `timestamp` (ISO 8601 with milliseconds), `level`, `label`, `pipeline` when the logger has one,
-/// `message`, and the other `metadata`. Log shippers read it without parsing text.
+/// A swift-log handler writing one JSON object per line to stderr (`--log-format json`), in
+/// Google Cloud Logging's structured form, which its agents (GKE, Cloud Run, the Ops Agent) read
+/// from a container's output:
+///
+/// - `severity`: the level as Cloud Logging names it (`severity(_:)`),
+/// - `message`: the text,
+/// - `time`: when, RFC 3339 in UTC with milliseconds,
+/// - `logging.googleapis.com/labels`: `logger` (the logger's label) and `pipeline` when the
+///   logger has one, which become the entry's labels,
+/// - `metadata`: the logger's other metadata, as strings.
+///
+/// Other metadata stays under `metadata` rather than at the top level, where Cloud Logging gives
+/// some names a meaning of their own (`httpRequest`, `logging.googleapis.com/trace`, …): a
+/// metadata key can never change how the entry is read, and is found at `jsonPayload.metadata.KEY`.
 struct JSONLogHandler: LogHandler {
+    /// The key of the entry's labels, as Cloud Logging reads it.
+    static let labelsKey = "logging.googleapis.com/labels"
+
     /// One writer for every handler: lines from many threads never interleave.
     private static let output = Mutex(FileHandle.standardError)
 
@@ -22,15 +36,31 @@ struct JSONLogHandler: LogHandler {
     func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
-        var object: [String: Any] = [
-            "timestamp": WireDate.text(Date()),
-            "level": event.level.rawValue,
-            "label": label,
-            "message": "\(event.message)",
-        ]
-        if let pipeline = merged.removeValue(forKey: "pipeline") { object["pipeline"] = "\(pipeline)" }
-        if !merged.isEmpty { object["metadata"] = merged.mapValues { "\($0)" } }
-        Self.write(object)
+        Self.write(Self.entry(severity: Self.severity(event.level), message: "\(event.message)", label: label, metadata: merged, time: Date()))
+    }
+
+    /// Cloud Logging's name for `level`: trace and debug are DEBUG, the others their own name in
+    /// capitals (INFO, NOTICE, WARNING, ERROR, CRITICAL).
+    static func severity(_ level: Logger.Level) -> String {
+        switch level {
+        case .trace, .debug: "DEBUG"
+        case .info: "INFO"
+        case .notice: "NOTICE"
+        case .warning: "WARNING"
+        case .error: "ERROR"
+        case .critical: "CRITICAL"
+        }
+    }
+
+    /// One line's object: `severity`, `message`, `time`, the labels (`logger` = `label`, and
+    /// `pipeline` taken out of `metadata`), and the rest of `metadata` under `metadata`.
+    static func entry(severity: String, message: String, label: String, metadata: Logger.Metadata, time: Date) -> [String: Any] {
+        var metadata = metadata
+        var labels = ["logger": label]
+        if let pipeline = metadata.removeValue(forKey: "pipeline") { labels["pipeline"] = "\(pipeline)" }
+        var object: [String: Any] = ["severity": severity, "message": message, "time": WireDate.text(time), labelsKey: labels]
+        if !metadata.isEmpty { object["metadata"] = metadata.mapValues { "\($0)" } }
+        return object
     }
 
     /// Writes `object` as one line.

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Kafka
 
-/// The Kafka options every operator command takes, and where each property comes from.
+/// The Kafka options every operator command takes, and where each property comes from;
+/// `--timeout` (`KafkaTimeout`) among them.
 ///
 /// Lowest first (`KafkaSettingLayer`): the built-in `bootstrap.servers` default, the properties
 /// file of `-F`, `IIDBATCH_KAFKA_*` variables, `-X` assignments; `--brokers` or
@@ -34,6 +35,8 @@ struct KafkaOptions: ParsableArguments {
             valueName: "key=value"))
     var properties: [String] = []
 
+    @OptionGroup var timeout: KafkaTimeout
+
     /// Every property, with where it came from, read from the options, the file and
     /// `environment`.
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> KafkaSettings {
@@ -41,11 +44,13 @@ struct KafkaOptions: ParsableArguments {
         settings.set("bootstrap.servers", to: Self.defaultBrokers, layer: .builtInDefault, origin: "the default")
         if let file = kafkaConfig {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw ValidationError("--kafka-config: cannot read \(file)")
+                throw RuntimeError(.noInput, "--kafka-config: cannot read \(file)")
             }
-            do { try settings.apply(file: String(decoding: data, as: UTF8.self), named: file) } catch { throw ValidationError("--kafka-config: \(error)") }
+            do { try settings.apply(file: String(decoding: data, as: UTF8.self), named: file) } catch {
+                throw RuntimeError(.config, "--kafka-config: \(error)")
+            }
         }
-        do { try settings.apply(environment: environment) } catch { throw ValidationError("\(error)") }
+        do { try settings.apply(environment: environment) } catch { throw RuntimeError(.config, "\(error)") }
         for property in properties {
             do { try settings.apply(assignment: property, origin: "-X") } catch { throw ValidationError("-X \(property): \(error)") }
         }

@@ -12,7 +12,7 @@ enum ProcessExit {
     /// The environment switch of the exit check.
     static let checkVariable = "IIDBATCH_EXIT_CHECK"
     /// The status of a process whose exit check failed (EX_SOFTWARE).
-    static let checkFailedStatus: Int32 = 70
+    static let checkFailedStatus = ExitStatus.software.rawValue
     /// How long the exit waits for the clients' destroys. By then every command has closed its
     /// clients, and a destroy takes milliseconds; only a client still referenced, or a destroy
     /// waiting for a broker that went away, takes longer. Kept short: `run`'s stop may already

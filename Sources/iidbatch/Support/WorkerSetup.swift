@@ -23,23 +23,28 @@ enum WorkerSetup {
     }
 
     /// Sends log lines at `levelName` and above to stderr, as text or (`format` json) one JSON
-    /// object per line; in json with `linesAsLog`, the command's own lines become log lines too.
-    static func bootstrapLogging(_ levelName: String, format: String = "text", linesAsLog: Bool = false) throws {
+    /// object per line in Cloud Logging's form (`JSONLogHandler`), and records the format for the
+    /// process's last error line (`LogFormat.current`); in json with `linesAsLog`, the command's
+    /// own lines become log lines too.
+    static func bootstrapLogging(_ levelName: String, format: String = LogFormat.text.rawValue, linesAsLog: Bool = false) throws {
+        guard let chosen = LogFormat(rawValue: format) else {
+            throw ValidationError("\(LogFormat.option): '\(format)' is not \(LogFormat.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+        // Recorded first: an error about the level is written in the format asked for.
+        LogFormat.current = chosen
         guard let level = Logger.Level(rawValue: levelName) else {
             throw ValidationError("--log-level: '\(levelName)' is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        switch format {
-        case "text":
+        switch chosen {
+        case .text:
             LoggingSystem.bootstrap { label in
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
                 return handler
             }
-        case "json":
+        case .json:
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label, logLevel: level) }
             if linesAsLog { Output.asLog(Logger(label: "iidbatch")) }
-        default:
-            throw ValidationError("--log-format: '\(format)' is not text or json")
         }
     }
 

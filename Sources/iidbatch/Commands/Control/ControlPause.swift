@@ -18,7 +18,7 @@ struct ControlPause: AsyncParsableCommand {
     @OptionGroup var connection: ControlConnection
 
     func run() async throws {
-        var writer = ControlWriter(try await connection.open(), author: author)
+        var writer = try await ControlWriter(opening: connection, author: author)
         let scope = try writer.scope(target.scope)
         try await writer.write(scope, writer.overrides(of: scope).merging([.paused: .flag(true)]) { $1 })
         guard target.all else { return }

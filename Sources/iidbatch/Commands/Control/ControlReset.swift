@@ -18,7 +18,7 @@ struct ControlReset: AsyncParsableCommand {
     @OptionGroup var connection: ControlConnection
 
     func run() async throws {
-        var writer = ControlWriter(try await connection.open(), author: author)
+        var writer = try await ControlWriter(opening: connection, author: author)
         let scopes = target.all ? writer.board.documents.keys.sorted() : [try writer.scope(target.scope)]
         if scopes.isEmpty { Output.line("no overrides in force; nothing written") }
         for scope in scopes { try await writer.reset(scope) }

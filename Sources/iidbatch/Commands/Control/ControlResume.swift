@@ -20,7 +20,7 @@ struct ControlResume: AsyncParsableCommand {
     @OptionGroup var connection: ControlConnection
 
     func run() async throws {
-        var writer = ControlWriter(try await connection.open(), author: author)
+        var writer = try await ControlWriter(opening: connection, author: author)
         let scope = try writer.scope(target.scope)
         var overrides = writer.overrides(of: scope)
         let pausedByAll = writer.overrides(of: ControlDocument.allPipelines)[.paused] == .flag(true)

@@ -42,7 +42,7 @@ struct ControlSet: AsyncParsableCommand {
 
     func run() async throws {
         let changes = try parsed()
-        var writer = ControlWriter(try await connection.open(), author: author)
+        var writer = try await ControlWriter(opening: connection, author: author)
         let scope = try writer.scope(pipeline)
         try await writer.write(scope, writer.overrides(of: scope).merging(changes) { $1 })
     }

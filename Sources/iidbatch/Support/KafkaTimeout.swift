@@ -1,0 +1,67 @@
+import ArgumentParser
+import Kafka
+
+/// `--timeout`: how long a command waits for the Kafka cluster to answer (a metadata request,
+/// the first delivery report, the offsets of a topic) before it gives up with EX_UNAVAILABLE
+/// (69), naming the brokers that did not answer. The one owner of the option and its default.
+/// It bounds the start, not a running worker, which rides out a broker outage.
+struct KafkaTimeout: ParsableArguments {
+    /// The option's default.
+    static let defaultText = "15s"
+
+    @Option(
+        name: .customLong("timeout"),
+        help: ArgumentHelp(
+            "How long to wait for the Kafka brokers to answer (metadata, a topic's offsets, the first delivery) before exiting 69.",
+            valueName: "duration"))
+    var limit = DurationArgument(argument: KafkaTimeout.defaultText)!
+
+    /// The length of time.
+    var duration: Duration { limit.duration }
+
+    /// The length of time in whole milliseconds (at least 1), as librdkafka's properties take it.
+    var milliseconds: Int { max(1, Int((duration / .milliseconds(1)).rounded(.up))) }
+
+    func validate() throws {
+        guard limit.duration > .zero else { throw ValidationError("--timeout must be longer than 0, got '\(limit.text)'") }
+    }
+
+    /// The cluster's brokers and topics, asked of `configuration`'s bootstrap servers: the
+    /// bounded first contact a command makes before it reads or writes anything. `purpose` says
+    /// what for in the error (e.g. `producing to requests`), naming the topic where there is one.
+    ///
+    /// - Throws: `RuntimeError` `.unavailable` naming the bootstrap servers when none answers
+    ///   within the timeout (librdkafka's metadata request is bounded by it); `.config` when
+    ///   they refuse the credentials or the client cannot be made.
+    func reach(_ configuration: KafkaConfiguration, for purpose: String) async throws -> KafkaClusterMetadata {
+        let what = "\(purpose): asking the Kafka cluster for its metadata"
+        let admin: KafkaAdmin
+        do { admin = try KafkaAdmin(configuration: configuration) } catch { throw failure(what, configuration, error) }
+        defer { admin.close() }
+        do { return try await admin.metadata(timeout: duration) } catch { throw failure(what, configuration, error) }
+    }
+
+    /// The error that ends a command whose Kafka step `what` failed with `error`, naming the
+    /// brokers: when no broker answered, EX_UNAVAILABLE saying so with this timeout; otherwise
+    /// the status of the error's kind (`ExitStatus.init(_:)`).
+    func failure(_ what: String, _ configuration: KafkaConfiguration, _ error: KafkaError) -> RuntimeError {
+        let brokers = Self.brokers(configuration)
+        guard Self.isNoAnswer(error) else { return RuntimeError(kafka: error, "\(what) failed at \(brokers): \(error)") }
+        return RuntimeError(.unavailable, "\(what): the Kafka brokers at \(brokers) did not answer within --timeout \(limit.text): \(error)")
+    }
+
+    /// True when `error` says the cluster did not answer (a timeout, a connection that failed, a
+    /// name that did not resolve, every broker down), not that it answered with a refusal.
+    static func isNoAnswer(_ error: KafkaError) -> Bool {
+        switch error {
+        case .timedOut, .queueFull: true
+        case .broker(let code, _): [.timedOut, .messageTimedOut, .requestTimedOut, .transport, .resolve, .allBrokersDown].contains(code)
+        default: false
+        }
+    }
+
+    /// The bootstrap servers `configuration` names, as messages name them.
+    static func brokers(_ configuration: KafkaConfiguration) -> String {
+        configuration["bootstrap.servers"] ?? "(no bootstrap.servers)"
+    }
+}
