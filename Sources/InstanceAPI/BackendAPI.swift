@@ -40,6 +40,16 @@ public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable, Custo
         }
     }
 
+    /// Whether a call of this API names the Firebase project it acts on (in its URL or its
+    /// `project_id` header). The Instance ID server API's calls name none: Google acts on the
+    /// credentials' project, whatever project the caller chose.
+    public var namesProject: Bool {
+        switch self {
+        case .instanceInfo, .topicRelation, .batchAdd, .batchRemove, .batchImport: false
+        case .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .deviceGroup, .groupExport, .groupSend, .token: true
+        }
+    }
+
     /// The API's name as statistics and messages write it (`iid.batchAdd`).
     public var description: String { rawValue }
 }

@@ -49,6 +49,11 @@ struct ProjectSelectionTests {
             #expect((one + two).allSatisfy { fixture.backend.installationDeleted($0) == true })
             #expect(worker.text.contains("group app-one-workers, project firebase-app-one (from --project)"), "\(worker.text)")
             #expect(worker.text.contains("group app-two-workers, project firebase-app-two (from the pipeline file)"), "\(worker.text)")
+            // Both pipelines take every op, the Instance ID API's among them, whose calls name no
+            // project: the log says that those act on the credentials' project.
+            #expect(
+                worker.text.contains("whose calls name no project: Google acts on the credentials' project demo, not firebase-app-one (from --project)"),
+                "\(worker.text)")
         }
     }
 

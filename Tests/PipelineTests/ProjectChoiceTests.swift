@@ -1,3 +1,4 @@
+import InstanceAPI
 import Pipeline
 import Testing
 
@@ -59,5 +60,17 @@ struct ProjectChoiceTests {
         #expect(error?.key == "project")
         #expect(error?.description.contains("d.yaml: project: 'my/app' is not a Google Cloud project id") == true, "\(error?.description ?? "")")
         #expect(throws: PipelineFileError.self) { try PipelineFile.parse("request-topic: d\nproject: 123456789012\n", file: "d.yaml", name: "d") }
+    }
+
+    @Test("the APIs whose calls name no project: the Instance ID API's, never deletions or FCM v1")
+    func projectlessAPIs() throws {
+        let deletions = try PipelineFile.parse("request-topic: d\nops: [installations.delete]\n", file: "d.yaml", name: "d")
+        #expect(deletions.projectlessAPIs.isEmpty)
+        let v1 = try PipelineFile.parse("request-topic: t\nops: [topics.subscribe, topics.unsubscribe]\nbackend: fcm-v1\n", file: "t.yaml", name: "t")
+        #expect(v1.projectlessAPIs.isEmpty)
+        let iid = try PipelineFile.parse("request-topic: t\nops: [topics.subscribe, topics.unsubscribe]\nbackend: iid-batch\n", file: "t.yaml", name: "t")
+        #expect(iid.projectlessAPIs == [.batchAdd, .batchRemove])
+        let imports = try PipelineFile.parse("request-topic: a\nops: [apns.import]\n", file: "a.yaml", name: "a")
+        #expect(imports.projectlessAPIs == [.batchImport])
     }
 }

@@ -106,6 +106,12 @@ public struct PipelineConfiguration: Sendable, Hashable {
         apis.filter(\.isTurnedDown).sorted { $0.rawValue < $1.rawValue }
     }
 
+    /// The APIs this pipeline calls whose calls name no project (`BackendAPI.namesProject`),
+    /// sorted by name: they act on the credentials' project, whatever project the pipeline chose.
+    public var projectlessAPIs: [BackendAPI] {
+        apis.filter { !$0.namesProject }.sorted { $0.rawValue < $1.rawValue }
+    }
+
     /// The ops this pipeline takes: those its file lists, or every op.
     public var takenOps: [RequestOp] { ops.map { RequestOp.allCases.filter($0.contains) } ?? RequestOp.allCases }
 

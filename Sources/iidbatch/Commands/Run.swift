@@ -147,6 +147,12 @@ struct Run: AsyncParsableCommand {
             Output.line(
                 "iidbatch run: \(pipeline.name): \(pipeline.requestTopic) → \(pipeline.outcomeTopic) (dead letters: \(pipeline.deadLetterTopic)), group \(pipeline.group), project \(project)"
             )
+            let projectless = pipeline.projectlessAPIs
+            if !projectless.isEmpty, source.projectID != project.id {
+                logger.warning(
+                    "\(pipeline.name) calls \(projectless.map(\.rawValue).joined(separator: ", ")), whose calls name no project: Google acts on the credentials' project \(source.projectID), not \(project); run this pipeline with credentials of \(project.id)"
+                )
+            }
             let legacy = pipeline.turnedDownAPIs
             if !legacy.isEmpty {
                 logger.warning(
