@@ -25,6 +25,11 @@ struct AlertRulesTests {
         for alert in rules.alerts {
             #expect(tests.contains("alertname: \(alert.name)"), "\(alert.name) has no test in alerts-test.yaml")
         }
+        // No rule depends on the scrape job's name: the Kubernetes manifest's annotations put
+        // the workers in the scrape config's job (kubernetes-pods), systemd hosts in any.
+        for alert in rules.alerts {
+            #expect(!alert.expression.contains(/\bjob\s*=/), "\(alert.name) selects a scrape job by name: \(alert.expression)")
+        }
         // The consumer groups the rules name are the shipped pipelines' own.
         let groups = Set(try PipelineFile.loadAll(ReadmeScript.repository.appendingPathComponent("pipelines").path).map(\.group))
         for alert in rules.alerts {
