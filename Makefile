@@ -7,7 +7,15 @@ SWIFT ?= swift
 # rates and verifies deploy/systemd/iidbatch.service. APT_COMMANDS are the programs that show
 # they are installed. From PyPI: kubernetes-validate, which checks the Kubernetes objects in
 # deploy/ against their schemas.
-APT_PACKAGES := librdkafka-dev pkg-config kcat curl prometheus systemd
+#
+# Only promtool is wanted of Debian's prometheus: it is installed without its recommends (the
+# node exporter), and the Prometheus server its installation starts on a systemd host (on :9090,
+# the port the README and the manifests give iidbatch's --http-port) is stopped and disabled,
+# when this installation put the package there; a prometheus already installed is left alone.
+APT_PACKAGES := librdkafka-dev pkg-config kcat curl systemd
+APT_PROMETHEUS := prometheus
+# Present when systemd runs the host (sd_booted); a test points it elsewhere.
+SYSTEMD_RUNTIME ?= /run/systemd/system
 APT_COMMANDS := pkg-config kcat curl promtool systemd-analyze
 PIP_PACKAGES := kubernetes-validate
 
@@ -29,14 +37,22 @@ apt-deps:
 	for command in $(APT_COMMANDS); do command -v $$command >/dev/null || missing="$$missing $$command"; done; \
 	{ pkg-config --exists rdkafka 2>/dev/null && [ -f /usr/include/librdkafka/rdkafka_mock.h ]; } || missing="$$missing librdkafka"; \
 	[ -z "$$missing" ] && exit 0; \
-	echo "make: installing $(APT_PACKAGES) (missing:$$missing)"; \
+	echo "make: installing $(APT_PACKAGES) $(APT_PROMETHEUS) (missing:$$missing)"; \
 	if [ "$$(id -u)" = 0 ]; then sudo=""; \
 	elif command -v sudo >/dev/null; then sudo="sudo"; \
-	else echo "make: error: need root or sudo to run: apt-get install $(APT_PACKAGES)" >&2; exit 1; fi; \
+	else echo "make: error: need root or sudo to run: apt-get install $(APT_PACKAGES) $(APT_PROMETHEUS)" >&2; exit 1; fi; \
 	if ! command -v apt-get >/dev/null; then \
 		echo "make: error: no apt-get here; install librdkafka (with rdkafka_mock.h) and$$missing by hand" >&2; exit 1; fi; \
-	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $(APT_PACKAGES) >/dev/null \
-		|| { echo "make: error: 'apt-get install $(APT_PACKAGES)' failed; install them by hand and run make again" >&2; exit 1; }
+	had_prometheus=no; \
+	dpkg-query -W -f='$${Status}' $(APT_PROMETHEUS) 2>/dev/null | grep -q 'install ok installed' && had_prometheus=yes; \
+	install() { DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq "$$@" >/dev/null; }; \
+	{ $$sudo apt-get update -qq && install $(APT_PACKAGES) && install --no-install-recommends $(APT_PROMETHEUS); } \
+		|| { echo "make: error: 'apt-get install $(APT_PACKAGES) $(APT_PROMETHEUS)' failed; install them by hand and run make again" >&2; exit 1; }; \
+	if [ $$had_prometheus = no ] && [ -d $(SYSTEMD_RUNTIME) ] && systemctl is-enabled --quiet $(APT_PROMETHEUS) 2>/dev/null; then \
+		echo "make: stopping and disabling the Prometheus server that installing Debian's prometheus (for promtool) started on :9090"; \
+		$$sudo systemctl disable --now $(APT_PROMETHEUS) >/dev/null 2>&1 \
+			|| echo "make: warning: 'systemctl disable --now prometheus' failed; stop it by hand if it holds port 9090" >&2; \
+	fi
 
 build: deps
 	$(SWIFT) build

@@ -1,8 +1,11 @@
 import Foundation
 
 /// What librdkafka's statistics (`statistics.interval.ms`) say of a consumer's partitions, typed:
-/// the consumer lag of each partition it reports (the high watermark less the committed offset),
-/// for partitions where librdkafka knows it.
+/// the consumer lag of each partition it reports (the last stable offset, or the high watermark,
+/// less the committed offset), for partitions where librdkafka knows it. Where the group never
+/// committed (librdkafka's lag is -1), the lag is the partition's whole backlog, the last stable
+/// offset (or high watermark) less the low watermark, as a group that starts from the earliest
+/// offset reads it; a partition whose watermarks are not known yet is left out.
 public struct KafkaConsumerStatistics: Sendable, Hashable {
     /// Lag per partition, in records.
     public var lag: [KafkaTopicPartition: Int64]
@@ -21,13 +24,27 @@ public struct KafkaConsumerStatistics: Sendable, Hashable {
         for (topic, value) in topics {
             guard let partitions = (value as? [String: Any])?["partitions"] as? [String: Any] else { continue }
             for (id, entry) in partitions {
-                // Partition -1 is librdkafka's internal UA partition; -1 lag means unknown.
+                // Partition -1 is librdkafka's internal UA partition.
                 guard let partition = Int32(id), partition >= 0, let entry = entry as? [String: Any],
-                    let consumerLag = (entry["consumer_lag"] as? NSNumber)?.int64Value, consumerLag >= 0
+                    let partitionLag = Self.lag(of: entry)
                 else { continue }
-                lag[KafkaTopicPartition(topic: topic, partition: partition)] = consumerLag
+                lag[KafkaTopicPartition(topic: topic, partition: partition)] = partitionLag
             }
         }
         self.lag = lag
+    }
+
+    /// The lag of one partition's statistics: librdkafka's `consumer_lag` when it knows it (not
+    /// -1); when the group has no committed offset (`committed_offset` below 0, librdkafka's
+    /// -1001), `ls_offset` (or `hi_offset` without it) less `lo_offset`; nil when neither is known.
+    private static func lag(of entry: [String: Any]) -> Int64? {
+        func offset(_ key: String) -> Int64? {
+            (entry[key] as? NSNumber).map(\.int64Value).flatMap { $0 >= 0 ? $0 : nil }
+        }
+        if let consumerLag = offset("consumer_lag") { return consumerLag }
+        guard offset("committed_offset") == nil, let low = offset("lo_offset"),
+            let end = offset("ls_offset") ?? offset("hi_offset")
+        else { return nil }
+        return max(0, end - low)
     }
 }

@@ -49,7 +49,7 @@ struct EmulatorCommandTests {
         let tokensPath = folder.appendingPathComponent("tokens.txt").path
         try "tok-ready\n".write(toFile: tokensPath, atomically: true, encoding: .utf8)
         // Below Linux's ephemeral range (32768+), where no client socket or mock broker takes it.
-        let port = Int.random(in: 12_000..<14_000)
+        let port = Int.random(in: TestPorts.emulator)
         let emulator = try ChildProcess(try Programs.iidbatch, ["emulator", "--port", "\(port)", "--write-key", keyPath, "--tokens", tokensPath])
         // As a script waits for the port, then reads the key at once.
         try await waitUntil("port \(port) to accept connections (the emulator said: \(emulator.text))") { Self.accepts(port: port) }

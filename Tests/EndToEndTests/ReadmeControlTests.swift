@@ -7,7 +7,7 @@ import Testing
 struct ReadmeControlTests {
     @Test("pause before the requests, get, set, resume, reset, history: every command exits 0 and the backlog completes")
     func controlSection() async throws {
-        let (commands, status, output) = try await ReadmeScript.run(section: "control", ports: 26_000..<32_000)
+        let (commands, status, output) = try await ReadmeScript.run(section: "control", ports: TestPorts.readmeControl)
         #expect(commands.count >= 12, "\(commands)")
         #expect(status == 0, "\(output)")
         #expect(output.contains("topic-changes: paused: false → true (override topic-changes v1 by"), "pause prints the change: \(output)")

@@ -8,7 +8,7 @@ import Testing
 struct ReadmePlaybookTests {
     @Test("export device groups, subscribe tokens and FIDs on FCM v1, repeat harmlessly, look a FID up: every command exits 0")
     func playbook() async throws {
-        let (commands, status, output) = try await ReadmeScript.run(section: "playbook", ports: 14_000..<20_000)
+        let (commands, status, output) = try await ReadmeScript.run(section: "playbook", ports: TestPorts.readmePlaybook)
         #expect(commands.count >= 15, "\(commands)")
         #expect(status == 0, "\(output)")
         // The export: two groups in the compacted topic, keyed by name, with their members.

@@ -54,7 +54,7 @@ struct ReadmeQuickStartTests {
         let hasProject = help.output.contains("--project")
 
         var startedBroker = false
-        let (commands, status, output) = try await ReadmeScript.run(section: "quickstart", ports: 8_000..<14_000) { command, ports in
+        let (commands, status, output) = try await ReadmeScript.run(section: "quickstart", ports: TestPorts.readmeQuickStart) { command, ports in
             let emulator = "http://127.0.0.1:\(ports.emulator)"
             if command.hasPrefix("export IIDBATCH_BROKERS=") {
                 return [#"export PATH="$PWD/.build/debug:$PATH""#, "export IIDBATCH_BROKERS=127.0.0.1:\(ports.kafka)"]

@@ -7,7 +7,7 @@ import Testing
 struct ReadmeWalkthroughTests {
     @Test("submit, watch, reconcile, replay after the fault clears, and a GDPR receipt: every command exits 0")
     func walkthrough() async throws {
-        let (commands, status, output) = try await ReadmeScript.run(section: "walkthrough", ports: 20_000..<26_000)
+        let (commands, status, output) = try await ReadmeScript.run(section: "walkthrough", ports: TestPorts.readmeWalkthrough)
         #expect(commands.count >= 10, "\(commands)")
         #expect(status == 0, "\(output)")
         #expect(output.contains("submitted 25 record(s), 25000 items, to iidbatch.topic-changes"), "\(output)")

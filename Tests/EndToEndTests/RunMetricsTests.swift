@@ -32,7 +32,7 @@ struct RunMetricsTests {
             let requests = (0..<10).map { n in
                 PipelineRequest(id: "metrics-\(n)", op: .topicsSubscribe, target: .topic("m\(n % 3)"), items: Array(tokens[(n * 50)..<(n * 50 + 50)]))
             }
-            let port = Int.random(in: 10_000..<12_000)  // below the ephemeral range (32768+)
+            let port = Int.random(in: TestPorts.runMetrics)
             let worker = try ChildProcess(
                 try Programs.iidbatch,
                 folder.runArguments(
