@@ -49,14 +49,21 @@ struct DeployFilesTests {
 
     // MARK: Kubernetes
 
-    @Test("every Kubernetes object passes kubernetes-validate --strict (KEDA's, which it has no schema for, are checked below)")
-    func kubernetes() async throws {
+    /// The oldest Kubernetes the manifests are for: the PodDisruptionBudget's
+    /// unhealthyPodEvictionPolicy is GA from 1.31 (schemas before 1.26 reject the field).
+    static let oldestKubernetes = "1.31.0"
+
+    @Test(
+        "every Kubernetes object passes kubernetes-validate --strict for the oldest Kubernetes meant and the newest (KEDA's are checked below)",
+        arguments: [oldestKubernetes, nil])
+    func kubernetes(_ version: String?) async throws {
         let files = try kubernetesFiles()
         #expect(files.count >= 2, "\(files)")
         // Installed by `make deps`; found on PATH as a user would run it.
+        let arguments = ["kubernetes-validate", "--strict"] + (version.map { ["--kubernetes-version", $0] } ?? [])
         let result = try await ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/env"), ["kubernetes-validate", "--strict"] + files.map { root.appendingPathComponent($0).path }, seconds: 120)
-        #expect(result.status == 0, "kubernetes-validate (run make deps if it is missing): \(result.output)")
+            URL(fileURLWithPath: "/usr/bin/env"), arguments + files.map { root.appendingPathComponent($0).path }, seconds: 120)
+        #expect(result.status == 0, "kubernetes-validate (run make deps if it is missing or too old): \(result.output)")
         for (file, object) in try kubernetesObjects() {
             let kind = try #require(object["kind"] as? String)
             let name = try #require((object["metadata"] as? [String: Any])?["name"] as? String)
@@ -187,6 +194,20 @@ struct DeployFilesTests {
         let selector = ((budget["spec"] as? [String: Any])?["selector"] as? [String: Any])?["matchLabels"] as? [String: String]
         let labels = try #require(template.metadata["labels"] as? [String: String])
         #expect(selector != nil && selector!.allSatisfy { labels[$0.key] == $0.value }, "the budget selects the workers: \(String(describing: selector))")
+    }
+
+    @Test("the disruption budget lets unready workers be evicted: /readyz fails while the breaker is open, on every pod at once in an outage")
+    func budgetEvictsUnreadyPods() throws {
+        // A budget counts only Ready pods as healthy. /readyz follows the circuit breaker, so in a
+        // Google outage every worker is unready together, and with the default policy
+        // (IfHealthyBudget) no eviction would be allowed: drains and node upgrades would stall.
+        let (_, _, container) = try worker()
+        let readiness = try #require(container["readinessProbe"] as? [String: Any])
+        #expect((readiness["httpGet"] as? [String: Any])?["path"] as? String == "/readyz")
+        let budget = try object("PodDisruptionBudget", "iidbatch", in: "deploy/kubernetes/iidbatch.yaml")
+        let spec = try #require(budget["spec"] as? [String: Any])
+        #expect(spec["unhealthyPodEvictionPolicy"] as? String == "AlwaysAllow", "\(spec)")
+        #expect(spec["maxUnavailable"] as? Int == 1, "\(spec)")
     }
 
     @Test("KEDA scales the StatefulSet on every shipped pipeline's lag, counted from earliest, authenticated from a Secret")
