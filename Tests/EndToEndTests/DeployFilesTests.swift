@@ -337,6 +337,34 @@ struct DeployFilesTests {
         }
     }
 
+    @Test("the systemd unit serves /metrics and the health endpoints on the port the other deploy files scrape")
+    func systemdServesMetrics() throws {
+        let unit = try text("deploy/systemd/iidbatch.service")
+        let execStart = try #require(unit.firstMatch(of: /\nExecStart=\S+\s+(.*)/)).1.split(separator: " ").map(String.init)
+        let port = try #require(execStart.firstIndex(of: "--http-port").map { execStart[$0 + 1] }, "no --http-port: \(execStart)")
+        // The same port as the StatefulSet's and compose's, and the systemd host the alert tests model.
+        let (_, _, container) = try worker()
+        let ports = try #require(container["ports"] as? [[String: Any]])
+        #expect(ports.contains { "\($0["containerPort"] ?? "")" == port }, "\(port) vs \(ports)")
+        #expect(try text("deploy/prometheus/alerts-test.yaml").contains("instance=\"host:\(port)\""), "\(port)")
+    }
+
+    @Test("systemd restarts the unit after a crash or an outage (69), not after a usage, data, input or configuration error")
+    func systemdRestartPolicy() throws {
+        let unit = try text("deploy/systemd/iidbatch.service")
+        #expect(unit.contains("\nRestart=on-failure\n"))
+        let line = try #require(unit.firstMatch(of: /\nRestartPreventExitStatus=([^\n]*)\n/), "no RestartPreventExitStatus=")
+        let prevented = Set(line.1.split(separator: " ").compactMap { Int($0) })
+        // sysexits as README's exit table gives them: 64 usage, 65 data, 66 no input, 78
+        // configuration are errors a restart repeats; 69 (a broker or Google did not answer) and
+        // 70 (internal) may pass.
+        #expect(prevented == [64, 65, 66, 78], "\(line.1)")
+        let readme = try text("README.md")
+        for (code, name) in [(64, "EX_USAGE"), (65, "EX_DATAERR"), (66, "EX_NOINPUT"), (78, "EX_CONFIG"), (69, "EX_UNAVAILABLE")] {
+            #expect(readme.contains(try Regex("\\n\\| \(code) \\| [^\\n]*`\(name)`")), "README's exit table: \(code) \(name)")
+        }
+    }
+
     @Test("systemd-analyze verify finds nothing to say about the unit, its ExecStart pointed at the built binary")
     func systemdVerify() async throws {
         // verify checks that ExecStart's binary exists; here it is not installed, so a copy of
