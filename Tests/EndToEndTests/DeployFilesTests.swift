@@ -428,6 +428,47 @@ struct DeployFilesTests {
         #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("deletions.yaml").path), "\(source.path)")
     }
 
+    @Test("compose creates exactly the shipped pipelines' topics and the control topic, as README's table gives them, before the workers start")
+    func composeCreatesTopics() throws {
+        let document = try #require(try yaml("deploy/compose.yaml").first as? [String: Any])
+        let services = try #require(document["services"] as? [String: Any])
+        // The workers wait for the one-shot service that creates the topics to have finished.
+        let worker = try #require(services["iidbatch"] as? [String: Any])
+        let dependencies = try #require(worker["depends_on"] as? [String: Any], "depends_on with conditions")
+        let initName = try #require(
+            dependencies.first { ($0.value as? [String: Any])?["condition"] as? String == "service_completed_successfully" }?.key,
+            "\(dependencies)")
+        let initService = try #require(services[initName] as? [String: Any])
+        #expect((initService["image"] as? String) == (services["kafka"] as? [String: Any])?["image"] as? String, "kafka-topics.sh of the broker's image")
+        #expect(initService["restart"] == nil || initService["restart"] as? String == "no", "one shot")
+        let script = try #require((initService["command"] as? [String])?.last, "\(initService)")
+        #expect(script.contains("kafka-topics.sh") && script.contains("--if-not-exists"), "\(script)")
+        // One `create TOPIC PARTITIONS [compact]` line per topic.
+        var created: [String: (partitions: Int, policy: String)] = [:]
+        for line in script.matches(of: /\ncreate ([A-Za-z0-9._-]+) ([0-9]+)( compact)?(?=\n|$)/) {
+            #expect(created[String(line.1)] == nil, "\(line.1) twice")
+            created[String(line.1)] = (Int(line.2)!, line.3 == nil ? "delete" : "compact")
+        }
+
+        let pipelines = try PipelineFile.loadAll(root.appendingPathComponent("pipelines").path)
+        var named: [String: String] = [ControlTopic.defaultName: "compact"]
+        for pipeline in pipelines {
+            for topic in [pipeline.requestTopic, pipeline.outcomeTopic, pipeline.deadLetterTopic] { named[topic] = "delete" }
+            if pipeline.ops?.contains(.groupsExport) ?? true { named[pipeline.exportTopic] = "compact" }
+        }
+        #expect(Set(created.keys) == Set(named.keys), "created \(created.keys.sorted()), named \(named.keys.sorted())")
+        // README's "Kafka topics" table owns the partitions and cleanup policies; compose follows it.
+        let readme = try text("README.md")
+        for (topic, policy) in named {
+            let row = try #require(
+                readme.firstMatch(of: try Regex("\\n\\| `\(NSRegularExpression.escapedPattern(for: topic))` \\| [^|]+ \\| ([0-9]+) \\| (\\w+) \\|")),
+                "README's topic table has no \(topic)")
+            let partitions = try #require(row.output[1].substring.flatMap { Int($0) })
+            #expect(created[topic]?.partitions == partitions, "\(topic): \(String(describing: created[topic])) vs README's \(partitions)")
+            #expect(created[topic]?.policy == policy && row.output[2].substring.map(String.init) == policy, "\(topic): \(policy)")
+        }
+    }
+
     @Test("the Dockerfile passes IIDBATCH_COMMIT to the build, which stamps the commit")
     func dockerfileStampsTheCommit() throws {
         let dockerfile = try text("deploy/Dockerfile")
