@@ -245,6 +245,32 @@ struct DeployFilesTests {
         #expect(pairs == Set(pipelines.map { "\($0.group) \($0.requestTopic)" }))
     }
 
+    @Test("KEDA owns the replica count and scales down slowly; the StatefulSet does not reset it on every apply")
+    func kedaOwnsTheReplicas() throws {
+        // A replicas field in the StatefulSet would be applied over KEDA's count by every
+        // `kubectl apply`, and each reset idles the removed pods' partitions for session.timeout.ms.
+        let (statefulSet, _, _) = try worker()
+        #expect((statefulSet["spec"] as? [String: Any])?["replicas"] == nil, "no replicas in the StatefulSet: KEDA or kubectl scale sets them")
+        let scaled = try object("ScaledObject", "iidbatch", in: "deploy/kubernetes/keda-scaledobject.yaml")
+        let spec = try #require(scaled["spec"] as? [String: Any])
+        // cooldownPeriod only applies to scaling to zero; with minReplicaCount >= 1 the HPA's
+        // scale-down behaviour is what slows removals.
+        let minimum = try #require(spec["minReplicaCount"] as? Int)
+        #expect(minimum >= 1 && spec["cooldownPeriod"] == nil, "\(spec)")
+        let behavior = try #require(
+            ((spec["advanced"] as? [String: Any])?["horizontalPodAutoscalerConfig"] as? [String: Any])?["behavior"] as? [String: Any], "\(spec)")
+        let scaleDown = try #require(behavior["scaleDown"] as? [String: Any], "\(behavior)")
+        let window = try #require(scaleDown["stabilizationWindowSeconds"] as? Int)
+        #expect(window >= 300, "a scale-down follows the highest recommendation of at least 5 minutes: \(window)")
+        let policies = try #require(scaleDown["policies"] as? [[String: Any]], "\(scaleDown)")
+        #expect(!policies.isEmpty)
+        for policy in policies {
+            // One pod at a time, each removal idling its partitions for session.timeout.ms (45 s).
+            #expect(policy["type"] as? String == "Pods" && policy["value"] as? Int == 1, "\(policy)")
+            #expect((policy["periodSeconds"] as? Int ?? 0) >= 60, "\(policy)")
+        }
+    }
+
     // MARK: Kafka secrets and command lines
 
     /// Every iidbatch command line the deploy files hold, after the binary: where it is, and its words.
