@@ -210,6 +210,35 @@ struct DeployFilesTests {
         #expect(spec["maxUnavailable"] as? Int == 1, "\(spec)")
     }
 
+    @Test("the Kubernetes objects, every kubectl command that goes with them and the workload identity binding name one namespace")
+    func oneNamespace() throws {
+        let account = try object("ServiceAccount", "iidbatch", in: "deploy/kubernetes/iidbatch.yaml")
+        let namespace = try #require((account["metadata"] as? [String: Any])?["namespace"] as? String, "the ServiceAccount names its namespace")
+        for (file, object) in try kubernetesObjects() {
+            let metadata = object["metadata"] as? [String: Any] ?? [:]
+            #expect(metadata["namespace"] as? String == namespace, "\(file) \(object["kind"] ?? "?")/\(metadata["name"] ?? "?")")
+        }
+        // GKE workload identity binds PROJECT.svc.id.goog[NAMESPACE/SERVICE_ACCOUNT].
+        let readme = try text("README.md")
+        let member = try #require(readme.firstMatch(of: /svc\.id\.goog\[([^\/\]]+)\/([^\]]+)\]/), "README's workload identity binding")
+        #expect(member.1 == namespace && member.2 == "iidbatch", "\(member.0)")
+        // Every kubectl command in README and in the manifests' comments, continuation lines joined.
+        var commands: [String] = []
+        for (place, source) in [("README.md", readme)] + (try kubernetesFiles().map { ($0, try text($0)) }) {
+            let plain = source.replacing(/\n#? */, with: "\n").replacing(/\\\n/, with: " ")
+            // A command has a verb and arguments; prose names "`kubectl apply`" alone.
+            commands += plain.matches(of: /kubectl (?:create|apply|annotate|label|scale|delete|edit|rollout) [^\n`]+/).map { "\(place): \($0.0)" }
+        }
+        #expect(commands.count >= 8, "\(commands)")
+        for command in commands {
+            if command.contains("kubectl create namespace ") || command.contains("kubectl label namespace ") {
+                #expect(command.contains("namespace \(namespace)"), "\(command)")
+            } else {
+                #expect(command.contains(" -n \(namespace)") || command.contains(" --namespace \(namespace)"), "no -n \(namespace): \(command)")
+            }
+        }
+    }
+
     @Test("KEDA scales the StatefulSet on every shipped pipeline's lag, counted from earliest, authenticated from a Secret")
     func keda() throws {
         let objects = try yaml("deploy/kubernetes/keda-scaledobject.yaml").compactMap { $0 as? [String: Any] }
