@@ -17,7 +17,8 @@ APT_PROMETHEUS := prometheus
 # Present when systemd runs the host (sd_booted); a test points it elsewhere.
 SYSTEMD_RUNTIME ?= /run/systemd/system
 APT_COMMANDS := pkg-config kcat curl promtool systemd-analyze
-PIP_PACKAGES := kubernetes-validate
+# 1.31 or later: the tests validate against Kubernetes 1.31's schemas, the oldest the manifests are for.
+PIP_PACKAGES := kubernetes-validate>=1.31
 
 .PHONY: all deps apt-deps pip-deps build test format format-check demo bench clean
 
@@ -29,7 +30,7 @@ deps: apt-deps pip-deps
 pip-deps:
 	@command -v kubernetes-validate >/dev/null || { \
 		echo "make: installing $(PIP_PACKAGES) from PyPI (kubernetes-validate is missing)"; \
-		python3 -m pip install -q --disable-pip-version-check $(PIP_PACKAGES) \
+		python3 -m pip install -q --disable-pip-version-check '$(PIP_PACKAGES)' \
 			|| { echo "make: error: 'python3 -m pip install $(PIP_PACKAGES)' failed; install it by hand and run make again" >&2; exit 1; }; }
 
 apt-deps:

@@ -49,14 +49,21 @@ struct DeployFilesTests {
 
     // MARK: Kubernetes
 
-    @Test("every Kubernetes object passes kubernetes-validate --strict (KEDA's, which it has no schema for, are checked below)")
-    func kubernetes() async throws {
+    /// The oldest Kubernetes the manifests are for: the PodDisruptionBudget's
+    /// unhealthyPodEvictionPolicy is GA from 1.31 (schemas before 1.26 reject the field).
+    static let oldestKubernetes = "1.31.0"
+
+    @Test(
+        "every Kubernetes object passes kubernetes-validate --strict for the oldest Kubernetes meant and the newest (KEDA's are checked below)",
+        arguments: [oldestKubernetes, nil])
+    func kubernetes(_ version: String?) async throws {
         let files = try kubernetesFiles()
         #expect(files.count >= 2, "\(files)")
         // Installed by `make deps`; found on PATH as a user would run it.
+        let arguments = ["kubernetes-validate", "--strict"] + (version.map { ["--kubernetes-version", $0] } ?? [])
         let result = try await ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/env"), ["kubernetes-validate", "--strict"] + files.map { root.appendingPathComponent($0).path }, seconds: 120)
-        #expect(result.status == 0, "kubernetes-validate (run make deps if it is missing): \(result.output)")
+            URL(fileURLWithPath: "/usr/bin/env"), arguments + files.map { root.appendingPathComponent($0).path }, seconds: 120)
+        #expect(result.status == 0, "kubernetes-validate (run make deps if it is missing or too old): \(result.output)")
         for (file, object) in try kubernetesObjects() {
             let kind = try #require(object["kind"] as? String)
             let name = try #require((object["metadata"] as? [String: Any])?["name"] as? String)
@@ -189,6 +196,49 @@ struct DeployFilesTests {
         #expect(selector != nil && selector!.allSatisfy { labels[$0.key] == $0.value }, "the budget selects the workers: \(String(describing: selector))")
     }
 
+    @Test("the disruption budget lets unready workers be evicted: /readyz fails while the breaker is open, on every pod at once in an outage")
+    func budgetEvictsUnreadyPods() throws {
+        // A budget counts only Ready pods as healthy. /readyz follows the circuit breaker, so in a
+        // Google outage every worker is unready together, and with the default policy
+        // (IfHealthyBudget) no eviction would be allowed: drains and node upgrades would stall.
+        let (_, _, container) = try worker()
+        let readiness = try #require(container["readinessProbe"] as? [String: Any])
+        #expect((readiness["httpGet"] as? [String: Any])?["path"] as? String == "/readyz")
+        let budget = try object("PodDisruptionBudget", "iidbatch", in: "deploy/kubernetes/iidbatch.yaml")
+        let spec = try #require(budget["spec"] as? [String: Any])
+        #expect(spec["unhealthyPodEvictionPolicy"] as? String == "AlwaysAllow", "\(spec)")
+        #expect(spec["maxUnavailable"] as? Int == 1, "\(spec)")
+    }
+
+    @Test("the Kubernetes objects, every kubectl command that goes with them and the workload identity binding name one namespace")
+    func oneNamespace() throws {
+        let account = try object("ServiceAccount", "iidbatch", in: "deploy/kubernetes/iidbatch.yaml")
+        let namespace = try #require((account["metadata"] as? [String: Any])?["namespace"] as? String, "the ServiceAccount names its namespace")
+        for (file, object) in try kubernetesObjects() {
+            let metadata = object["metadata"] as? [String: Any] ?? [:]
+            #expect(metadata["namespace"] as? String == namespace, "\(file) \(object["kind"] ?? "?")/\(metadata["name"] ?? "?")")
+        }
+        // GKE workload identity binds PROJECT.svc.id.goog[NAMESPACE/SERVICE_ACCOUNT].
+        let readme = try text("README.md")
+        let member = try #require(readme.firstMatch(of: /svc\.id\.goog\[([^\/\]]+)\/([^\]]+)\]/), "README's workload identity binding")
+        #expect(member.1 == namespace && member.2 == "iidbatch", "\(member.0)")
+        // Every kubectl command in README and in the manifests' comments, continuation lines joined.
+        var commands: [String] = []
+        for (place, source) in [("README.md", readme)] + (try kubernetesFiles().map { ($0, try text($0)) }) {
+            let plain = source.replacing(/\n#? */, with: "\n").replacing(/\\\n/, with: " ")
+            // A command has a verb and arguments; prose names "`kubectl apply`" alone.
+            commands += plain.matches(of: /kubectl (?:create|apply|annotate|label|scale|delete|edit|rollout) [^\n`]+/).map { "\(place): \($0.0)" }
+        }
+        #expect(commands.count >= 8, "\(commands)")
+        for command in commands {
+            if command.contains("kubectl create namespace ") || command.contains("kubectl label namespace ") {
+                #expect(command.contains("namespace \(namespace)"), "\(command)")
+            } else {
+                #expect(command.contains(" -n \(namespace)") || command.contains(" --namespace \(namespace)"), "no -n \(namespace): \(command)")
+            }
+        }
+    }
+
     @Test("KEDA scales the StatefulSet on every shipped pipeline's lag, counted from earliest, authenticated from a Secret")
     func keda() throws {
         let objects = try yaml("deploy/kubernetes/keda-scaledobject.yaml").compactMap { $0 as? [String: Any] }
@@ -222,6 +272,32 @@ struct DeployFilesTests {
             })
         let pipelines = try PipelineFile.loadAll(root.appendingPathComponent("pipelines").path)
         #expect(pairs == Set(pipelines.map { "\($0.group) \($0.requestTopic)" }))
+    }
+
+    @Test("KEDA owns the replica count and scales down slowly; the StatefulSet does not reset it on every apply")
+    func kedaOwnsTheReplicas() throws {
+        // A replicas field in the StatefulSet would be applied over KEDA's count by every
+        // `kubectl apply`, and each reset idles the removed pods' partitions for session.timeout.ms.
+        let (statefulSet, _, _) = try worker()
+        #expect((statefulSet["spec"] as? [String: Any])?["replicas"] == nil, "no replicas in the StatefulSet: KEDA or kubectl scale sets them")
+        let scaled = try object("ScaledObject", "iidbatch", in: "deploy/kubernetes/keda-scaledobject.yaml")
+        let spec = try #require(scaled["spec"] as? [String: Any])
+        // cooldownPeriod only applies to scaling to zero; with minReplicaCount >= 1 the HPA's
+        // scale-down behaviour is what slows removals.
+        let minimum = try #require(spec["minReplicaCount"] as? Int)
+        #expect(minimum >= 1 && spec["cooldownPeriod"] == nil, "\(spec)")
+        let behavior = try #require(
+            ((spec["advanced"] as? [String: Any])?["horizontalPodAutoscalerConfig"] as? [String: Any])?["behavior"] as? [String: Any], "\(spec)")
+        let scaleDown = try #require(behavior["scaleDown"] as? [String: Any], "\(behavior)")
+        let window = try #require(scaleDown["stabilizationWindowSeconds"] as? Int)
+        #expect(window >= 300, "a scale-down follows the highest recommendation of at least 5 minutes: \(window)")
+        let policies = try #require(scaleDown["policies"] as? [[String: Any]], "\(scaleDown)")
+        #expect(!policies.isEmpty)
+        for policy in policies {
+            // One pod at a time, each removal idling its partitions for session.timeout.ms (45 s).
+            #expect(policy["type"] as? String == "Pods" && policy["value"] as? Int == 1, "\(policy)")
+            #expect((policy["periodSeconds"] as? Int ?? 0) >= 60, "\(policy)")
+        }
     }
 
     // MARK: Kafka secrets and command lines
@@ -316,6 +392,34 @@ struct DeployFilesTests {
         }
     }
 
+    @Test("the systemd unit serves /metrics and the health endpoints on the port the other deploy files scrape")
+    func systemdServesMetrics() throws {
+        let unit = try text("deploy/systemd/iidbatch.service")
+        let execStart = try #require(unit.firstMatch(of: /\nExecStart=\S+\s+(.*)/)).1.split(separator: " ").map(String.init)
+        let port = try #require(execStart.firstIndex(of: "--http-port").map { execStart[$0 + 1] }, "no --http-port: \(execStart)")
+        // The same port as the StatefulSet's and compose's, and the systemd host the alert tests model.
+        let (_, _, container) = try worker()
+        let ports = try #require(container["ports"] as? [[String: Any]])
+        #expect(ports.contains { "\($0["containerPort"] ?? "")" == port }, "\(port) vs \(ports)")
+        #expect(try text("deploy/prometheus/alerts-test.yaml").contains("instance=\"host:\(port)\""), "\(port)")
+    }
+
+    @Test("systemd restarts the unit after a crash or an outage (69), not after a usage, data, input or configuration error")
+    func systemdRestartPolicy() throws {
+        let unit = try text("deploy/systemd/iidbatch.service")
+        #expect(unit.contains("\nRestart=on-failure\n"))
+        let line = try #require(unit.firstMatch(of: /\nRestartPreventExitStatus=([^\n]*)\n/), "no RestartPreventExitStatus=")
+        let prevented = Set(line.1.split(separator: " ").compactMap { Int($0) })
+        // sysexits as README's exit table gives them: 64 usage, 65 data, 66 no input, 78
+        // configuration are errors a restart repeats; 69 (a broker or Google did not answer) and
+        // 70 (internal) may pass.
+        #expect(prevented == [64, 65, 66, 78], "\(line.1)")
+        let readme = try text("README.md")
+        for (code, name) in [(64, "EX_USAGE"), (65, "EX_DATAERR"), (66, "EX_NOINPUT"), (78, "EX_CONFIG"), (69, "EX_UNAVAILABLE")] {
+            #expect(readme.contains(try Regex("\\n\\| \(code) \\| [^\\n]*`\(name)`")), "README's exit table: \(code) \(name)")
+        }
+    }
+
     @Test("systemd-analyze verify finds nothing to say about the unit, its ExecStart pointed at the built binary")
     func systemdVerify() async throws {
         // verify checks that ExecStart's binary exists; here it is not installed, so a copy of
@@ -377,6 +481,47 @@ struct DeployFilesTests {
         let pipelines = try #require((workerService["volumes"] as? [String])?.first { $0.contains(":/etc/iidbatch/pipelines") })
         let source = root.appendingPathComponent("deploy").appendingPathComponent(String(pipelines.split(separator: ":")[0])).standardizedFileURL
         #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("deletions.yaml").path), "\(source.path)")
+    }
+
+    @Test("compose creates exactly the shipped pipelines' topics and the control topic, as README's table gives them, before the workers start")
+    func composeCreatesTopics() throws {
+        let document = try #require(try yaml("deploy/compose.yaml").first as? [String: Any])
+        let services = try #require(document["services"] as? [String: Any])
+        // The workers wait for the one-shot service that creates the topics to have finished.
+        let worker = try #require(services["iidbatch"] as? [String: Any])
+        let dependencies = try #require(worker["depends_on"] as? [String: Any], "depends_on with conditions")
+        let initName = try #require(
+            dependencies.first { ($0.value as? [String: Any])?["condition"] as? String == "service_completed_successfully" }?.key,
+            "\(dependencies)")
+        let initService = try #require(services[initName] as? [String: Any])
+        #expect((initService["image"] as? String) == (services["kafka"] as? [String: Any])?["image"] as? String, "kafka-topics.sh of the broker's image")
+        #expect(initService["restart"] == nil || initService["restart"] as? String == "no", "one shot")
+        let script = try #require((initService["command"] as? [String])?.last, "\(initService)")
+        #expect(script.contains("kafka-topics.sh") && script.contains("--if-not-exists"), "\(script)")
+        // One `create TOPIC PARTITIONS [compact]` line per topic.
+        var created: [String: (partitions: Int, policy: String)] = [:]
+        for line in script.matches(of: /\ncreate ([A-Za-z0-9._-]+) ([0-9]+)( compact)?(?=\n|$)/) {
+            #expect(created[String(line.1)] == nil, "\(line.1) twice")
+            created[String(line.1)] = (Int(line.2)!, line.3 == nil ? "delete" : "compact")
+        }
+
+        let pipelines = try PipelineFile.loadAll(root.appendingPathComponent("pipelines").path)
+        var named: [String: String] = [ControlTopic.defaultName: "compact"]
+        for pipeline in pipelines {
+            for topic in [pipeline.requestTopic, pipeline.outcomeTopic, pipeline.deadLetterTopic] { named[topic] = "delete" }
+            if pipeline.ops?.contains(.groupsExport) ?? true { named[pipeline.exportTopic] = "compact" }
+        }
+        #expect(Set(created.keys) == Set(named.keys), "created \(created.keys.sorted()), named \(named.keys.sorted())")
+        // README's "Kafka topics" table owns the partitions and cleanup policies; compose follows it.
+        let readme = try text("README.md")
+        for (topic, policy) in named {
+            let row = try #require(
+                readme.firstMatch(of: try Regex("\\n\\| `\(NSRegularExpression.escapedPattern(for: topic))` \\| [^|]+ \\| ([0-9]+) \\| (\\w+) \\|")),
+                "README's topic table has no \(topic)")
+            let partitions = try #require(row.output[1].substring.flatMap { Int($0) })
+            #expect(created[topic]?.partitions == partitions, "\(topic): \(String(describing: created[topic])) vs README's \(partitions)")
+            #expect(created[topic]?.policy == policy && row.output[2].substring.map(String.init) == policy, "\(topic): \(policy)")
+        }
     }
 
     @Test("the Dockerfile passes IIDBATCH_COMMIT to the build, which stamps the commit")
