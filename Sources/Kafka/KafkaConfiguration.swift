@@ -4,8 +4,9 @@
 /// tuning need no code here. Nothing is validated until a client is created: an unknown name or an
 /// invalid value then fails with `KafkaError.invalidConfiguration` naming the property and value.
 public struct KafkaConfiguration: Sendable {
-    /// librdkafka properties, by name (see librdkafka's CONFIGURATION.md).
-    public var properties: [String: String]
+    /// librdkafka properties, by name (see librdkafka's CONFIGURATION.md), each under the one
+    /// name `KafkaPropertyName.canonical` gives it.
+    public private(set) var properties: [String: String] = [:]
     /// Receives librdkafka's log lines and client errors. When nil, librdkafka prints to stderr.
     public var logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?
 
@@ -15,15 +16,17 @@ public struct KafkaConfiguration: Sendable {
         self.properties["bootstrap.servers"] = bootstrapServers
     }
 
-    /// A configuration made of exactly `properties`.
+    /// A configuration made of exactly `properties`, each recorded under its one name
+    /// (`KafkaPropertyName`); where a property is given under its name and an alias, the name wins.
     public init(properties: [String: String] = [:]) {
-        self.properties = properties
+        for (key, value) in properties where KafkaPropertyName.canonical(key) != key { self[key] = value }
+        for (key, value) in properties where KafkaPropertyName.canonical(key) == key { self[key] = value }
     }
 
-    /// Reads or writes one librdkafka property.
+    /// Reads or writes one librdkafka property, by its name or an alias of it.
     public subscript(property: String) -> String? {
-        get { properties[property] }
-        set { properties[property] = newValue }
+        get { properties[KafkaPropertyName.canonical(property)] }
+        set { properties[KafkaPropertyName.canonical(property)] = newValue }
     }
 
     /// Applies a `key=value` assignment as given on a command line (`-X key=value`).
@@ -35,7 +38,7 @@ public struct KafkaConfiguration: Sendable {
         }
         let key = assignment[..<equals].trimmingWhitespace()
         guard !key.isEmpty else { throw .malformedPropertyAssignment(assignment) }
-        properties[key] = String(assignment[assignment.index(after: equals)...])
+        self[key] = String(assignment[assignment.index(after: equals)...])
     }
 
     /// What logs and errors show in place of a secret property's value.
@@ -57,11 +60,12 @@ public struct KafkaConfiguration: Sendable {
         isSecret(property) ? redacted : value
     }
 
-    /// Returns this configuration with `defaults` filled in wherever the caller set nothing.
+    /// Returns this configuration with `defaults` filled in wherever the caller set nothing,
+    /// under either name of a property.
     public func withDefaults(_ defaults: [String: String]) -> KafkaConfiguration {
         var copy = self
-        for (key, value) in defaults where copy.properties[key] == nil {
-            copy.properties[key] = value
+        for (key, value) in defaults where copy[key] == nil {
+            copy[key] = value
         }
         return copy
     }

@@ -11,14 +11,17 @@ public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
     /// sets the property `propertyName(forVariable:)` makes of `<NAME>`.
     public static let environmentPrefix = "IIDBATCH_KAFKA_"
 
-    /// Every property set, by name.
+    /// Every property set, by its one name (`KafkaPropertyName.canonical`).
     public private(set) var entries: [String: KafkaSetting] = [:]
 
     /// No properties.
     public init() {}
 
-    /// Sets `property` to `value` unless a higher layer already set it.
+    /// Sets `property` to `value` unless a higher layer already set it; an alias of librdkafka's
+    /// (`metadata.broker.list`) sets the property under its one name (`KafkaPropertyName`), so
+    /// the layers decide between names too.
     public mutating func set(_ property: String, to value: String, layer: KafkaSettingLayer, origin: String) {
+        let property = KafkaPropertyName.canonical(property)
         if let existing = entries[property], existing.layer > layer { return }
         entries[property] = KafkaSetting(value: value, layer: layer, origin: origin)
     }
