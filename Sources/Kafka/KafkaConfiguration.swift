@@ -2,7 +2,8 @@
 ///
 /// Properties pass through to librdkafka verbatim (as kcat's `-X key=value`), so SASL, TLS and
 /// tuning need no code here. Nothing is validated until a client is created: an unknown name or an
-/// invalid value then fails with `KafkaError.invalidConfiguration` naming the property and value.
+/// invalid value then fails with `KafkaError.invalidConfiguration` naming the property, and its
+/// value only when `shown` shows it.
 public struct KafkaConfiguration: Sendable {
     /// librdkafka properties, by name (see librdkafka's CONFIGURATION.md), each under the one
     /// name `KafkaPropertyName.canonical` gives it.
@@ -41,23 +42,13 @@ public struct KafkaConfiguration: Sendable {
         self[key] = String(assignment[assignment.index(after: equals)...])
     }
 
-    /// What logs and errors show in place of a secret property's value.
+    /// What logs and errors show in place of a value they may not show.
     public static let redacted = "[redacted]"
 
-    /// Whether `property` holds a secret whose value must never be logged or echoed: passwords
-    /// and passphrases (`sasl.password`, `ssl.key.password`, `ssl.keystore.password`), secrets
-    /// (`sasl.oauthbearer.client.secret`), private keys (`ssl.key.pem`,
-    /// `sasl.oauthbearer.assertion.private.key.pem`) and `sasl.oauthbearer.config`, which may
-    /// hold any of them. Matched on words within the name, so future names of the kind are
-    /// covered too.
-    public static func isSecret(_ property: String) -> Bool {
-        let name = property.lowercased()
-        return ["password", "passphrase", "secret", "key.pem", "private.key", "sasl.oauthbearer.config"].contains { name.contains($0) }
-    }
-
-    /// `value` as logs may show it: `redacted` for a secret `property`.
+    /// `value` as logs and errors may show it: itself for a property known to hold no secret
+    /// (`KafkaPropertyName.showsValue`), else `redacted`.
     public static func shown(_ property: String, _ value: String) -> String {
-        isSecret(property) ? redacted : value
+        KafkaPropertyName.showsValue(property) ? value : redacted
     }
 
     /// Returns this configuration with `defaults` filled in wherever the caller set nothing,

@@ -4,8 +4,9 @@
 /// whatever order they are applied in; within one layer the later wins (a file's later line, a
 /// later `-X`).
 ///
-/// Its `description` lists every property with its origin, secrets (`KafkaConfiguration.isSecret`)
-/// shown as `[redacted]`, so it can be logged.
+/// Its `description` lists every property with its origin and, only for properties known to hold
+/// no secret (`KafkaConfiguration.shown`), its value; every other value shows as `[redacted]`,
+/// so it can be logged.
 public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
     /// The prefix of the environment variables that hold properties: `IIDBATCH_KAFKA_<NAME>`
     /// sets the property `propertyName(forVariable:)` makes of `<NAME>`.
@@ -87,7 +88,8 @@ public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
         KafkaConfiguration(properties: entries.mapValues(\.value))
     }
 
-    /// `name=value (from origin)` for every property, sorted by name, secrets redacted.
+    /// `name=value (from origin)` for every property, sorted by name, each value as
+    /// `KafkaConfiguration.shown` shows it.
     public var description: String {
         entries.sorted { $0.key < $1.key }
             .map { "\($0.key)=\(KafkaConfiguration.shown($0.key, $0.value.value)) (from \($0.value.origin))" }

@@ -168,7 +168,7 @@ final class RDKafkaClient: @unchecked Sendable {
             if result != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
                 let reason = Self.text(errstr)
-                throw .invalidConfiguration(property: key, value: value, reason: reason)
+                throw .refused(property: key, value: value, reason: reason)
             }
         }
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())
