@@ -45,7 +45,7 @@ public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
         for (variable, value) in environment.sorted(by: { $0.key < $1.key }) where variable.hasPrefix(Self.environmentPrefix) {
             guard let property = Self.propertyName(forVariable: variable) else {
                 throw .malformedPropertyVariable(
-                    name: variable, reason: "names no Kafka property (expected \(Self.environmentPrefix)<NAME>, e.g. IIDBATCH_KAFKA_SASL_PASSWORD)")
+                    name: variable, reason: "names no Kafka property (expected \(Self.environmentPrefix)<NAME>, e.g. \(Self.environmentPrefix)SASL_PASSWORD)")
             }
             set(property, to: value, layer: .environment, origin: "$" + variable)
         }
