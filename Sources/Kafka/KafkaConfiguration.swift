@@ -60,4 +60,20 @@ public struct KafkaConfiguration: Sendable {
         }
         return copy
     }
+
+    /// This configuration for a producer or an admin client: without the properties only a
+    /// consumer reads (`KafkaPropertyName.consumerOnly`), which librdkafka would warn of.
+    public var forProducer: KafkaConfiguration {
+        var copy = self
+        copy.properties = properties.filter { !KafkaPropertyName.consumerOnly.contains($0.key) }
+        return copy
+    }
+
+    /// This configuration for a consumer: without the properties only a producer reads
+    /// (`KafkaPropertyName.producerOnly`), which librdkafka would warn of.
+    public var forConsumer: KafkaConfiguration {
+        var copy = self
+        copy.properties = properties.filter { !KafkaPropertyName.producerOnly.contains($0.key) }
+        return copy
+    }
 }

@@ -77,4 +77,29 @@ public enum KafkaPropertyName {
     public static func showsValue(_ property: String) -> Bool {
         shownValues.contains(canonical(property))
     }
+
+    /// The properties only a consumer reads (CONFIGURATION.md's C/P column `C`, librdkafka 2.x),
+    /// by their one name. A producer or admin client is made without them
+    /// (`KafkaConfiguration.forProducer`): librdkafka would ignore them there and warn so
+    /// (CONFWARN) on every start of a process whose one configuration serves every client.
+    public static let consumerOnly: Set<String> = [
+        "group.id", "group.instance.id", "group.protocol.type", "partition.assignment.strategy", "session.timeout.ms",
+        "heartbeat.interval.ms", "coordinator.query.interval.ms", "max.poll.interval.ms", "enable.auto.commit", "auto.commit.interval.ms",
+        "enable.auto.offset.store", "auto.commit.enable", "auto.offset.reset", "queued.min.messages", "queued.max.messages.kbytes",
+        "fetch.wait.max.ms", "fetch.message.max.bytes", "fetch.max.bytes", "fetch.min.bytes", "fetch.error.backoff.ms", "isolation.level",
+        "enable.partition.eof", "check.crcs", "consume.callback.max.messages", "offset.store.method", "offset.store.path",
+        "offset.store.sync.interval.ms",
+    ]
+
+    /// The properties only a producer reads (CONFIGURATION.md's C/P column `P`, librdkafka 2.x),
+    /// by their one name. A consumer is made without them (`KafkaConfiguration.forConsumer`), for
+    /// the reason `consumerOnly` gives. `retry.backoff.ms` is left out: later librdkafka
+    /// versions read it in every client.
+    public static let producerOnly: Set<String> = [
+        "transactional.id", "transaction.timeout.ms", "enable.idempotence", "enable.gapless.guarantee", "queue.buffering.max.messages",
+        "queue.buffering.max.kbytes", "linger.ms", "message.send.max.retries", "queue.buffering.backpressure.threshold",
+        "compression.codec", "compression.level", "batch.num.messages", "batch.size", "delivery.report.only.error",
+        "sticky.partitioning.linger.ms", "acks", "request.timeout.ms", "message.timeout.ms", "queuing.strategy", "produce.offset.report",
+        "partitioner",
+    ]
 }

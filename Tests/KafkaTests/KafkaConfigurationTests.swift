@@ -18,12 +18,12 @@ struct KafkaConfigurationTests {
         #expect(error?.description.contains("42") == false, "\(error?.description ?? "")")
     }
 
-    @Test("an invalid value fails with an error naming property and value")
+    @Test("an invalid value fails with an error naming property and value (acks, by the producer that reads it)")
     func invalidValue() throws {
         var configuration = KafkaConfiguration(bootstrapServers: "127.0.0.1:1")
         configuration["acks"] = "banana"
         let error = #expect(throws: KafkaError.self) {
-            try KafkaConsumer(configuration: configuration, groupID: "g", topics: ["t"])
+            try KafkaProducer(configuration: configuration)
         }
         #expect(error == .invalidConfiguration(property: "acks", value: "banana", reason: error.flatMap(reason) ?? ""))
         #expect(error?.description.contains("acks=banana") == true)
