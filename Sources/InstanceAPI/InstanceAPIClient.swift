@@ -70,10 +70,11 @@ public final class InstanceAPIClient: Sendable {
     /// A client whose calls go to project `projectID` (the project in deletion and FCM v1 topic
     /// URLs, and the device-group `project_id` header), sharing this client's connections and
     /// access tokens: one credential, one connection pool, several projects. Instance ID API
-    /// calls (`iid/…`) name no project; Google takes it from the credential. Its `shutdown()`
-    /// does nothing: shut down the client it was made from, after every client made from it is done.
+    /// calls (`iid/…`) name no project; Google takes it from the credential. Always a view that
+    /// owns nothing, for this client's own project too: its `shutdown()` does nothing; shut down
+    /// the client it was made from, after every client made from it is done.
     public func forProject(_ projectID: String) -> InstanceAPIClient {
-        projectID == self.projectID ? self : InstanceAPIClient(sharing: self, projectID: projectID)
+        InstanceAPIClient(sharing: self, projectID: projectID)
     }
 
     /// Closes the connections (of a client made by `forProject`: nothing). Call once, when done.

@@ -2,10 +2,12 @@
 ///
 /// Properties pass through to librdkafka verbatim (as kcat's `-X key=value`), so SASL, TLS and
 /// tuning need no code here. Nothing is validated until a client is created: an unknown name or an
-/// invalid value then fails with `KafkaError.invalidConfiguration` naming the property and value.
+/// invalid value then fails with `KafkaError.invalidConfiguration` naming the property, and its
+/// value only when `shown` shows it.
 public struct KafkaConfiguration: Sendable {
-    /// librdkafka properties, by name (see librdkafka's CONFIGURATION.md).
-    public var properties: [String: String]
+    /// librdkafka properties, by name (see librdkafka's CONFIGURATION.md), each under the one
+    /// name `KafkaPropertyName.canonical` gives it.
+    public private(set) var properties: [String: String] = [:]
     /// Receives librdkafka's log lines and client errors. When nil, librdkafka prints to stderr.
     public var logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?
 
@@ -15,15 +17,17 @@ public struct KafkaConfiguration: Sendable {
         self.properties["bootstrap.servers"] = bootstrapServers
     }
 
-    /// A configuration made of exactly `properties`.
+    /// A configuration made of exactly `properties`, each recorded under its one name
+    /// (`KafkaPropertyName`); where a property is given under its name and an alias, the name wins.
     public init(properties: [String: String] = [:]) {
-        self.properties = properties
+        for (key, value) in properties where KafkaPropertyName.canonical(key) != key { self[key] = value }
+        for (key, value) in properties where KafkaPropertyName.canonical(key) == key { self[key] = value }
     }
 
-    /// Reads or writes one librdkafka property.
+    /// Reads or writes one librdkafka property, by its name or an alias of it.
     public subscript(property: String) -> String? {
-        get { properties[property] }
-        set { properties[property] = newValue }
+        get { properties[KafkaPropertyName.canonical(property)] }
+        set { properties[KafkaPropertyName.canonical(property)] = newValue }
     }
 
     /// Applies a `key=value` assignment as given on a command line (`-X key=value`).
@@ -35,34 +39,41 @@ public struct KafkaConfiguration: Sendable {
         }
         let key = assignment[..<equals].trimmingWhitespace()
         guard !key.isEmpty else { throw .malformedPropertyAssignment(assignment) }
-        properties[key] = String(assignment[assignment.index(after: equals)...])
+        self[key] = String(assignment[assignment.index(after: equals)...])
     }
 
-    /// What logs and errors show in place of a secret property's value.
+    /// What logs and errors show in place of a value they may not show.
     public static let redacted = "[redacted]"
 
-    /// Whether `property` holds a secret whose value must never be logged or echoed: passwords
-    /// and passphrases (`sasl.password`, `ssl.key.password`, `ssl.keystore.password`), secrets
-    /// (`sasl.oauthbearer.client.secret`), private keys (`ssl.key.pem`,
-    /// `sasl.oauthbearer.assertion.private.key.pem`) and `sasl.oauthbearer.config`, which may
-    /// hold any of them. Matched on words within the name, so future names of the kind are
-    /// covered too.
-    public static func isSecret(_ property: String) -> Bool {
-        let name = property.lowercased()
-        return ["password", "passphrase", "secret", "key.pem", "private.key", "sasl.oauthbearer.config"].contains { name.contains($0) }
-    }
-
-    /// `value` as logs may show it: `redacted` for a secret `property`.
+    /// `value` as logs and errors may show it: itself for a property known to hold no secret
+    /// (`KafkaPropertyName.showsValue`), else `redacted`.
     public static func shown(_ property: String, _ value: String) -> String {
-        isSecret(property) ? redacted : value
+        KafkaPropertyName.showsValue(property) ? value : redacted
     }
 
-    /// Returns this configuration with `defaults` filled in wherever the caller set nothing.
+    /// Returns this configuration with `defaults` filled in wherever the caller set nothing,
+    /// under either name of a property.
     public func withDefaults(_ defaults: [String: String]) -> KafkaConfiguration {
         var copy = self
-        for (key, value) in defaults where copy.properties[key] == nil {
-            copy.properties[key] = value
+        for (key, value) in defaults where copy[key] == nil {
+            copy[key] = value
         }
+        return copy
+    }
+
+    /// This configuration for a producer or an admin client: without the properties only a
+    /// consumer reads (`KafkaPropertyName.consumerOnly`), which librdkafka would warn of.
+    public var forProducer: KafkaConfiguration {
+        var copy = self
+        copy.properties = properties.filter { !KafkaPropertyName.consumerOnly.contains($0.key) }
+        return copy
+    }
+
+    /// This configuration for a consumer: without the properties only a producer reads
+    /// (`KafkaPropertyName.producerOnly`), which librdkafka would warn of.
+    public var forConsumer: KafkaConfiguration {
+        var copy = self
+        copy.properties = properties.filter { !KafkaPropertyName.producerOnly.contains($0.key) }
         return copy
     }
 }

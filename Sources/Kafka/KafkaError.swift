@@ -3,6 +3,7 @@
 /// Every case carries the value that caused it, so the message alone tells an operator what to fix.
 public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// librdkafka refused a configuration property: its name is unknown or its value is invalid.
+    /// Made by `refused(property:value:reason:)`, which keeps a value only where logs may show it.
     case invalidConfiguration(property: String, value: String, reason: String)
     /// A `key=value` assignment (as given to `-X`) could not be parsed.
     case malformedPropertyAssignment(String)
@@ -29,12 +30,20 @@ public enum KafkaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The embedded cluster could not do what was asked.
     case embedded(operation: String, reason: String)
 
+    /// librdkafka's refusal of `property` set to `value` for `reason`, holding the value (in the
+    /// case and in librdkafka's reason) only when `KafkaConfiguration.shown` shows it: a misspelt
+    /// secret's name (`sasl.pasword`) is unknown to librdkafka and to the allow-list, so its
+    /// value is never kept, printed or logged.
+    public static func refused(property: String, value: String, reason: String) -> KafkaError {
+        let shown = KafkaConfiguration.shown(property, value)
+        guard shown != value, !value.isEmpty else { return .invalidConfiguration(property: property, value: value, reason: reason) }
+        return .invalidConfiguration(property: property, value: shown, reason: reason.replacing(value, with: shown))
+    }
+
     public var description: String {
         switch self {
         case .invalidConfiguration(let property, let value, let reason):
-            guard KafkaConfiguration.isSecret(property), !value.isEmpty else { return "invalid Kafka property \(property)=\(value): \(reason)" }
-            let hidden = KafkaConfiguration.redacted
-            return "invalid Kafka property \(property)=\(hidden): \(reason.replacing(value, with: hidden))"
+            return "invalid Kafka property \(property)=\(value): \(reason)"
         case .malformedPropertyAssignment(let text):
             return "malformed Kafka property '\(text)': expected key=value"
         case .malformedPropertiesFile(let file, let line, let reason):

@@ -16,5 +16,6 @@ public enum KafkaSettingLayer: Int, Sendable, Comparable, CaseIterable {
     /// The bootstrap servers given by their own option or variable.
     case brokers
 
+    /// Ranks by precedence: `lhs` is below `rhs` when a setting at `rhs` replaces one at `lhs`.
     public static func < (lhs: KafkaSettingLayer, rhs: KafkaSettingLayer) -> Bool { lhs.rawValue < rhs.rawValue }
 }

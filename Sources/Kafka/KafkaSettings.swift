@@ -4,21 +4,25 @@
 /// whatever order they are applied in; within one layer the later wins (a file's later line, a
 /// later `-X`).
 ///
-/// Its `description` lists every property with its origin, secrets (`KafkaConfiguration.isSecret`)
-/// shown as `[redacted]`, so it can be logged.
+/// Its `description` lists every property with its origin and, only for properties known to hold
+/// no secret (`KafkaConfiguration.shown`), its value; every other value shows as `[redacted]`,
+/// so it can be logged.
 public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
     /// The prefix of the environment variables that hold properties: `IIDBATCH_KAFKA_<NAME>`
     /// sets the property `propertyName(forVariable:)` makes of `<NAME>`.
     public static let environmentPrefix = "IIDBATCH_KAFKA_"
 
-    /// Every property set, by name.
+    /// Every property set, by its one name (`KafkaPropertyName.canonical`).
     public private(set) var entries: [String: KafkaSetting] = [:]
 
     /// No properties.
     public init() {}
 
-    /// Sets `property` to `value` unless a higher layer already set it.
+    /// Sets `property` to `value` unless a higher layer already set it; an alias of librdkafka's
+    /// (`metadata.broker.list`) sets the property under its one name (`KafkaPropertyName`), so
+    /// the layers decide between names too.
     public mutating func set(_ property: String, to value: String, layer: KafkaSettingLayer, origin: String) {
+        let property = KafkaPropertyName.canonical(property)
         if let existing = entries[property], existing.layer > layer { return }
         entries[property] = KafkaSetting(value: value, layer: layer, origin: origin)
     }
@@ -41,7 +45,7 @@ public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
         for (variable, value) in environment.sorted(by: { $0.key < $1.key }) where variable.hasPrefix(Self.environmentPrefix) {
             guard let property = Self.propertyName(forVariable: variable) else {
                 throw .malformedPropertyVariable(
-                    name: variable, reason: "names no Kafka property (expected \(Self.environmentPrefix)<NAME>, e.g. IIDBATCH_KAFKA_SASL_PASSWORD)")
+                    name: variable, reason: "names no Kafka property (expected \(Self.environmentPrefix)<NAME>, e.g. \(Self.environmentPrefix)SASL_PASSWORD)")
             }
             set(property, to: value, layer: .environment, origin: "$" + variable)
         }
@@ -84,7 +88,8 @@ public struct KafkaSettings: Sendable, Equatable, CustomStringConvertible {
         KafkaConfiguration(properties: entries.mapValues(\.value))
     }
 
-    /// `name=value (from origin)` for every property, sorted by name, secrets redacted.
+    /// `name=value (from origin)` for every property, sorted by name, each value as
+    /// `KafkaConfiguration.shown` shows it.
     public var description: String {
         entries.sorted { $0.key < $1.key }
             .map { "\($0.key)=\(KafkaConfiguration.shown($0.key, $0.value.value)) (from \($0.value.origin))" }

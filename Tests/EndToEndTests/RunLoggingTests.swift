@@ -13,16 +13,17 @@ struct RunLoggingTests {
             let folder = try RunFolder(fixture, name: "log")
             defer { folder.remove() }
             let pipeline = try folder.pipeline(fixture, group: "log-workers")
-            // linger.ms is a producer property: the consumer, given the same -X, warns (CONFWARN).
+            // socket.blocking.max.ms is deprecated: every client given it warns (CONFWARN).
             let worker = try ChildProcess(
-                try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-X", "linger.ms=5", "--log-level", "warning"]))
+                try Programs.iidbatch,
+                folder.runArguments(fixture, pipeline: pipeline, ["-X", "socket.blocking.max.ms=1000", "--log-level", "warning"]))
             let output = try await worker.waitFor("CONFWARN", seconds: 60)
             worker.interrupt()
             #expect(try await worker.waitForExit(seconds: 60) == 0)
             let lines = output.split(separator: "\n")
             let warning = try #require(lines.first { $0.contains("CONFWARN") })
             #expect(warning.contains(" warning iidbatch.kafka: "), "in swift-log's format: \(warning)")
-            #expect(warning.contains("queue.buffering.max.ms"), "librdkafka names linger.ms by its canonical name")
+            #expect(warning.contains("socket.blocking.max.ms is deprecated"), "\(warning)")
             #expect(!worker.text.split(separator: "\n").contains { $0.hasPrefix("%") }, "a raw librdkafka line escaped:\n\(worker.text)")
         }
     }
@@ -37,7 +38,7 @@ struct RunLoggingTests {
             try await fixture.submit([PipelineRequest(id: "json-1", op: .topicsSubscribe, target: .topic("j"), items: tokens)])
             let worker = try ChildProcess(
                 try Programs.iidbatch,
-                folder.runArguments(fixture, pipeline: pipeline, ["-X", "linger.ms=5", "--log-level", "info", "--log-format", "json"]))
+                folder.runArguments(fixture, pipeline: pipeline, ["-X", "socket.blocking.max.ms=1000", "--log-level", "info", "--log-format", "json"]))
             _ = try await fixture.waitForOutcomes(["json-1"])
             _ = try await worker.waitFor("CONFWARN")
             worker.interrupt()

@@ -44,7 +44,9 @@ final class RDKafkaClient: @unchecked Sendable {
             throw .invalidConfiguration(property: "group.id", value: "", reason: "a consumer needs a group id")
         }
         let context = RDKafkaContext(logHandler: configuration.logHandler)
-        let conf = try RDKafkaClient.makeConf(configuration, context: context, kind: kind)
+        // One configuration serves every client of a process: each kind gets only what it reads.
+        let scoped = kind == .consumer ? configuration.forConsumer : configuration.forProducer
+        let conf = try RDKafkaClient.makeConf(scoped, context: context, kind: kind)
         var errstr = [CChar](repeating: 0, count: 512)
         let type = kind == .consumer ? RD_KAFKA_CONSUMER : RD_KAFKA_PRODUCER
         guard let handle = rd_kafka_new(type, conf, &errstr, errstr.count) else {
@@ -168,7 +170,7 @@ final class RDKafkaClient: @unchecked Sendable {
             if result != RD_KAFKA_CONF_OK {
                 rd_kafka_conf_destroy(conf)
                 let reason = Self.text(errstr)
-                throw .invalidConfiguration(property: key, value: value, reason: reason)
+                throw .refused(property: key, value: value, reason: reason)
             }
         }
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())

@@ -26,7 +26,9 @@ import Yams
 /// circuit-breaker: { threshold: 5, cooldown: 1s, max-cooldown: 30s }
 /// ```
 public enum PipelineFile {
-    /// Every `*.yaml` / `*.yml` file in `directory` (or the one file `directory` names), sorted.
+    /// Every `*.yaml` / `*.yml` file in `directory` (or the one file `directory` names), sorted;
+    /// no two consuming one request topic or joining one consumer group (a process's consumers
+    /// share its `group.instance.id`, which must be unique within a group).
     public static func loadAll(_ path: String) throws(PipelineFileError) -> [PipelineConfiguration] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -43,6 +45,17 @@ public enum PipelineFile {
                 throw PipelineFileError(file: pipeline.name, key: "request-topic", reason: "'\(pipeline.requestTopic)' is also consumed by \(other)")
             }
             seen[pipeline.requestTopic] = pipeline.name
+        }
+        // One consumer group per file: two workers of one process in one group would share the
+        // process's group.instance.id (static membership, unique per group) and fence each other.
+        var groups: [String: String] = [:]
+        for (name, pipeline) in zip(names, pipelines) {
+            let file = (path as NSString).appendingPathComponent(name)
+            if let other = groups[pipeline.group] {
+                throw PipelineFileError(
+                    file: file, key: "group", reason: "'\(pipeline.group)' is also the group of \(other): each pipeline file needs a group of its own")
+            }
+            groups[pipeline.group] = file
         }
         return pipelines
     }

@@ -83,7 +83,8 @@ public actor PipelineWorker {
     /// Why the worker stopped itself, if it did.
     public private(set) var failure: PipelineWorkerError?
 
-    /// A worker for `configuration`, joining its consumer group.
+    /// A worker for `configuration`, joining its consumer group, calling through `client`, or
+    /// a view of it for the file's `project:` (`PipelineConfiguration.client(from:)`).
     ///
     /// - Throws: the consumer's or producer's configuration error.
     public init(
@@ -123,7 +124,7 @@ public actor PipelineWorker {
             topics: [configuration.requestTopic])
         self.producer = producer
         self.ownsProducer = ownsProducer
-        self.executor = CallExecutor(client: client, topicBackend: configuration.topicBackend)
+        self.executor = CallExecutor(client: configuration.client(from: client), topicBackend: configuration.topicBackend)
         self.decoder = RequestDecoder(configuration: configuration)
         let controlled = control ?? ControlledSettings(file: configuration, all: nil, own: nil)
         let effective = controlled.applied(to: configuration)

@@ -22,9 +22,9 @@ struct Run: AsyncParsableCommand {
             Before its first request each worker reads the whole control topic (operator overrides, \
             see `iidbatch control`), then follows it and puts each new version in force at once. \
             Kafka client properties (SASL, TLS, tuning) come, lowest precedence first, from a \
-            properties file (-F, as kcat's), IIDBATCH_KAFKA_* variables, and -X; --brokers or \
-            $IIDBATCH_BROKERS set bootstrap.servers over them. The Firebase project of each \
-            pipeline is its file's project:, else --project, else $GOOGLE_CLOUD_PROJECT, else \
+            properties file (-F, as kcat's), \(KafkaSettings.environmentPrefix)* variables, and -X; --brokers or \
+            $\(KafkaOptions.brokersVariable) set bootstrap.servers over them. The Firebase project of each \
+            pipeline is its file's project:, else --project, else $\(ProjectChoice.environmentVariable), else \
             the credentials' own.
             """
     )
@@ -40,7 +40,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The Firebase project the calls go to, for every pipeline whose file has no project:. Default: $GOOGLE_CLOUD_PROJECT, else the credentials' project.",
+            "The Firebase project the calls go to, for every pipeline whose file has no project:. Default: $\(ProjectChoice.environmentVariable), else the credentials' project.",
             valueName: "id"))
     var project: String?
 

@@ -31,7 +31,7 @@ struct ControlConnection: ParsableArguments {
             throw self.kafka.timeout.failure("reading the control topic \(topic.name)", kafka, error)
         }
         // Each write is one record: librdkafka's own delivery timeout bounds it (the reader above
-        // is a consumer, which the producer property would only make warn).
+        // is a consumer, which is made without producer-only properties anyway).
         let writing = control.topic(kafka.withDefaults(["message.timeout.ms": "\(self.kafka.timeout.milliseconds)"]))
         return (writing, files, snapshot)
     }

@@ -17,14 +17,14 @@ struct KafkaOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Kafka bootstrap servers, over any bootstrap.servers of -F, -X or IIDBATCH_KAFKA_BOOTSTRAP_SERVERS. Default: $IIDBATCH_BROKERS, else those, else localhost:9092.",
+            "Kafka bootstrap servers, over any bootstrap.servers of -F, -X or \(KafkaSettings.environmentPrefix)BOOTSTRAP_SERVERS. Default: $\(KafkaOptions.brokersVariable), else those, else \(KafkaOptions.defaultBrokers).",
             valueName: "host:port,..."))
     var brokers: String?
 
     @Option(
         name: [.customShort("F"), .customLong("kafka-config")],
         help: ArgumentHelp(
-            "A librdkafka properties file, as kcat's -F: key=value lines, # comments. IIDBATCH_KAFKA_<NAME> variables (SASL_PASSWORD → sasl.password, __ → _) override it, and -X overrides both.",
+            "A librdkafka properties file, as kcat's -F: key=value lines, # comments. \(KafkaSettings.environmentPrefix)<NAME> variables (SASL_PASSWORD → sasl.password, __ → _) override it, and -X overrides both.",
             valueName: "file"))
     var kafkaConfig: String?
 

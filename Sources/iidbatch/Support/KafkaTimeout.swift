@@ -16,14 +16,24 @@ struct KafkaTimeout: ParsableArguments {
             valueName: "duration"))
     var limit = DurationArgument(argument: KafkaTimeout.defaultText)!
 
+    /// The longest timeout, in milliseconds: librdkafka's timeouts (`message.timeout.ms`, which
+    /// a control write takes from this option) are 32-bit milliseconds, at most 2147483647
+    /// (about 24.8 days).
+    static let maximumMilliseconds = 2_147_483_647
+
     /// The length of time.
     var duration: Duration { limit.duration }
 
     /// The length of time in whole milliseconds (at least 1), as librdkafka's properties take it.
     var milliseconds: Int { max(1, Int((duration / .milliseconds(1)).rounded(.up))) }
 
+    /// Refuses a timeout of 0 or less, and one longer than `maximumMilliseconds`, naming the bound.
     func validate() throws {
         guard limit.duration > .zero else { throw ValidationError("--timeout must be longer than 0, got '\(limit.text)'") }
+        guard limit.duration <= .milliseconds(Self.maximumMilliseconds) else {
+            throw ValidationError(
+                "--timeout must be at most \(Self.maximumMilliseconds)ms (about 24.8 days, librdkafka's longest timeout), got '\(limit.text)'")
+        }
     }
 
     /// The cluster's brokers and topics, asked of `configuration`'s bootstrap servers: the
