@@ -74,7 +74,7 @@ struct Submit: AsyncParsableCommand {
     @Option(help: "Ids are <prefix>-<n> with this prefix instead of the derived one.")
     var idPrefix: String?
 
-    @Flag(help: "Fail (exit 65, produce nothing) when any line is bad, instead of skipping it.")
+    @Flag(help: "Fail (exit \(ExitStatus.dataError.rawValue), produce nothing) when any line is bad, instead of skipping it.")
     var strict = false
 
     @OptionGroup var kafka: KafkaOptions

@@ -12,7 +12,7 @@ struct KafkaTimeout: ParsableArguments {
     @Option(
         name: .customLong("timeout"),
         help: ArgumentHelp(
-            "How long to wait for the Kafka brokers to answer (metadata, a topic's offsets, the first delivery) before exiting 69.",
+            "How long to wait for the Kafka brokers to answer (metadata, a topic's offsets, the first delivery) before exiting \(ExitStatus.unavailable.rawValue).",
             valueName: "duration"))
     var limit = DurationArgument(argument: KafkaTimeout.defaultText)!
 
