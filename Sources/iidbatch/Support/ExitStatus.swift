@@ -40,7 +40,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
             self = .config
         case .broker(let code, _):
             switch code {
-            case .topicAuthorizationFailed, .clusterAuthorizationFailed, .groupAuthorizationFailed, .saslAuthenticationFailed, .authentication,
+            case .topicAuthorizationFailed, .clusterAuthorizationFailed, .groupAuthorizationFailed, .saslAuthenticationFailed, .authentication, .ssl,
                 .unknownTopic, .unknownTopicOrPartition, .unknownPartition, .topicException:
                 self = .config
             case .messageSizeTooLarge, .recordListTooLarge, .invalidRecord:
