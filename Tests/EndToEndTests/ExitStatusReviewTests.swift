@@ -1,6 +1,7 @@
 import Emulator
 import Foundation
 import Kafka
+import Pipeline
 import Testing
 
 /// The exit statuses the review of issue 32 found wrong: each failure ends with the status of its
@@ -34,5 +35,40 @@ struct ExitStatusReviewTests {
             #expect(!result.output.contains(ExitCodeTests.usageMarker), "\(arguments): \(result.output)")
         }
         withExtendedLifetime(nobody) {}
+    }
+
+    @Test("submit to a topic the cluster does not have and does not create exits 78 naming the topic, not 69 'did not answer'")
+    func submitToMissingTopic() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        // The cluster answers for the topic as one with auto.create.topics.enable=false does:
+        // UNKNOWN_TOPIC_OR_PARTITION.
+        kafka.setTopicError("no-such-requests", .unknownTopicOrPartition)
+        let result = try await OperatorCommand.run(
+            [
+                "submit", "--op", "topics.subscribe", "--topic", "t", "--request-topic", "no-such-requests",
+                "--timeout", "2s", "-",
+            ], brokers: kafka.bootstrapServers, stdin: Data("tok-1\n".utf8))
+        #expect(result.status == 78, "\(result.output)")
+        #expect(result.output.contains("has no topic no-such-requests"), "\(result.output)")
+        #expect(!result.output.contains("did not answer"), "the cluster answered: \(result.output)")
+    }
+
+    @Test("replay to a topic the cluster does not have and does not create exits 78 naming the topic")
+    func replayToMissingTopic() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        try kafka.createTopic("replay-dead-letters", partitions: 1)
+        kafka.setTopicError("gone-requests", .unknownTopicOrPartition)
+        let request = PipelineRequest(id: "gone-1", op: .topicsSubscribe, target: .topic("t"), items: ["tok-1"])
+        let headers = [
+            KafkaHeader(key: DeadLetterHeader.kind, string: DeadLetter.Kind.retryExhausted.rawValue),
+            KafkaHeader(key: DeadLetterHeader.originalTopic, string: "gone-requests"),
+        ]
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        _ = try await producer.send(topic: "replay-dead-letters", key: nil, value: Array(request.jsonBody()), headers: headers)
+        await producer.close()
+        let result = try await OperatorCommand.run(
+            ["replay", "--from", "replay-dead-letters", "--timeout", "2s"], brokers: kafka.bootstrapServers)
+        #expect(result.status == 78, "\(result.output)")
+        #expect(result.output.contains("has no topic gone-requests"), "\(result.output)")
     }
 }
