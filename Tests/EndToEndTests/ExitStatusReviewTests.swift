@@ -71,4 +71,15 @@ struct ExitStatusReviewTests {
         #expect(result.status == 78, "\(result.output)")
         #expect(result.output.contains("has no topic gone-requests"), "\(result.output)")
     }
+
+    @Test("an Excel ';' file submitted as CSV with the default delimiter and column exits 65 with the option to try, before any broker is asked")
+    func wrongDelimiter() async throws {
+        let nobody = try DeadBroker.closed()
+        let result = try await run(
+            ["submit", "--op", "topics.subscribe", "--topic", "t", "--request-topic", "r", "--format", "csv", "--brokers", nobody.address, "-"],
+            stdin: Data("token;name\r\nabc;Bob\r\n".utf8))
+        #expect(result.status == 65, "\(result.output)")
+        #expect(result.output.contains("try --csv-delimiter ';'"), "\(result.output)")
+        #expect(!result.output.contains(nobody.address), "the input is judged before any broker is asked: \(result.output)")
+    }
 }
