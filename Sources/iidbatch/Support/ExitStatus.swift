@@ -92,6 +92,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     init(unclassified error: any Error) {
         switch error {
         case let error as RuntimeError: self = error.status
+        case let error as ServiceFailure: self = error.status
         case let error as KafkaError: self.init(error)
         case let error as PipelineFileError: self.init(error)
         case let error as PipelineWorkerError: self.init(error)
