@@ -72,10 +72,17 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         }
     }
 
-    /// The status for credentials found nowhere: unavailable when the metadata server did not
-    /// answer (on GKE, GCE or Cloud Run it serves them), else configuration.
+    /// The status for credentials found nowhere: a key file `GOOGLE_APPLICATION_CREDENTIALS`
+    /// names ends as that file named by `--credentials` would (missing: no input); a metadata
+    /// server that is there and did not answer (on GKE, GCE or Cloud Run it serves them) is
+    /// unavailable; none there (off Google Cloud) or one without credentials is configuration,
+    /// so a supervisor does not restart into the same failure.
     init(_ error: ApplicationDefaultCredentials.NotFound) {
-        self = error.unansweredMetadataServer == nil ? .config : .unavailable
+        if let keyFile = error.keyFileError {
+            self.init(keyFile)
+        } else {
+            self = error.unansweredMetadataServer == nil ? .config : .unavailable
+        }
     }
 
     /// The status for a worker that stopped itself: its Kafka error's, or internal for an
