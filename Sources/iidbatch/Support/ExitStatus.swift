@@ -15,19 +15,23 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// help is printed with the error.
     case usage = 64
     /// EX_DATAERR: the input data is wrong (an item file with bad lines under `--strict`, no
-    /// items, not UTF-8, no such CSV column; a record the broker refuses as too large).
+    /// items, not UTF-8, no such CSV column, a CSV header cut on the wrong delimiter; a record
+    /// the broker refuses as too large).
     case dataError = 65
-    /// EX_NOINPUT: an input file named on the command line does not exist or cannot be read.
+    /// EX_NOINPUT: an input file named on the command line (or a key file named by
+    /// `GOOGLE_APPLICATION_CREDENTIALS`) does not exist or cannot be read.
     case noInput = 66
     /// EX_UNAVAILABLE: a broker or backend did not answer within `--timeout` (or refused the work
-    /// for a reason of its own): the message names what did not answer.
+    /// for a reason of its own), or a metadata server that is there did not answer: the message
+    /// names what did not answer.
     case unavailable = 69
     /// EX_SOFTWARE: an internal error, a bug or an invariant that did not hold.
     case software = 70
     /// EX_IOERR: a file could not be written.
     case ioError = 74
     /// EX_CONFIG: the configuration is wrong: a pipeline file, a key file, a Kafka property, a
-    /// topic the cluster does not have, credentials or ACLs the broker refuses.
+    /// topic the cluster does not have (and does not create), credentials, TLS or ACLs the broker
+    /// refuses, no credentials and no metadata server, an `--http-port` that cannot be bound.
     case config = 78
 
     /// The status for a Kafka failure that ends a command.
