@@ -12,8 +12,19 @@ public enum ApplicationDefaultCredentials {
         /// Each source tried, with why it gave nothing.
         public var tried: [String]
         /// The metadata server's host when it was tried and did not answer at all (as opposed to
-        /// answering without credentials): an outage rather than a configuration to fix.
+        /// answering without credentials, or not being there: a name that does not resolve, a
+        /// connection refused, as off Google Cloud): an outage rather than a configuration to fix.
         public var unansweredMetadataServer: String?
+        /// Why the key file `GOOGLE_APPLICATION_CREDENTIALS` names cannot be used: the same error
+        /// as for that file named by `--credentials`, so both end alike.
+        public var keyFileError: CredentialsError?
+
+        /// Credentials found nowhere, after `tried`.
+        public init(tried: [String], unansweredMetadataServer: String? = nil, keyFileError: CredentialsError? = nil) {
+            self.tried = tried
+            self.unansweredMetadataServer = unansweredMetadataServer
+            self.keyFileError = keyFileError
+        }
 
         public var description: String {
             "no credentials found; tried: " + tried.joined(separator: "; ")
@@ -37,7 +48,7 @@ public enum ApplicationDefaultCredentials {
         var tried: [String] = []
         if let path = environment["GOOGLE_APPLICATION_CREDENTIALS"], !path.isEmpty {
             do { return .serviceAccount(try ServiceAccountCredentials.load(from: path)) } catch {
-                throw NotFound(tried: ["GOOGLE_APPLICATION_CREDENTIALS=\(path): \(error)"])
+                throw NotFound(tried: ["GOOGLE_APPLICATION_CREDENTIALS=\(path): \(error)"], keyFileError: error as? CredentialsError)
             }
         }
         tried.append("GOOGLE_APPLICATION_CREDENTIALS is not set")
@@ -46,7 +57,7 @@ public enum ApplicationDefaultCredentials {
         case .success(let project): return .metadataServer(host: host, projectID: project)
         case .failure(let reason):
             tried.append("the metadata server at \(host): \(reason)")
-            if !reason.answered { throw NotFound(tried: tried, unansweredMetadataServer: host) }
+            if !reason.answered && !reason.absent { throw NotFound(tried: tried, unansweredMetadataServer: host) }
         }
         throw NotFound(tried: tried)
     }
@@ -73,6 +84,10 @@ public enum ApplicationDefaultCredentials {
                     result = .success(body)
                 }
                 break
+            } catch  where HTTPFailure.isNoServer(error) {
+                // Off Google Cloud: probing again would find nothing either.
+                result = .failure(MetadataFailure("not there (\(HTTPFailure.describe(error))): not on Google Cloud", answered: false, absent: true))
+                break
             } catch {
                 result = .failure(MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))", answered: false))
             }
@@ -86,9 +101,12 @@ public enum ApplicationDefaultCredentials {
         var description: String
         /// False when the server gave no answer at all (no connection, or none within the timeout).
         var answered: Bool
-        init(_ description: String, answered: Bool) {
+        /// True when no server is there (its name does not resolve, the connection is refused).
+        var absent: Bool
+        init(_ description: String, answered: Bool, absent: Bool = false) {
             self.description = description
             self.answered = answered
+            self.absent = absent
         }
     }
 }

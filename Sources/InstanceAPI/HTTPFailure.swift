@@ -15,6 +15,18 @@ enum HTTPFailure {
         return .transport(api: api, message: describe(error))
     }
 
+    /// True when `error` says no server is there at all: the host name does not resolve, or
+    /// every address refused the connection. False for a server that is there and did not
+    /// answer in time, and for anything else.
+    static func isNoServer(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return error.errnoCode == ECONNREFUSED }
+        if let error = error as? NIOConnectionError {
+            if error.connectionErrors.isEmpty { return error.dnsAError != nil || error.dnsAAAAError != nil }
+            return error.connectionErrors.allSatisfy { isNoServer($0.error) }
+        }
+        return false
+    }
+
     static func describe(_ error: any Error) -> String {
         if let error = error as? NIOConnectionError {
             return "connection to \(error.host):\(error.port) failed: \(error.connectionErrors.map { "\($0.error)" }.joined(separator: "; "))"

@@ -6,6 +6,14 @@ public struct KafkaErrorCode: RawRepresentable, Hashable, Sendable, CustomString
     /// Wraps a raw librdkafka error code.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
+    /// True for the errors that say the cluster refused this client while it connected: SASL
+    /// credentials it does not take, an authentication or TLS handshake that failed. librdkafka
+    /// reports them only to its error callback; the request that waited for the connection only
+    /// times out. A configuration to fix, not an outage to wait out.
+    public var refusesTheClient: Bool { Self.refusals.contains(self) }
+
+    private static let refusals: Set<KafkaErrorCode> = [.authentication, .saslAuthenticationFailed, .ssl]
+
     /// librdkafka's symbolic name, for example `NOT_LEADER_FOR_PARTITION` or `_QUEUE_FULL`.
     public var name: String { RDKafkaErrors.name(of: rawValue) }
 
@@ -75,6 +83,8 @@ public struct KafkaErrorCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let saslAuthenticationFailed = KafkaErrorCode(rawValue: 58)
     /// Local: authentication (SASL or TLS) with the broker failed.
     public static let authentication = KafkaErrorCode(rawValue: -169)
+    /// Local: the TLS handshake with a broker failed (certificates, protocol).
+    public static let ssl = KafkaErrorCode(rawValue: -181)
     /// Local: the connection to a broker failed or was lost.
     public static let transport = KafkaErrorCode(rawValue: -195)
     /// Local: a broker's host name could not be resolved.

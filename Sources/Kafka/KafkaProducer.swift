@@ -108,7 +108,7 @@ public final class KafkaProducer: Sendable {
     ///
     /// - Parameters:
     ///   - firstAnswerWithin: when given, how long the broker may take to answer the first record
-    ///     (delivered or failed) before the send gives up with `.timedOut` (without waiting for
+    ///     (delivered or failed), counted from when it is handed over, before the send gives up with `.timedOut` (without waiting for
     ///     the records handed over, which stay unacknowledged): a cluster whose partition leaders
     ///     cannot be reached otherwise holds the records for `message.timeout.ms` (5 minutes by
     ///     default). Once one answer came, the records have `message.timeout.ms` each.
@@ -130,15 +130,19 @@ public final class KafkaProducer: Sendable {
         var failure: (index: Int, error: KafkaError)?
         var answered = false
         var unanswered = false
-        // The first answer's deadline: one timer that puts a marker (index -1, before every
-        // record's) in the stream, which counts only while no record was answered.
-        let deadline = firstAnswerWithin.map { limit in
-            Task {
+        // The first answer's deadline: one timer, started when the first record is handed over
+        // (the time the sequence takes to make it is not the broker's), that puts a marker
+        // (index -1, before every record's) in the stream, which counts only while no record was
+        // answered.
+        var deadline: Task<Void, Never>?
+        defer { deadline?.cancel() }
+        func startDeadline() {
+            guard deadline == nil, let limit = firstAnswerWithin else { return }
+            deadline = Task {
                 guard (try? await Task.sleep(for: limit)) != nil else { return }
                 sink.yield((-1, .failed(.timedOut(operation: "waiting for the broker to answer the first record", timeout: limit))))
             }
         }
-        defer { deadline?.cancel() }
         func note(_ index: Int, _ result: RDKafkaDelivery.Result) {
             if index < 0 {
                 guard !answered, case .failed(let error) = result else { return }
@@ -172,6 +176,7 @@ public final class KafkaProducer: Sendable {
                     topic: record.topic, partition: record.partition, key: record.key, value: record.value, headers: record.headers, opaque: opaque)
                 {
                 case .enqueued:
+                    startDeadline()
                     outstanding += 1
                     count += 1
                     continue records

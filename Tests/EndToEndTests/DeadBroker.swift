@@ -9,10 +9,14 @@ import Foundation
 /// A loopback address where no Kafka broker answers, for the tests of `--timeout`: `closed()`, a
 /// port nothing listens on (the connection is refused), or `silent()`, a port that accepts
 /// connections (the kernel completes them) and never says a word, as a hung broker would.
+///
+/// Either way the port stays bound to this object's socket until it goes away, so no other test
+/// (an embedded cluster, an emulator, a child's ephemeral port) can take it meanwhile and answer.
 final class DeadBroker: Sendable {
     /// `127.0.0.1:<port>`.
     let address: String
-    /// The listening socket of a silent broker, closed on deinit; -1 for a closed port.
+    /// The socket that holds the port (listening for a silent broker, only bound for a closed
+    /// one), closed on deinit.
     private let socket: Int32
 
     private init(port: UInt16, socket: Int32) {
@@ -20,11 +24,11 @@ final class DeadBroker: Sendable {
         self.socket = socket
     }
 
-    /// A port that was free a moment ago and is closed now: connecting to it is refused.
+    /// A port that refuses connections until this object goes away: bound, so nobody else can
+    /// take it, and never listening, so the kernel answers a connection with a reset.
     static func closed() throws -> DeadBroker {
         let (fd, port) = try bound()
-        close(fd)
-        return DeadBroker(port: port, socket: -1)
+        return DeadBroker(port: port, socket: fd)
     }
 
     /// A port that accepts connections and never answers, until this object goes away.
@@ -61,6 +65,6 @@ final class DeadBroker: Sendable {
     }
 
     deinit {
-        if socket >= 0 { close(socket) }
+        close(socket)
     }
 }

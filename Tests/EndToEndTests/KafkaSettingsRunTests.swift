@@ -79,7 +79,9 @@ struct KafkaSettingsRunTests {
         try "request-topic: r\n".write(toFile: pipeline, atomically: true, encoding: .utf8)
         for command in [["run", pipeline], ["outcomes"]] {
             let run = try ChildProcess(try Programs.iidbatch, command + ["-F", properties])
-            #expect(try await run.waitForExit(seconds: 60) != 0)
+            // A malformed properties file is configuration (78), as a bad pipeline file is.
+            let status = try await run.waitForExit(seconds: 60)
+            #expect(status == 78, "\(command[0]): \(run.text)")
             #expect(run.text.contains("\(properties) line 3: expected key=value"), "\(command[0]): \(run.text)")
             #expect(!run.text.contains("hunter2"), "\(command[0]): \(run.text)")
         }

@@ -87,7 +87,9 @@ struct ProjectSelectionTests {
     func invalidProject() async throws {
         let option = try ChildProcess(
             try Programs.iidbatch, ["run", "--brokers", "127.0.0.1:1", "--project", "my-app/../other"], environment: ["GOOGLE_CLOUD_PROJECT": ""])
-        #expect(try await option.waitForExit(seconds: 60) != 0)
+        // A bad option value is a usage mistake (64); a bad pipeline file is configuration (78).
+        let optionStatus = try await option.waitForExit(seconds: 60)
+        #expect(optionStatus == 64, "\(option.text)")
         #expect(option.text.contains("--project: 'my-app/../other' is not a Google Cloud project id"), "\(option.text)")
 
         let folder = try OperatorCommand.temporaryFolder("bad-project")
@@ -95,7 +97,8 @@ struct ProjectSelectionTests {
         let file = folder.appendingPathComponent("p.yaml").path
         try "request-topic: r\nproject: My_App\n".write(toFile: file, atomically: true, encoding: .utf8)
         let pipeline = try ChildProcess(try Programs.iidbatch, ["run", file, "--brokers", "127.0.0.1:1"])
-        #expect(try await pipeline.waitForExit(seconds: 60) != 0)
+        let pipelineStatus = try await pipeline.waitForExit(seconds: 60)
+        #expect(pipelineStatus == 78, "\(pipeline.text)")
         #expect(pipeline.text.contains("p.yaml: project: 'My_App' is not a Google Cloud project id"), "\(pipeline.text)")
     }
 }

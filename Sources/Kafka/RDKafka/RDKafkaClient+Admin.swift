@@ -52,10 +52,18 @@ extension RDKafkaClient {
     }
 
     /// The cluster's metadata for all topics; blocks.
+    ///
+    /// A request that failed without an answer (it timed out, the connection failed) while the
+    /// cluster refused this client (`KafkaErrorCode.refusesTheClient`, which librdkafka reports
+    /// only to the error callback) fails with that refusal: the cause, not the timeout.
     func metadata(timeout: Duration) -> Result<KafkaClusterMetadata, KafkaError> {
         var pointer: UnsafePointer<rd_kafka_metadata>?
         let code = rd_kafka_metadata(handle, 1, nil, &pointer, timeout.rdKafkaMilliseconds)
         guard RDKafkaErrors.isSuccess(code), let pointer else {
+            serveErrors()
+            if let refusal = context.lastRefusal.withLock({ $0 }), case .broker(let cause, let reason) = refusal {
+                return .failure(.broker(code: cause, message: "metadata request failed (\(RDKafkaErrors.text(of: code.rawValue))): \(reason)"))
+            }
             return .failure(RDKafkaErrors.error(code, "metadata request failed: \(RDKafkaErrors.text(of: code.rawValue))"))
         }
         defer { rd_kafka_metadata_destroy(pointer) }
@@ -77,6 +85,24 @@ extension RDKafkaClient {
                 error: RDKafkaErrors.isSuccess(t.err) ? nil : KafkaErrorCode(rawValue: t.err.rawValue))
         }
         return .success(KafkaClusterMetadata(brokers: brokers.sorted { $0.id < $1.id }, topics: topics.sorted { $0.name < $1.name }))
+    }
+
+    /// Serves the errors librdkafka reported meanwhile, so that the error callback has seen
+    /// them: a producer's (or admin client's) main queue; a consumer's queue, to which the main
+    /// queue is forwarded, only while it reads nothing (neither subscribed nor assigned: this is
+    /// called by `metadata`, which a topic reader asks before it assigns), so no record is lost.
+    private func serveErrors() {
+        switch kind {
+        case .producer: serveMainQueue()
+        case .consumer:
+            guard !subscribed.load(ordering: .acquiring) else { return }
+            var partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+            guard RDKafkaErrors.isSuccess(rd_kafka_assignment(handle, &partitions)), let partitions else { return }
+            let assigned = partitions.pointee.cnt
+            rd_kafka_topic_partition_list_destroy(partitions)
+            guard assigned == 0, let message = rd_kafka_consumer_poll(handle, 0) else { return }
+            rd_kafka_message_destroy(message)
+        }
     }
 
     /// The text librdkafka wrote into an error buffer.

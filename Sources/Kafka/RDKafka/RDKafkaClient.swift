@@ -77,7 +77,7 @@ final class RDKafkaClient: @unchecked Sendable {
     }
 
     /// Serves what the main queue holds (delivery reports, errors, statistics) without waiting.
-    private func serveMainQueue() {
+    func serveMainQueue() {
         rd_kafka_poll(handle, 0)
     }
 
@@ -192,6 +192,7 @@ final class RDKafkaClient: @unchecked Sendable {
         rd_kafka_conf_set_error_cb(conf) { _, code, reason, opaque in
             let context = RDKafkaContext.from(opaque)
             let text = reason.map { String(cString: $0) } ?? ""
+            context?.noteError(KafkaErrorCode(rawValue: code), text)
             context?.log(.error, "\(RDKafkaErrors.name(of: code)): \(text)")
         }
         switch kind {

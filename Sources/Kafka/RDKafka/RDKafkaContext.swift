@@ -21,6 +21,10 @@ final class RDKafkaContext: Sendable {
     let assignmentServed = Atomic(false)
     /// While set, an assignment ends the poll that served it (`awaitFirstAssignment`).
     let yieldOnAssignment = Atomic(false)
+    /// The latest error librdkafka's error callback reported that says the cluster refused the
+    /// client while connecting (`KafkaErrorCode.refusesTheClient`): the cause of a request that
+    /// then only timed out.
+    let lastRefusal = Mutex<KafkaError?>(nil)
 
     init(logHandler: (@Sendable (KafkaLogLevel, String) -> Void)?) {
         self.logHandler = logHandler
@@ -34,6 +38,12 @@ final class RDKafkaContext: Sendable {
         } else {
             FileHandle.standardError.write(Data("%\(level.rawValue)|kafka| \(message)\n".utf8))
         }
+    }
+
+    /// Takes note of an error the error callback reported: kept when it is a refusal.
+    func noteError(_ code: KafkaErrorCode, _ reason: String) {
+        guard code.refusesTheClient else { return }
+        lastRefusal.withLock { $0 = .broker(code: code, message: reason) }
     }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaContext? {

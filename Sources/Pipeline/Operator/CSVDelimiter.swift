@@ -16,8 +16,24 @@ public struct CSVDelimiter: Sendable, Hashable, CustomStringConvertible {
     /// `|`.
     public static let pipe = CSVDelimiter(byte: UInt8(ascii: "|"))
 
-    /// The names the option takes, for help and error texts.
-    public static let names = "',', ';', '|' or 'tab' (also written '\\t')"
+    /// Every delimiter the option accepts, with the names each is given by (the first is how the
+    /// option writes it): the one owner of the set, which the parser, the help text and the
+    /// wrong-delimiter check read.
+    private static let named: [(delimiter: CSVDelimiter, names: [String])] = [
+        (.comma, [","]), (.semicolon, [";"]), (.pipe, ["|"]), (.tab, ["tab", "\\t", "\t"]),
+    ]
+
+    /// Every delimiter the option accepts.
+    public static let all = named.map(\.delimiter)
+
+    /// The names the option takes, for help and error texts: `',', ';', '|' or 'tab' (also
+    /// written '\t')`.
+    public static let names: String = {
+        let primary = named.map { "'\($0.names[0])'" }
+        let aliases = named.flatMap { $0.names.dropFirst().filter { $0.allSatisfy { !$0.isWhitespace } } }.map { "'\($0)'" }
+        let listed = primary.dropLast().joined(separator: ", ") + " or " + primary[primary.count - 1]
+        return aliases.isEmpty ? listed : listed + " (also written \(aliases.joined(separator: ", ")))"
+    }()
 
     private init(byte: UInt8) { self.byte = byte }
 
@@ -26,17 +42,15 @@ public struct CSVDelimiter: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: `CSVDelimiterError` naming the value when it is none of these.
     public init(_ name: String) throws(CSVDelimiterError) {
-        switch name {
-        case ",": self = .comma
-        case ";": self = .semicolon
-        case "|": self = .pipe
-        case "tab", "\\t", "\t": self = .tab
-        default: throw CSVDelimiterError(value: name)
-        }
+        guard let match = Self.named.first(where: { $0.names.contains(name) }) else { throw CSVDelimiterError(value: name) }
+        self = match.delimiter
     }
 
     /// The delimiter as the option writes it: `,` `;` `|` or `tab`.
-    public var description: String { self == .tab ? "tab" : String(UnicodeScalar(byte)) }
+    public var description: String { Self.named.first { $0.delimiter == self }?.names[0] ?? String(UnicodeScalar(byte)) }
+
+    /// The delimiter as a message shows it inside quotes: `\t` for a tab, else itself.
+    var shown: String { self == .tab ? "\\t" : String(UnicodeScalar(byte)) }
 
     /// The delimiter as a character, for cutting a line.
     var character: Character { Character(UnicodeScalar(byte)) }

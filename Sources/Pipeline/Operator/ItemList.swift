@@ -66,6 +66,9 @@ public struct ItemList: Sendable {
                     continue
                 }
                 guard let index = columnIndex else {
+                    if fields.count == 1, let seen = Self.otherDelimiter(cutting: line, besides: delimiter) {
+                        throw .wrongDelimiter(header: String(line), used: delimiter, seen: seen)
+                    }
                     columnIndex = try Self.column(column, header: fields)
                     continue
                 }
@@ -98,6 +101,14 @@ public struct ItemList: Sendable {
             return "\(shown) is not an APNs device token (an even number of hex digits)"
         }
         return nil
+    }
+
+    /// The first accepted delimiter other than `used` that cuts `header` (outside quotes) into
+    /// more than one field, or nil.
+    private static func otherDelimiter(cutting header: Substring, besides used: CSVDelimiter) -> CSVDelimiter? {
+        CSVDelimiter.all.first { other in
+            other != used && ((try? csvFields(header, delimiter: other.character))?.count ?? 0) > 1
+        }
     }
 
     private static func column(_ name: String, header: [Substring]) throws(ItemListError) -> Int {

@@ -4,23 +4,20 @@ public enum ItemListError: Error, Sendable, Hashable, CustomStringConvertible {
     case notUTF8
     /// The CSV header has no such column.
     case noSuchColumn(String, header: [String])
+    /// The CSV header, cut on `used`, is one field that `seen` (another accepted delimiter)
+    /// cuts: the file was most likely written with `seen` (Excel writes `;` in many locales),
+    /// and every line would be read as one garbage item.
+    case wrongDelimiter(header: String, used: CSVDelimiter, seen: CSVDelimiter)
     /// The input holds no item at all: it is empty, or every line is blank (or only a CSV header).
     case noItems
 
     public var description: String {
         switch self {
         case .notUTF8: "the input is not UTF-8 text"
-        case .noSuchColumn(let name, let header): "no column '\(name)' in the CSV header (\(header.joined(separator: ",")))" + Self.delimiterHint(header)
+        case .noSuchColumn(let name, let header): "no column '\(name)' in the CSV header (\(header.joined(separator: ",")))"
+        case .wrongDelimiter(let header, let used, let seen):
+            "the CSV header (\(header)) is one column cut on '\(used.shown)' but holds '\(seen.shown)': try --csv-delimiter '\(seen)'"
         case .noItems: "no items: the input is empty or every line is blank"
         }
-    }
-
-    /// A header read as one column that holds another delimiter was most likely cut on the wrong
-    /// one (Excel writes `;` in many locales): names the option and the delimiter seen.
-    private static func delimiterHint(_ header: [String]) -> String {
-        guard header.count == 1,
-            let seen = [CSVDelimiter.semicolon, .tab, .pipe, .comma].first(where: { header[0].utf8.contains($0.byte) })
-        else { return "" }
-        return "; the header is one column holding '\(seen == .tab ? "\\t" : seen.description)': try --csv-delimiter '\(seen)'"
     }
 }

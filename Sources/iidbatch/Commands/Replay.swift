@@ -91,8 +91,10 @@ struct Replay: AsyncParsableCommand {
             progress.finish()
             // The broker did not take them: waiting for it to take the rest would only delay the exit.
             await producer.close(timeout: .zero)
-            let topics = Set(replays.map(\.record.topic)).sorted().joined(separator: ", ")
-            throw kafka.timeout.failure("producing replays to \(topics) (\(sent) of \(replays.count) record(s) acknowledged)", configuration, error)
+            let topics = Set(replays.map(\.record.topic)).sorted()
+            throw await kafka.timeout.sendFailure(
+                "producing replays to \(topics.joined(separator: ", ")) (\(sent) of \(replays.count) record(s) acknowledged)", topics: topics, configuration,
+                error)
         }
         progress.finish()
         await producer.close()

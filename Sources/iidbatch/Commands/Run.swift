@@ -162,18 +162,28 @@ struct Run: AsyncParsableCommand {
         }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: workers.map {
-                    .init(
-                        service: WorkerService(worker: $0), successTerminationBehavior: .gracefullyShutdownGroup,
+                services: workers.map { worker in
+                    let service = WorkerService(worker: worker)
+                    return .init(
+                        service: NamedService(name: "the worker of \(service)", base: service), successTerminationBehavior: .gracefullyShutdownGroup,
                         failureTerminationBehavior: .gracefullyShutdownGroup)
                 } + [
-                    .init(service: StatisticsReporter(workers: workers, interval: .seconds(10)), successTerminationBehavior: .ignore),
                     .init(
-                        service: ControlService(topic: controlTopic, snapshot: snapshot, workers: workers), successTerminationBehavior: .ignore,
-                        failureTerminationBehavior: .gracefullyShutdownGroup),
+                        service: NamedService(name: "the statistics reporter", base: StatisticsReporter(workers: workers, interval: .seconds(10))),
+                        successTerminationBehavior: .ignore),
+                    .init(
+                        service: NamedService(
+                            name: "the control listener on \(controlTopic.name)",
+                            base: ControlService(topic: controlTopic, snapshot: snapshot, workers: workers)),
+                        successTerminationBehavior: .ignore, failureTerminationBehavior: .gracefullyShutdownGroup),
                 ]
                     + (httpPort.map { port in
-                        [.init(service: OperationsServer.make(port: port, workers: workers, registry: registry, breakerGrace: readyBreakerGrace.duration))]
+                        [
+                            .init(
+                                service: NamedService(
+                                    name: "the HTTP server on port \(port) (--http-port)",
+                                    base: OperationsServer.make(port: port, workers: workers, registry: registry, breakerGrace: readyBreakerGrace.duration)))
+                        ]
                     } ?? []),
                 logger: logger))
         let relay = Task {
@@ -191,6 +201,6 @@ struct Run: AsyncParsableCommand {
         for worker in workers { total.merge(await worker.currentStatistics()) }
         Output.line("iidbatch run: stopped after \(total.records) records, \(total.outcomeCount) outcomes, \(total.deadLetters) dead letters")
         try? await client.shutdown()
-        if let failure { throw RuntimeError(ExitStatus(unclassified: failure), "iidbatch run: a worker stopped itself: \(failure)") }
+        if let failure { throw RuntimeError(ExitStatus(unclassified: failure), "iidbatch run: \(failure)") }
     }
 }

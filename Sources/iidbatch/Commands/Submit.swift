@@ -74,7 +74,7 @@ struct Submit: AsyncParsableCommand {
     @Option(help: "Ids are <prefix>-<n> with this prefix instead of the derived one.")
     var idPrefix: String?
 
-    @Flag(help: "Fail (exit 65, produce nothing) when any line is bad, instead of skipping it.")
+    @Flag(help: "Fail (exit \(ExitStatus.dataError.rawValue), produce nothing) when any line is bad, instead of skipping it.")
     var strict = false
 
     @OptionGroup var kafka: KafkaOptions
@@ -98,7 +98,7 @@ struct Submit: AsyncParsableCommand {
         let records = plan.recordCount(items: list.items.count)
         let configuration = try kafka.configuration()
         // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
-        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
+        _ = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         let progress = ProgressReporter("submit", total: list.items.count)
@@ -117,8 +117,8 @@ struct Submit: AsyncParsableCommand {
             progress.finish()
             // The broker did not take them: waiting for it to take the rest would only delay the exit.
             await producer.close(timeout: .zero)
-            let absent = cluster.topic(topic) == nil ? "; the cluster lists no topic \(topic)" : ""
-            throw kafka.timeout.failure("producing to \(topic) (\(sent) of \(records) record(s) acknowledged\(absent))", configuration, error)
+            throw await kafka.timeout.sendFailure(
+                "producing to \(topic) (\(sent) of \(records) record(s) acknowledged)", topics: [topic], configuration, error)
         }
         progress.finish()
         await producer.close()

@@ -15,19 +15,23 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// help is printed with the error.
     case usage = 64
     /// EX_DATAERR: the input data is wrong (an item file with bad lines under `--strict`, no
-    /// items, not UTF-8, no such CSV column; a record the broker refuses as too large).
+    /// items, not UTF-8, no such CSV column, a CSV header cut on the wrong delimiter; a record
+    /// the broker refuses as too large).
     case dataError = 65
-    /// EX_NOINPUT: an input file named on the command line does not exist or cannot be read.
+    /// EX_NOINPUT: an input file named on the command line (or a key file named by
+    /// `GOOGLE_APPLICATION_CREDENTIALS`) does not exist or cannot be read.
     case noInput = 66
     /// EX_UNAVAILABLE: a broker or backend did not answer within `--timeout` (or refused the work
-    /// for a reason of its own): the message names what did not answer.
+    /// for a reason of its own), or a metadata server that is there did not answer: the message
+    /// names what did not answer.
     case unavailable = 69
     /// EX_SOFTWARE: an internal error, a bug or an invariant that did not hold.
     case software = 70
     /// EX_IOERR: a file could not be written.
     case ioError = 74
     /// EX_CONFIG: the configuration is wrong: a pipeline file, a key file, a Kafka property, a
-    /// topic the cluster does not have, credentials or ACLs the broker refuses.
+    /// topic the cluster does not have (and does not create), credentials, TLS or ACLs the broker
+    /// refuses, no credentials and no metadata server, an `--http-port` that cannot be bound.
     case config = 78
 
     /// The status for a Kafka failure that ends a command.
@@ -40,7 +44,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
             self = .config
         case .broker(let code, _):
             switch code {
-            case .topicAuthorizationFailed, .clusterAuthorizationFailed, .groupAuthorizationFailed, .saslAuthenticationFailed, .authentication,
+            case .topicAuthorizationFailed, .clusterAuthorizationFailed, .groupAuthorizationFailed, .saslAuthenticationFailed, .authentication, .ssl,
                 .unknownTopic, .unknownTopicOrPartition, .unknownPartition, .topicException:
                 self = .config
             case .messageSizeTooLarge, .recordListTooLarge, .invalidRecord:
@@ -72,10 +76,17 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         }
     }
 
-    /// The status for credentials found nowhere: unavailable when the metadata server did not
-    /// answer (on GKE, GCE or Cloud Run it serves them), else configuration.
+    /// The status for credentials found nowhere: a key file `GOOGLE_APPLICATION_CREDENTIALS`
+    /// names ends as that file named by `--credentials` would (missing: no input); a metadata
+    /// server that is there and did not answer (on GKE, GCE or Cloud Run it serves them) is
+    /// unavailable; none there (off Google Cloud) or one without credentials is configuration,
+    /// so a supervisor does not restart into the same failure.
     init(_ error: ApplicationDefaultCredentials.NotFound) {
-        self = error.unansweredMetadataServer == nil ? .config : .unavailable
+        if let keyFile = error.keyFileError {
+            self.init(keyFile)
+        } else {
+            self = error.unansweredMetadataServer == nil ? .config : .unavailable
+        }
     }
 
     /// The status for a worker that stopped itself: its Kafka error's, or internal for an
@@ -92,6 +103,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     init(unclassified error: any Error) {
         switch error {
         case let error as RuntimeError: self = error.status
+        case let error as ServiceFailure: self = error.status
         case let error as KafkaError: self.init(error)
         case let error as PipelineFileError: self.init(error)
         case let error as PipelineWorkerError: self.init(error)

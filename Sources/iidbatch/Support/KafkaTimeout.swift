@@ -12,7 +12,7 @@ struct KafkaTimeout: ParsableArguments {
     @Option(
         name: .customLong("timeout"),
         help: ArgumentHelp(
-            "How long to wait for the Kafka brokers to answer (metadata, a topic's offsets, the first delivery) before exiting 69.",
+            "How long to wait for the Kafka brokers to answer (metadata, a topic's offsets, the first delivery) before exiting \(ExitStatus.unavailable.rawValue).",
             valueName: "duration"))
     var limit = DurationArgument(argument: KafkaTimeout.defaultText)!
 
@@ -58,6 +58,22 @@ struct KafkaTimeout: ParsableArguments {
         let brokers = Self.brokers(configuration)
         guard Self.isNoAnswer(error) else { return RuntimeError(kafka: error, "\(what) failed at \(brokers): \(error)") }
         return RuntimeError(.unavailable, "\(what): the Kafka brokers at \(brokers) did not answer within --timeout \(limit.text): \(error)")
+    }
+
+    /// The error that ends a command whose send of records to `topics` failed with `error`.
+    /// librdkafka holds records for a topic the cluster does not have, and does not create,
+    /// until `topic.metadata.propagation.max.ms` (30 s), longer than the first answer may take:
+    /// so when no answer came, the cluster is asked again, and if it answers without one of the
+    /// topics, that is the cause (configuration, naming the topic), not an outage. Otherwise
+    /// as `failure(_:_:_:)`.
+    func sendFailure(_ what: String, topics: [String], _ configuration: KafkaConfiguration, _ error: KafkaError) async -> RuntimeError {
+        guard Self.isNoAnswer(error), let cluster = try? await reach(configuration, for: what) else { return failure(what, configuration, error) }
+        let absent = topics.filter { cluster.topic($0) == nil }
+        guard !absent.isEmpty else { return failure(what, configuration, error) }
+        return RuntimeError(
+            .config,
+            "\(what): the Kafka cluster at \(Self.brokers(configuration)) answers but has no topic \(absent.joined(separator: ", ")), and did not create it on first use: create it, or name another (\(error))"
+        )
     }
 
     /// True when `error` says the cluster did not answer (a timeout, a connection that failed, a

@@ -7,10 +7,14 @@ struct PipelineTopics: ParsableArguments {
     @Option(help: ArgumentHelp("The pipeline files whose topics are the defaults (a folder or one file).", valueName: "path"))
     var pipelines = "pipelines"
 
-    /// The pipeline files, or a usage error naming the option to give instead.
+    /// The pipeline files.
+    ///
+    /// - Throws: `RuntimeError` with the status of a pipeline file that cannot be used
+    ///   (configuration, as `run` and `control` report it), naming the file and `option`, which
+    ///   would have made it unneeded; no usage help, since the command line is not what is wrong.
     func load(orName option: String) throws -> [PipelineConfiguration] {
         do { return try PipelineFile.loadAll(pipelines) } catch {
-            throw ValidationError("\(option) is needed: the default comes from the pipeline files, and \(error)")
+            throw RuntimeError(ExitStatus(error), "\(error) (the default of \(option) comes from the pipeline files; or give \(option))")
         }
     }
 

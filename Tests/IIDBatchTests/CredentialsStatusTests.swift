@@ -1,0 +1,19 @@
+import InstanceAPI
+import Testing
+
+@testable import iidbatch
+
+/// Credentials found nowhere end by their cause.
+@Suite("ExitStatus: credentials found nowhere")
+struct CredentialsStatusTests {
+    @Test("a key file named by GOOGLE_APPLICATION_CREDENTIALS ends as by --credentials; an unanswered metadata server 69; none there 78")
+    func statuses() {
+        typealias NotFound = ApplicationDefaultCredentials.NotFound
+        let missing = CredentialsError.fileNotFound(path: "/missing.json")
+        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == iidbatch.ExitStatus(missing))
+        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == .noInput)
+        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], keyFileError: .invalidJSON(path: "k.json"))) == .config)
+        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], unansweredMetadataServer: "metadata.google.internal")) == .unavailable)
+        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"])) == .config)
+    }
+}

@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+@testable import InstanceAPI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Off Google Cloud there is no metadata server: its name does not resolve, or nothing listens.
+/// That is "nothing configured" (EX_CONFIG, which a supervisor does not restart into a loop), not
+/// an outage; a metadata server that is there and does not answer is one.
+@Suite("Application Default Credentials: no metadata server is not an outage")
+struct MetadataServerAbsenceTests {
+    @Test("a refused connection says no server is there; a timeout does not")
+    func noServer() {
+        #expect(HTTPFailure.isNoServer(IOError(errnoCode: ECONNREFUSED, reason: "connect")))
+        #expect(!HTTPFailure.isNoServer(IOError(errnoCode: ETIMEDOUT, reason: "connect")))
+        #expect(!HTTPFailure.isNoServer(HTTPClientError.deadlineExceeded))
+        #expect(!HTTPFailure.isNoServer(HTTPClientError.connectTimeout))
+    }
+
+    @Test(
+        "a name that does not resolve or a port that refuses: not found, with no unanswered server (not an outage)", arguments: ["metadata.invalid", "REFUSED"])
+    func absent(_ given: String) async throws {
+        let refusing = try Self.socket(listening: false)
+        defer { close(refusing.fd) }
+        let host = given == "REFUSED" ? "127.0.0.1:\(refusing.port)" : given
+        let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
+            try await ApplicationDefaultCredentials.find(
+                explicitPath: nil, environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""], metadataTimeout: .seconds(2))
+        }
+        #expect(error?.unansweredMetadataServer == nil, "\(String(describing: error))")
+        #expect(error?.description.contains("the metadata server at \(host): not there") == true, "\(String(describing: error))")
+    }
+
+    @Test("a server that accepts and never answers: not found, naming it as unanswered (an outage)")
+    func silent() async throws {
+        let silent = try Self.socket(listening: true)
+        defer { close(silent.fd) }
+        let host = "127.0.0.1:\(silent.port)"
+        let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
+            try await ApplicationDefaultCredentials.find(
+                explicitPath: nil, environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""], metadataTimeout: .milliseconds(300))
+        }
+        #expect(error?.unansweredMetadataServer == host, "\(String(describing: error))")
+    }
+
+    @Test("GOOGLE_APPLICATION_CREDENTIALS naming a missing file carries the key file's error, as --credentials throws it")
+    func missingKeyFile() async throws {
+        let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
+            try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: ["GOOGLE_APPLICATION_CREDENTIALS": "/missing.json"])
+        }
+        #expect(error?.keyFileError == .fileNotFound(path: "/missing.json"), "\(String(describing: error))")
+        #expect(error?.description.contains("GOOGLE_APPLICATION_CREDENTIALS=/missing.json") == true, "\(String(describing: error))")
+    }
+
+    /// A TCP socket bound to an ephemeral loopback port (listening, so connections complete and
+    /// are never answered, or not, so they are refused), and the port.
+    private static func socket(listening: Bool) throws -> (fd: Int32, port: UInt16) {
+        #if canImport(Glibc)
+            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard fd >= 0, named, !listening || listen(fd, 16) == 0 else { throw IOError(errnoCode: errno, reason: "test socket") }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+}
