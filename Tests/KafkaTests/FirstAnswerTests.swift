@@ -22,10 +22,12 @@ struct FirstAnswerTests {
             return
         }
         #expect(timeout == .seconds(1))
-        #expect(waited >= .seconds(1) && waited < .seconds(10), "waited \(waited)")
+        // Far below librdkafka's own 300 s message timeout, which would end the send without the
+        // deadline; generous, since a loaded test run can hold a timer back for many seconds.
+        #expect(waited >= .seconds(1) && waited < .seconds(100), "waited \(waited)")
         let closing = ContinuousClock.now
         await producer.close(timeout: .zero)
-        #expect(ContinuousClock.now - closing < .seconds(10), "the records no broker took do not hold the close")
+        #expect(ContinuousClock.now - closing < .seconds(100), "the records no broker took do not hold the close (300 s if they did)")
     }
 
     @Test("a cluster that answers: every record is sent, none cut short by the deadline")
