@@ -46,7 +46,7 @@ apt-deps:
 		echo "make: error: no apt-get here; install librdkafka (with rdkafka_mock.h) and$$missing by hand" >&2; exit 1; fi; \
 	had_prometheus=no; \
 	dpkg-query -W -f='$${Status}' $(APT_PROMETHEUS) 2>/dev/null | grep -q 'install ok installed' && had_prometheus=yes; \
-	install() { DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq "$$@" >/dev/null; }; \
+	install() { $$sudo /usr/bin/env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$$@" >/dev/null; }; \
 	{ $$sudo apt-get update -qq && install $(APT_PACKAGES) && install --no-install-recommends $(APT_PROMETHEUS); } \
 		|| { echo "make: error: 'apt-get install $(APT_PACKAGES) $(APT_PROMETHEUS)' failed; install them by hand and run make again" >&2; exit 1; }; \
 	if [ $$had_prometheus = no ] && [ -d $(SYSTEMD_RUNTIME) ] && systemctl is-enabled --quiet $(APT_PROMETHEUS) 2>/dev/null; then \

@@ -66,6 +66,9 @@ public enum ApplicationDefaultCredentials {
     /// to answer the first; google-auth probes three times too).
     static let metadataProbes = 3
 
+    /// The pause before probing again a metadata server that was not there.
+    static let absentServerPause = Duration.seconds(1)
+
     /// The project id the metadata server at `host` serves, or why it could not be had.
     private static func metadataProject(host: String, timeout: Duration) async -> Result<String, MetadataFailure> {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
@@ -85,9 +88,11 @@ public enum ApplicationDefaultCredentials {
                 }
                 break
             } catch  where HTTPFailure.isNoServer(error) {
-                // Off Google Cloud: probing again would find nothing either.
+                // Off Google Cloud, or a resolver or metadata server not ready yet (a VM's first
+                // seconds; GKE's metadata server refuses a new pod's first connections): absent
+                // only when every probe, a second apart, found nothing.
                 result = .failure(MetadataFailure("not there (\(HTTPFailure.describe(error))): not on Google Cloud", answered: false, absent: true))
-                break
+                if probe < metadataProbes { try? await Task.sleep(for: absentServerPause) }
             } catch {
                 result = .failure(MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))", answered: false))
             }

@@ -83,7 +83,7 @@ struct ExitStatusReviewTests {
         #expect(!result.output.contains(nobody.address), "the input is judged before any broker is asked: \(result.output)")
     }
 
-    @Test("run whose --http-port is taken exits 78 naming the HTTP server and the port, not 70 'a worker stopped itself'")
+    @Test("run whose --http-port is taken exits 69 (a supervisor tries again) naming the HTTP server and the port, not 70 'a worker stopped itself'")
     func httpPortTaken() async throws {
         try await withPipelineFixture(partitions: 1) { fixture in
             let folder = try RunFolder(fixture, name: "port-taken")
@@ -92,7 +92,7 @@ struct ExitStatusReviewTests {
             let taken = try DeadBroker.silent()  // a listening socket holds the port
             let port = taken.address.split(separator: ":").last.map(String.init) ?? ""
             let result = try await run(folder.runArguments(fixture, pipeline: pipeline, ["--http-port", port, "--log-level", "warning"]))
-            #expect(result.status == 78, "\(result.output)")
+            #expect(result.status == 69, "\(result.output)")
             #expect(result.output.contains("the HTTP server on port \(port) (--http-port)"), "\(result.output)")
             #expect(result.output.contains("in use"), "\(result.output)")
             #expect(!result.output.contains("a worker stopped itself"), "\(result.output)")

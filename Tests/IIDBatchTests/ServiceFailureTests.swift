@@ -9,10 +9,15 @@ import Testing
 /// A service of `run` that stops is named in the exit message, with the status of its cause.
 @Suite("ServiceFailure: the failing service by name, the status by cause")
 struct ServiceFailureTests {
-    @Test("an address the HTTP server cannot bind is configuration (78); a worker's Kafka error keeps its kind; anything else is internal")
+    @Test(
+        "an address the HTTP server may never bind is configuration (78), a port in use unavailable (69); a worker's Kafka error keeps its kind; anything else is internal"
+    )
     func statuses() {
         let server = "the HTTP server on port 9464 (--http-port)"
-        for errno in [EADDRINUSE, EACCES, EADDRNOTAVAIL] {
+        let inUse = ServiceFailure(service: server, error: IOError(errnoCode: EADDRINUSE, reason: "bind(descriptor:ptr:bytes:)"))
+        #expect(inUse.status == .unavailable, "\(inUse)")
+        #expect(iidbatch.ExitStatus(unclassified: inUse) == .unavailable)
+        for errno in [EACCES, EADDRNOTAVAIL] {
             let failure = ServiceFailure(service: server, error: IOError(errnoCode: errno, reason: "bind(descriptor:ptr:bytes:)"))
             #expect(failure.status == .config, "\(failure)")
             #expect(iidbatch.ExitStatus(unclassified: failure) == .config)

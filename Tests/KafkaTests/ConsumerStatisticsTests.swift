@@ -37,7 +37,11 @@ struct ConsumerStatisticsTests {
                       "consumer_lag": 20},
                 "4": {"partition": 4, "committed_offset": 5, "lo_offset": 0, "hi_offset": -1001, "consumer_lag": -1},
                 "5": {"partition": 5, "committed_offset": -1001, "lo_offset": 50, "hi_offset": 50, "ls_offset": 50,
-                      "consumer_lag": -1}}}}}
+                      "consumer_lag": -1},
+                "6": {"partition": 6, "committed_offset": 100, "stored_offset": 180, "lo_offset": 0, "hi_offset": 200,
+                      "ls_offset": 200, "consumer_lag": 100, "consumer_lag_stored": 20},
+                "7": {"partition": 7, "committed_offset": -1001, "stored_offset": 30, "lo_offset": 0, "hi_offset": 90,
+                      "ls_offset": 90, "consumer_lag": -1, "consumer_lag_stored": 60}}}}}
             """
         let statistics = try #require(KafkaConsumerStatistics(json: json))
         let topic = "iidbatch.deletions"
@@ -47,6 +51,8 @@ struct ConsumerStatisticsTests {
                 KafkaTopicPartition(topic: topic, partition: 1): 40,  // no ls_offset: the high watermark
                 KafkaTopicPartition(topic: topic, partition: 3): 20,  // committed: librdkafka's own lag
                 KafkaTopicPartition(topic: topic, partition: 5): 0,  // never committed, nothing to read
+                KafkaTopicPartition(topic: topic, partition: 6): 20,  // finished work waiting for a commit is not lag
+                KafkaTopicPartition(topic: topic, partition: 7): 60,  // stored before its first commit: not the whole backlog
             ])
     }
 }

@@ -35,6 +35,9 @@ struct CSVWrongDelimiterTests {
         #expect(plain.items == ["abc", "def"])
         let quoted = try ItemList(Data("\"token;v2\"\nabc\n".utf8), format: .csv(column: "1"), op: .topicsSubscribe)
         #expect(quoted.items == ["abc"])
+        // The column asked for by the header's whole name: the header is that one column.
+        let named = try ItemList(Data("device;id\nabc\n".utf8), format: .csv(column: "device;id"), op: .topicsSubscribe)
+        #expect(named.items == ["abc"])
     }
 
     @Test("the accepted delimiters have one owner: every one is parsed by its names and listed in the help text")

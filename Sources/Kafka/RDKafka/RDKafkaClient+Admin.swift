@@ -67,6 +67,8 @@ extension RDKafkaClient {
             return .failure(RDKafkaErrors.error(code, "metadata request failed: \(RDKafkaErrors.text(of: code.rawValue))"))
         }
         defer { rd_kafka_metadata_destroy(pointer) }
+        // The cluster answered: a refusal noted before no longer explains a later failure.
+        context.lastRefusal.withLock { $0 = nil }
         let m = pointer.pointee
         let brokers = (0..<Int(m.broker_cnt)).map { index in
             let b = m.brokers[index]

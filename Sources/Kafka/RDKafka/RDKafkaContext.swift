@@ -42,8 +42,16 @@ final class RDKafkaContext: Sendable {
 
     /// Takes note of an error the error callback reported: kept when it is a refusal.
     func noteError(_ code: KafkaErrorCode, _ reason: String) {
-        guard code.refusesTheClient else { return }
+        guard code.refusesTheClient, !Self.isLocalCredentialFailure(reason) else { return }
         lastRefusal.withLock { $0 = .broker(code: code, message: reason) }
+    }
+
+    /// True when librdkafka's `_AUTHENTICATION` reason says the client could not get its own
+    /// credentials (an OAUTHBEARER token endpoint or Kerberos's kinit failing, often for a
+    /// moment), not that the cluster refused the ones it showed: no refusal, so a first request
+    /// that only times out stays an outage.
+    static func isLocalCredentialFailure(_ reason: String) -> Bool {
+        reason.contains("OAUTHBEARER token") || reason.contains("kinit")
     }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaContext? {

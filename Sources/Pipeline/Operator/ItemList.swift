@@ -66,7 +66,11 @@ public struct ItemList: Sendable {
                     continue
                 }
                 guard let index = columnIndex else {
-                    if fields.count == 1, let seen = Self.otherDelimiter(cutting: line, besides: delimiter) {
+                    // A header read as one column that another delimiter would cut was written
+                    // with that one; unless the column asked for is that whole header by name.
+                    if fields.count == 1, fields[0].trimmingCharacters(in: .whitespaces) != column,
+                        let seen = Self.otherDelimiter(cutting: line, besides: delimiter)
+                    {
                         throw .wrongDelimiter(header: String(line), used: delimiter, seen: seen)
                     }
                     columnIndex = try Self.column(column, header: fields)

@@ -23,7 +23,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case noInput = 66
     /// EX_UNAVAILABLE: a broker or backend did not answer within `--timeout` (or refused the work
     /// for a reason of its own), or a metadata server that is there did not answer: the message
-    /// names what did not answer.
+    /// names what did not answer; or an `--http-port` another process holds for now.
     case unavailable = 69
     /// EX_SOFTWARE: an internal error, a bug or an invariant that did not hold.
     case software = 70
@@ -31,7 +31,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case ioError = 74
     /// EX_CONFIG: the configuration is wrong: a pipeline file, a key file, a Kafka property, a
     /// topic the cluster does not have (and does not create), credentials, TLS or ACLs the broker
-    /// refuses, no credentials and no metadata server, an `--http-port` that cannot be bound.
+    /// refuses, no credentials and no metadata server, an `--http-port` not allowed or not this
+    /// machine's.
     case config = 78
 
     /// The status for a Kafka failure that ends a command.

@@ -72,7 +72,7 @@ struct KafkaTimeout: ParsableArguments {
         guard !absent.isEmpty else { return failure(what, configuration, error) }
         return RuntimeError(
             .config,
-            "\(what): the Kafka cluster at \(Self.brokers(configuration)) answers but has no topic \(absent.joined(separator: ", ")), and did not create it on first use: create it, or name another (\(error))"
+            "\(what): the Kafka cluster at \(Self.brokers(configuration)) answers but has no topic \(absent.joined(separator: ", ")), and did not create it on first use: create it, or name another; if it exists, grant this client DESCRIBE and WRITE on it, since a topic the ACLs hide is not listed (\(error))"
         )
     }
 

@@ -12,13 +12,19 @@ struct ServiceFailure: Error, CustomStringConvertible {
 
     var description: String { "\(service) stopped: \(error)" }
 
-    /// The status the process exits with: an address the server cannot bind (in use, not
-    /// allowed, not this machine's) is configuration; anything else by its kind.
+    /// The status the process exits with: an address the server may never bind (not allowed,
+    /// not this machine's) is configuration; a port another process holds is unavailable for now
+    /// (69), since it frees when that process goes, and a supervisor should try again (a
+    /// Prometheus server on 9090 beside a unit that stops restarting on 78 would otherwise leave
+    /// the workers down for good); anything else by its kind.
     var status: ExitStatus {
-        if let error = error as? IOError, Self.bindRefusals.contains(error.errnoCode) { return .config }
+        if let error = error as? IOError {
+            if error.errnoCode == EADDRINUSE { return .unavailable }
+            if Self.bindRefusals.contains(error.errnoCode) { return .config }
+        }
         return ExitStatus(unclassified: error)
     }
 
     /// The `bind` errors a listening address of the configuration causes.
-    static let bindRefusals: Set<Int32> = [EADDRINUSE, EACCES, EADDRNOTAVAIL]
+    static let bindRefusals: Set<Int32> = [EACCES, EADDRNOTAVAIL]
 }
