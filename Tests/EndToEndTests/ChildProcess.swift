@@ -8,12 +8,13 @@ final class ChildProcess: Sendable {
     private let process: Process
     private let output = Observed(ChildOutput())
 
-    /// Starts `executable` with `arguments` (and `environment` over this process's); stdout and
-    /// stderr are collected together.
-    init(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments` (and `environment` over this process's), in
+    /// `directory` when given; stdout and stderr are collected together.
+    init(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe

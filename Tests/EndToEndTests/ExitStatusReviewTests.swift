@@ -37,6 +37,20 @@ struct ExitStatusReviewTests {
         withExtendedLifetime(nobody) {}
     }
 
+    @Test("no topic option and no pipelines/ folder where the command runs: a usage error (64) naming the option, not 78")
+    func noDefaultPipelines() async throws {
+        let folder = try OperatorCommand.temporaryFolder("no-pipelines")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nobody = try DeadBroker.closed()
+        for (arguments, option) in [(["outcomes"], "--from"), (["reconcile", "--outcomes", "o"], "--requests")] {
+            let child = try ChildProcess(try Programs.iidbatch, arguments + ["--brokers", nobody.address], directory: folder)
+            let status = try await child.waitForExit(seconds: 120)
+            #expect(status == 64, "\(arguments): \(child.text)")
+            #expect(child.text.contains("\(option) is needed: there is no pipelines/ folder here"), "\(arguments): \(child.text)")
+        }
+        withExtendedLifetime(nobody) {}
+    }
+
     @Test("submit to a topic the cluster does not have and does not create exits 78 naming the topic, not 69 'did not answer'")
     func submitToMissingTopic() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)

@@ -1,18 +1,28 @@
 import ArgumentParser
+import Foundation
 import Pipeline
 
 /// The topics the operator commands use when none is named: those of the pipeline files
 /// (`--pipelines`, `pipelines/` by default), so the command line writes no topic name of its own.
 struct PipelineTopics: ParsableArguments {
     @Option(help: ArgumentHelp("The pipeline files whose topics are the defaults (a folder or one file).", valueName: "path"))
-    var pipelines = "pipelines"
+    var pipelines = Self.defaultFolder
+
+    /// Where the pipeline files are unless `--pipelines` says otherwise.
+    static let defaultFolder = "pipelines"
 
     /// The pipeline files.
     ///
     /// - Throws: `RuntimeError` with the status of a pipeline file that cannot be used
     ///   (configuration, as `run` and `control` report it), naming the file and `option`, which
     ///   would have made it unneeded; no usage help, since the command line is not what is wrong.
+    ///   When `--pipelines` was left at its default and no such folder is here, the command
+    ///   line lacks `option`: a usage error naming it.
     func load(orName option: String) throws -> [PipelineConfiguration] {
+        if pipelines == Self.defaultFolder, !FileManager.default.fileExists(atPath: pipelines) {
+            throw ValidationError(
+                "\(option) is needed: there is no \(Self.defaultFolder)/ folder here to take it from (give \(option), or --pipelines with the pipeline files)")
+        }
         do { return try PipelineFile.loadAll(pipelines) } catch {
             throw RuntimeError(ExitStatus(error), "\(error) (the default of \(option) comes from the pipeline files; or give \(option))")
         }
