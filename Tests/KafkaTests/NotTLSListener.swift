@@ -40,6 +40,11 @@ final class NotTLSListener: @unchecked Sendable {
             while true {
                 let connection = accept(fd, nil, nil)
                 guard connection >= 0 else { return }  // the listener was shut down
+                // The client's hello is read first: a socket closed with unread bytes sends a
+                // reset, which the client could see before the answer (a transport failure,
+                // not the handshake's).
+                var hello = [UInt8](repeating: 0, count: 16_384)
+                _ = hello.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
                 _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 close(connection)
             }

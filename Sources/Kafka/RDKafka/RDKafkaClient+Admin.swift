@@ -56,9 +56,20 @@ extension RDKafkaClient {
     /// A request that failed without an answer (it timed out, the connection failed) while the
     /// cluster refused this client (`KafkaErrorCode.refusesTheClient`, which librdkafka reports
     /// only to the error callback) fails with that refusal: the cause, not the timeout.
+    ///
+    /// A connection that failed before the timeout is not the end: librdkafka connects again,
+    /// and the request is asked again within what is left of `timeout`, until an answer, a
+    /// refusal, or the timeout. (The refusal behind a failed connection, a TLS handshake's, may
+    /// reach the error callback only after the request failed.)
     func metadata(timeout: Duration) -> Result<KafkaClusterMetadata, KafkaError> {
         var pointer: UnsafePointer<rd_kafka_metadata>?
-        let code = rd_kafka_metadata(handle, 1, nil, &pointer, timeout.rdKafkaMilliseconds)
+        let deadline = ContinuousClock.now + timeout
+        var code = rd_kafka_metadata(handle, 1, nil, &pointer, timeout.rdKafkaMilliseconds)
+        while code == RD_KAFKA_RESP_ERR__TRANSPORT, pointer == nil, ContinuousClock.now < deadline {
+            serveErrors()
+            if context.lastRefusal.withLock({ $0 }) != nil { break }
+            code = rd_kafka_metadata(handle, 1, nil, &pointer, max(.milliseconds(1), deadline - ContinuousClock.now).rdKafkaMilliseconds)
+        }
         guard RDKafkaErrors.isSuccess(code), let pointer else {
             serveErrors()
             if let refusal = context.lastRefusal.withLock({ $0 }), case .broker(let cause, let reason) = refusal {
@@ -103,6 +114,12 @@ extension RDKafkaClient {
             let assigned = partitions.pointee.cnt
             rd_kafka_topic_partition_list_destroy(partitions)
             guard assigned == 0, let message = rd_kafka_consumer_poll(handle, 0) else { return }
+            // librdkafka hands a consumer's errors out as messages, not to the error callback:
+            // noted as the callback's would be.
+            if !RDKafkaErrors.isSuccess(message.pointee.err) {
+                context.noteError(
+                    KafkaErrorCode(rawValue: message.pointee.err.rawValue), rd_kafka_message_errstr(message).map { String(cString: $0) } ?? "")
+            }
             rd_kafka_message_destroy(message)
         }
     }
