@@ -182,7 +182,11 @@ struct Run: AsyncParsableCommand {
                             .init(
                                 service: NamedService(
                                     name: "the HTTP server on port \(port) (--http-port)",
-                                    base: OperationsServer.make(port: port, workers: workers, registry: registry, breakerGrace: readyBreakerGrace.duration)))
+                                    base: OperationsServer.make(port: port, workers: workers, registry: registry, breakerGrace: readyBreakerGrace.duration)),
+                                // Not the default, cancelling the group: a worker cancelled
+                                // in its first moments may not end; stopped gracefully, it
+                                // drains, commits and ends (the test of a port in use hung).
+                                failureTerminationBehavior: .gracefullyShutdownGroup)
                         ]
                     } ?? []),
                 logger: logger))
