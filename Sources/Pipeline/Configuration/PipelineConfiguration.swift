@@ -24,13 +24,15 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var maxItemsPerCall: Int
     /// How long a partial call may wait for more items before it is sent anyway.
     public var linger: Duration
-    /// Backend calls in flight at once.
+    /// The most backend calls in flight at once (`concurrency`): the cap of each API's
+    /// `ConcurrencyLimit`, which follows its rate and latency, and of all APIs together.
     public var concurrency: Int
     /// The most backend calls per second, per API (`rate-limit`): the adaptive rate's ceiling; nil
     /// for none.
     public var callsPerSecond: Double?
-    /// How the rate per API is found under the ceiling (`adaptive-rate`); its `ceiling` is ignored
-    /// in favour of `callsPerSecond`.
+    /// How the rate per API is found under the ceiling (`adaptive-rate`): unpaced until the API
+    /// first throttles unless `start` is given; its `ceiling` is ignored in favour of
+    /// `callsPerSecond`.
     public var adaptiveRate = AdaptiveRate.Settings()
     /// Retries of retryable items.
     public var retry: RetryPolicy

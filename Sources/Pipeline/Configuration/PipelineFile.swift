@@ -14,9 +14,10 @@ import Yams
 /// project: my-firebase-app              # default: --project, $GOOGLE_CLOUD_PROJECT, the credentials'
 /// backend: iid-batch                    # or fcm-v1 (topic pipelines)
 /// batching: { max-items: 1000, linger: 50ms }
-/// concurrency: 16
+/// concurrency: 16                       # the most calls in flight; per API, rate × latency × 1.5 of them
 /// rate-limit: 500                       # calls per second per API: the adaptive rate's ceiling
-/// adaptive-rate: { start: 20, floor: 1, increase: 2, decrease: 0.7 }
+/// adaptive-rate: { floor: 1, increase: 2, decrease: 0.95 }  # unpaced until the first throttle;
+///                                       # start: N paces from the first call at N calls/s
 /// max-in-flight-items: 50000
 /// max-in-flight-bytes: 67108864            # record bytes held in flight (64 MiB)
 /// max-record-bytes: 1048576
@@ -109,8 +110,10 @@ public enum PipelineFile {
             pipeline.adaptiveRate.start = try adaptive.number("start", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.start
             pipeline.adaptiveRate.floor = try adaptive.number("floor", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.floor
             pipeline.adaptiveRate.increase = try adaptive.number("increase", in: 0.01...1_000_000) ?? pipeline.adaptiveRate.increase
-            pipeline.adaptiveRate.decrease = try adaptive.number("decrease", in: 0.05...0.95) ?? pipeline.adaptiveRate.decrease
-            if pipeline.adaptiveRate.floor > pipeline.adaptiveRate.start { throw adaptive.error("floor", "must not be above start") }
+            pipeline.adaptiveRate.decrease = try adaptive.number("decrease", in: 0.05...0.99) ?? pipeline.adaptiveRate.decrease
+            if let start = pipeline.adaptiveRate.start, pipeline.adaptiveRate.floor > start {
+                throw adaptive.error("floor", "\(pipeline.adaptiveRate.floor) must not be above start (\(start))")
+            }
             try adaptive.finish()
         }
         pipeline.maxInFlightItems = try reader.integer("max-in-flight-items", in: ControlKey.maxInFlightItemsRange) ?? pipeline.maxInFlightItems

@@ -1,8 +1,8 @@
 import InstanceAPI
 
 /// Each backend API's pace: its adaptive rate, the token bucket that spaces its calls at that
-/// rate, and the wait a server asked for with `Retry-After`. A pure value: every event carries
-/// its instant.
+/// rate (none while the rate is unpaced and has no ceiling), and the wait a server asked for
+/// with `Retry-After`. A pure value: every event carries its instant.
 struct APIPacing: Sendable {
     /// The adaptive rate of each API called so far.
     private(set) var rates: [BackendAPI: AdaptiveRate] = [:]
@@ -15,23 +15,33 @@ struct APIPacing: Sendable {
         self.settings = settings
     }
 
+    /// The pace `api`'s calls keep now, calls per second; nil while unpaced without a ceiling.
+    func pace(of api: BackendAPI) -> Double? {
+        (rates[api] ?? AdaptiveRate(settings)).pace
+    }
+
     /// Nil when a call of `api` may start now (it takes a slot); else the instant one may.
     mutating func admit(_ api: BackendAPI, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         if let until = blockedUntil[api] {
             if until > now { return until }
             blockedUntil[api] = nil
         }
-        let rate = rates[api, default: AdaptiveRate(settings)].rate
-        return buckets[api, default: TokenBucket(rate: rate, now: now)].take(now: now).map { now + $0 }
+        if rates[api] == nil { rates[api] = AdaptiveRate(settings) }
+        // Unpaced without a ceiling: no bucket, nothing held back.
+        guard let pace = rates[api]!.pace else { return nil }
+        return buckets[api, default: TokenBucket(rate: pace, now: now)].take(now: now).map { now + $0 }
     }
 
     /// A call of `api` started at `startedAt` was answered, `throttled` or not: its rate moves, and
     /// its bucket with it.
     mutating func answered(_ api: BackendAPI, startedAt: ContinuousClock.Instant, throttled: Bool, now: ContinuousClock.Instant) {
-        var rate = rates[api] ?? AdaptiveRate(settings)
-        if throttled { rate.throttled(startedAt: startedAt, now: now) } else { rate.succeeded(startedAt: startedAt) }
-        rates[api] = rate
-        buckets[api]?.setRate(rate.rate, now: now)
+        // In place: a copy would copy the rate's count of accepted calls at every answer.
+        if throttled {
+            rates[api, default: AdaptiveRate(settings)].throttled(startedAt: startedAt, now: now)
+        } else {
+            rates[api, default: AdaptiveRate(settings)].succeeded(startedAt: startedAt, now: now)
+        }
+        follow(api, now: now)
     }
 
     /// The server asked every call of `api` to wait `wait` (the caller bounds it).
@@ -39,15 +49,24 @@ struct APIPacing: Sendable {
         blockedUntil[api] = max(blockedUntil[api] ?? now, now + wait)
     }
 
-    /// New settings from now on: every API called so far (a bucket exists from its first call,
+    /// New settings from now on: every API called so far (a rate exists from its first call,
     /// answered or not) keeps its rate within the new bounds.
     mutating func reconfigure(_ settings: AdaptiveRate.Settings, now: ContinuousClock.Instant) {
         self.settings = settings
-        for api in Set(rates.keys).union(buckets.keys) {
-            var rate = rates[api] ?? AdaptiveRate(settings)
-            rate.reconfigure(settings)
-            rates[api] = rate
-            buckets[api]?.setRate(rate.rate, now: now)
+        for api in rates.keys {
+            rates[api]!.reconfigure(settings)
+            follow(api, now: now)
         }
+    }
+
+    /// The bucket of `api` keeps its rate's pace: moved with it, made when pacing begins (full,
+    /// at the first throttle, as the calls in flight were already bounded), dropped when the
+    /// pace is lifted (an unpaced rate's ceiling removed).
+    private mutating func follow(_ api: BackendAPI, now: ContinuousClock.Instant) {
+        guard let pace = rates[api]?.pace else {
+            buckets[api] = nil
+            return
+        }
+        if buckets[api] == nil { buckets[api] = TokenBucket(rate: pace, now: now) } else { buckets[api]!.setRate(pace, now: now) }
     }
 }

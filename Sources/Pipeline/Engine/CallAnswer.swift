@@ -7,3 +7,16 @@ public enum CallAnswer: Sendable {
     /// The call as a whole failed: no item got an answer.
     case failed(InstanceAPIError)
 }
+
+extension CallAnswer {
+    /// True when the backend (or something in front of it) answered, whatever it said; false
+    /// when no answer came (a refused or reset connection, a timeout, no access token, a call
+    /// refused before it was sent). Only answered calls tell the latency (`ConcurrencyLimit`).
+    var wasAnswered: Bool {
+        switch self {
+        case .items: true
+        case .failed(.transport), .failed(.timedOut), .failed(.credentials), .failed(.invalidArgument): false
+        case .failed: true
+        }
+    }
+}

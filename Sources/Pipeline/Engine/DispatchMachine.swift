@@ -12,8 +12,10 @@ import InstanceAPI
 /// becomes due, and the shell calls `timerFired` then.
 ///
 /// Guarantees:
-/// - At most `concurrency` calls run at once; per API, calls start no faster than
-///   `callsPerSecond`, and never before a `Retry-After` the API sent has passed.
+/// - At most `concurrency` calls run at once, and per API at most its `ConcurrencyLimit`: enough
+///   for its current rate at its observed latency, never above `concurrency`. Per API, calls
+///   start no faster than its adaptive rate allows (unpaced until its first throttle, never
+///   above `callsPerSecond`), and never before a `Retry-After` the API sent has passed.
 /// - Only outages count toward the breaker; while it is open nothing starts, and the time it stays
 ///   open is not charged to any item's `max-elapsed` budget. An attempt that failed for the whole
 ///   system is suspect: never the probe while other work waits, and consumption goes on while only
@@ -32,6 +34,10 @@ struct DispatchMachine: Sendable {
     private var queue = CallQueue()
     private var breaker: CircuitBreaker
     private var pacing: APIPacing
+    /// The calls in flight each API may have, learned from its answers' latency.
+    private var limits: [BackendAPI: ConcurrencyLimit] = [:]
+    /// The calls in flight of each API.
+    private var runningPerAPI: [BackendAPI: Int] = [:]
     /// When a call of each API was last answered (its items, whatever they said).
     private var answeredAt: [BackendAPI: ContinuousClock.Instant] = [:]
     private var backoffs = Heap<ScheduledRetry>()
@@ -64,6 +70,14 @@ struct DispatchMachine: Sendable {
 
     /// The adaptive rate of each API called so far.
     var rates: [BackendAPI: AdaptiveRate] { pacing.rates }
+
+    /// The calls in flight each API called so far may have now (`ConcurrencyLimit`).
+    var concurrencyLimits: [BackendAPI: Int] {
+        Dictionary(uniqueKeysWithValues: pacing.rates.keys.map { ($0, inFlightLimit($0)) })
+    }
+
+    /// The calls in flight of each API (none listed: none running).
+    var runningCallsPerAPI: [BackendAPI: Int] { runningPerAPI }
 
     /// Calls waiting to start (queued or backing off) and items waiting to be planned.
     var hasWaitingWork: Bool { queue.count > 0 || !backoffs.isEmpty || !planner.isEmpty }
@@ -108,6 +122,12 @@ struct DispatchMachine: Sendable {
         guard let call = running.removeValue(forKey: jobID) else { return pump(now: now) }
         var actions: [DispatchAction] = []
         var job = call.job
+        let callAPI = api(of: job)
+        runningPerAPI[callAPI]! -= 1
+        if runningPerAPI[callAPI] == 0 { runningPerAPI[callAPI] = nil }
+        if answer.wasAnswered {
+            limits[callAPI, default: ConcurrencyLimit(cap: configuration.concurrency)].answered(startedAt: call.startedAt, now: now)
+        }
         switch answer {
         case .items(let answers):
             breaker.recordSuccess(probe: call.probe, now: now)
@@ -255,6 +275,7 @@ struct DispatchMachine: Sendable {
         self.configuration.adaptiveRate = configuration.adaptiveRate
         self.configuration.retry = configuration.retry
         pacing.reconfigure(self.configuration.rateSettings, now: now)
+        for api in limits.keys { limits[api]!.reconfigure(cap: configuration.concurrency) }
         self.paused = paused
         noteOutage(now: now)
         return pump(now: now)
@@ -303,7 +324,8 @@ struct DispatchMachine: Sendable {
             // would make the queue copy all its jobs here, at every start.
             var queue = self.queue
             self.queue = CallQueue()
-            let next = queue.next(forProbe: probe, allowed: { job in probe || admitRate(job, now: now, earliest: &earliest) })
+            // Per API: a free slot under its limit first (no side effect), then a rate slot (taken).
+            let next = queue.next(forProbe: probe, allowed: { job in probe || (hasSlot(job) && admitRate(job, now: now, earliest: &earliest)) })
             self.queue = queue
             guard let job = next else {
                 if probe { breaker.returnProbe(now: now) }
@@ -343,7 +365,20 @@ struct DispatchMachine: Sendable {
             job.outageAtFirstAttempt = outage.total(now: now)
         }
         running[job.id] = RunningCall(job: job, probe: probe, startedAt: now)
+        runningPerAPI[api(of: job), default: 0] += 1
         return job
+    }
+
+    /// True while `job`'s API has fewer calls in flight than its limit.
+    private func hasSlot(_ job: CallJob) -> Bool {
+        let api = api(of: job)
+        return runningPerAPI[api, default: 0] < inFlightLimit(api)
+    }
+
+    /// The calls of `api` that may be in flight now: its `ConcurrencyLimit` at its current rate
+    /// (the paced rate, or while unpaced the ceiling; none without one).
+    private func inFlightLimit(_ api: BackendAPI) -> Int {
+        (limits[api] ?? ConcurrencyLimit(cap: configuration.concurrency)).limit(rate: pacing.pace(of: api))
     }
 
     private mutating func admitRate(_ job: CallJob, now: ContinuousClock.Instant, earliest: inout ContinuousClock.Instant?) -> Bool {

@@ -167,7 +167,7 @@ public actor PipelineWorker {
         statistics.paused = controlled.paused
         statistics.controlVersions = controlled.overrideVersions
         for (api, rate) in dispatch.rates {
-            statistics.rates[api.rawValue] = rate.rate
+            if let pace = rate.pace { statistics.rates[api.rawValue] = pace }
             statistics.throttledCalls += rate.throttles
         }
         return statistics
@@ -366,7 +366,7 @@ public actor PipelineWorker {
     func updateGauges() {
         metrics.state(
             itemsInFlight: book.itemsInFlight, pausedPartitions: consumerPaused ? book.assignedPartitions.count : 0,
-            breakerOpen: !dispatch.breakerClosed, rates: dispatch.rates)
+            breakerOpen: !dispatch.breakerClosed, rates: dispatch.rates, concurrencyLimits: dispatch.concurrencyLimits)
     }
 
     private func callFinished(_ jobID: Int, _ answer: CallAnswer) {

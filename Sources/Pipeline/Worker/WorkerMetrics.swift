@@ -64,12 +64,16 @@ final class WorkerMetrics: Sendable {
     /// Items started again after a failed attempt.
     func retried(items: Int) { counter(.itemRetries).increment(by: items) }
 
-    /// The state the gauges show.
-    func state(itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [BackendAPI: AdaptiveRate]) {
+    /// The state the gauges show: an API's rate while it has a pace (unpaced without a ceiling it
+    /// has none), and the calls in flight each API may have.
+    func state(
+        itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [BackendAPI: AdaptiveRate], concurrencyLimits: [BackendAPI: Int] = [:]
+    ) {
         self.itemsInFlight.record(itemsInFlight)
         self.pausedPartitions.record(pausedPartitions)
         circuitBreakerOpen.record(breakerOpen ? 1 : 0)
-        for (api, rate) in rates { gauge(.rate, ("api", api.rawValue)).record(rate.rate) }
+        for (api, rate) in rates { if let pace = rate.pace { gauge(.rate, ("api", api.rawValue)).record(pace) } }
+        for (api, limit) in concurrencyLimits { gauge(.concurrencyLimit, ("api", api.rawValue)).record(limit) }
         throttled(rates)
     }
 

@@ -18,7 +18,9 @@ public struct WorkerStatistics: Sendable, Hashable {
     public var deadLetterItems = 0
     /// Call attempts answered with throttling (`RESOURCE_EXHAUSTED`, HTTP 429).
     public var throttledCalls = 0
-    /// The adaptive rate per API (`iid.batchAdd`, …), calls per second; merged, the sum over workers.
+    /// The adaptive rate per API (`iid.batchAdd`, …), calls per second, of the APIs that have a
+    /// pace (an unpaced API shows its rate-limit, or nothing without one); merged, the sum over
+    /// workers.
     public var rates: [String: Double] = [:]
     /// Times the circuit breaker opened.
     public var breakerOpenings = 0

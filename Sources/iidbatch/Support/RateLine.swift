@@ -2,9 +2,10 @@ import Pipeline
 
 /// How the command line writes the adaptive rates of a worker's statistics.
 enum RateLine {
-    /// `iid.batchAdd 38.2/s, installations.delete 120.0/s`, or `no calls yet`.
+    /// `iid.batchAdd 38.2/s, installations.delete 120.0/s`, or `unpaced` when no API has a pace
+    /// (none was throttled and there is no rate-limit, or no call was made yet).
     static func describe(_ statistics: WorkerStatistics) -> String {
-        guard !statistics.rates.isEmpty else { return "no calls yet" }
+        guard !statistics.rates.isEmpty else { return "unpaced" }
         return statistics.rates.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))/s" }.joined(separator: ", ")
     }
 }
