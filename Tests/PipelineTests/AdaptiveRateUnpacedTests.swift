@@ -179,4 +179,19 @@ struct AdaptiveRateUnpacedTests {
             "\(seconds[18...].map { ($0.accepted, $0.throttled) })")
         #expect(seconds[25...].allSatisfy { $0.accepted >= 270 }, "and uses the new quota: \(seconds[18...].map(\.accepted))")
     }
+
+    @Test("pipeline files: unpaced unless adaptive-rate gives a start; decrease is a share of the accepted rate up to 0.99; a floor above the start is named")
+    func configuration() throws {
+        let plain = try PipelineFile.parse("request-topic: r\nrate-limit: 3000\n", file: "r.yaml", name: "r")
+        #expect(plain.adaptiveRate.start == nil && plain.adaptiveRate.decrease == 0.95)
+        #expect(AdaptiveRate(plain.rateSettings).rate == 3_000 && !AdaptiveRate(plain.rateSettings).isPaced)
+        let paced = try PipelineFile.parse("request-topic: r\nadaptive-rate: { start: 200, decrease: 0.99 }\n", file: "r.yaml", name: "r")
+        #expect(paced.adaptiveRate.start == 200 && paced.adaptiveRate.decrease == 0.99 && AdaptiveRate(paced.rateSettings).isPaced)
+        #expect(throws: PipelineFileError(file: "r.yaml", key: "adaptive-rate.floor", reason: "5.0 must not be above start (2.0)")) {
+            try PipelineFile.parse("request-topic: r\nadaptive-rate: { start: 2, floor: 5 }\n", file: "r.yaml", name: "r")
+        }
+        #expect(throws: PipelineFileError.self) { try PipelineFile.parse("request-topic: r\nadaptive-rate: { decrease: 1 }\n", file: "r.yaml", name: "r") }
+        let floorOnly = try PipelineFile.parse("request-topic: r\nadaptive-rate: { floor: 5 }\n", file: "r.yaml", name: "r")
+        #expect(floorOnly.adaptiveRate.floor == 5, "a floor needs no start")
+    }
 }
