@@ -15,10 +15,11 @@ import Foundation
 ///   last cut is more recent, or over the last `AcceptedCalls.span` when it is older, never above
 ///   the rate in force. Calls of that window still in flight at the cut are counted as their
 ///   successes come in: each adds its share to the cut rate (a first throttle can come back
-///   before the calls a full quota let through just before it). Where plain AIMD cuts to 0.7 of the rate and averages about 0.85 of the quota, this
-///   lands just under the quota: a quota lets through its rate over any window between two
-///   throttles, whatever bursts it allows. A cut never more than halves a paced rate (`deepestCut`),
-///   so a worker whose own calls were few (it had little work) is not sent to the floor.
+///   before the calls a full quota let through just before it). Where plain AIMD cuts to 0.7 of
+///   the rate and averages about 0.85 of the quota, this lands just under the quota: a quota
+///   lets through its rate over any window between two throttles, whatever bursts it allows. A
+///   cut never more than halves a paced rate (`deepestCut`), so a worker whose own calls were
+///   few (it had little work) is not sent to the floor.
 ///   Answers to calls started before the cut were sent at the old rate and say nothing new, so one
 ///   burst of throttles cuts once, as TCP cuts once per window.
 /// - The probe: after a cut a second of successes adds `increase` calls/s, plus 0.25 % of the
@@ -41,13 +42,13 @@ public struct AdaptiveRate: Sendable, Hashable {
         /// Never above this (the pipeline's `rate-limit`); nil for no ceiling.
         public var ceiling: Double?
         /// Calls per second added per second of successful calls after a cut, besides
-        /// `AdaptiveRate.probeGrowth` of the rate.
+        /// `AdaptiveRate.ceilingShare` of the ceiling and `AdaptiveRate.probeGrowth` of the rate.
         public var increase: Double
         /// The cut: the share of the accepted rate the rate is set to on throttling, in (0, 1).
         public var decrease: Double
 
         /// Settings; the defaults are unpaced until the first throttle, then cut to 95 % of the
-        /// accepted rate and grow by 2 calls/s (plus `probeGrowth`) per second.
+        /// accepted rate and grow by 2 calls/s (plus `ceilingShare` and `probeGrowth`) per second.
         public init(start: Double? = nil, floor: Double = 1, ceiling: Double? = nil, increase: Double = 2, decrease: Double = 0.95) {
             self.start = start
             self.floor = floor
