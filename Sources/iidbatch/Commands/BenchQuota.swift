@@ -28,6 +28,12 @@ struct BenchQuota: AsyncParsableCommand {
     @Option(help: "The backend's quota on the subscribe API, calls per second.")
     var quota = 40.0
 
+    @Option(help: ArgumentHelp("Latency the emulator adds to every call, ms.", valueName: "ms"))
+    var latency = 0.0
+
+    @Option(help: ArgumentHelp("Extra uniform random latency the emulator adds, 0 to this many ms.", valueName: "ms"))
+    var jitter = 0.0
+
     @Option(help: "Worker processes in the group.")
     var workers = 1
 
@@ -51,6 +57,8 @@ struct BenchQuota: AsyncParsableCommand {
 
     func validate() throws {
         guard quota >= 1, quota <= 10_000 else { throw ValidationError("--quota must be 1...10000, got \(quota)") }
+        guard (0...10_000).contains(latency) else { throw ValidationError("--latency must be 0...10000 ms, got \(latency)") }
+        guard (0...10_000).contains(jitter) else { throw ValidationError("--jitter must be 0...10000 ms, got \(jitter)") }
         guard (1...8).contains(workers) else { throw ValidationError("--workers must be 1...8, got \(workers)") }
         guard seconds > warmUp, seconds <= 600 else { throw ValidationError("--seconds must be above --warm-up and at most 600, got \(seconds)") }
         guard (changeAt == nil) == (quotaAfter == nil) else { throw ValidationError("--change-at and --quota-after go together") }
@@ -84,7 +92,8 @@ struct BenchQuota: AsyncParsableCommand {
         for topic in Set([file.outcomeTopic, file.deadLetterTopic]) { try kafka.createTopic(topic, partitions: 4) }
         try kafka.createTopic(ControlTopic.embeddedSpec)
         let api = CallExecutor.api(for: .topicsSubscribe, topicBackend: file.topicBackend).rawValue
-        let emulator = try await EmulatorServer.start(EmulatorConfiguration(faults: FaultPlan(quota: [api: quota])))
+        let emulator = try await EmulatorServer.start(
+            EmulatorConfiguration(faults: FaultPlan(quota: [api: quota], latencyMilliseconds: latency, jitterMilliseconds: jitter)))
         emulator.backend.seed(SeedRequest(tokens: tokens))
         let keyPath = folder.appendingPathComponent("key.json").path
         let pipelineFile = try shipped.write(in: folder)
@@ -98,7 +107,7 @@ struct BenchQuota: AsyncParsableCommand {
             })
         await producer.close()
         Output.line(
-            "bench quota: quota \(Self.number(quota)) \(api) calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""); \(workers) worker process(es) on the \(shipped.description) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) records of 1,000 tokens"
+            "bench quota: quota \(Self.number(quota)) \(api) calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""), latency \(Self.number(latency)) + 0–\(Self.number(jitter)) ms; \(workers) worker process(es) on the \(shipped.description) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) records of 1,000 tokens"
         )
 
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
@@ -139,7 +148,7 @@ struct BenchQuota: AsyncParsableCommand {
             guard started != nil else { continue }
             samples.append(Sample(at: now, calls: stats.calls, throttled: stats.throttled))
             if let changeAt, let quotaAfter, samples.count == changeAt {
-                try emulator.backend.setFaults(FaultPlan(quota: [api: quotaAfter]))
+                try emulator.backend.setFaults(FaultPlan(quota: [api: quotaAfter], latencyMilliseconds: latency, jitterMilliseconds: jitter))
             }
         }
         for child in children { child.interrupt() }
