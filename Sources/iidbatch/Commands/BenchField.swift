@@ -18,7 +18,8 @@ struct BenchField: AsyncParsableCommand {
             HTTPS (HTTP/2 by ALPN) with a self-signed certificate for 127.0.0.1 written to the \
             bench's folder, adds --latency plus a uniform random 0 to --jitter ms to every call \
             (the defaults: 50 ms ± 25), and allows --quota calls/s on the pipeline's subscribe API \
-            (fcm.subscribe for the shipped FCM v1 file), answering 429 above it. The worker is one \
+            (fcm.subscribe for the shipped FCM v1 file), answering 429 above it (a token bucket \
+            that starts full, with one second's calls: a short run can pass 100 %). The worker is one \
             `iidbatch run` process on --pipelines' topic-changes.yaml, unchanged but for its topic \
             and group names, trusting the certificate with --ca-file. The backlog, produced up \
             front, is topics.subscribe requests of 100 real-size registration tokens, enough for \
@@ -48,17 +49,17 @@ struct BenchField: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder of the shipped pipeline files; the bench runs its topic-changes.yaml.", valueName: "dir"))
     var pipelines = "pipelines"
 
-    @Option(help: "Partitions of the request topic.")
-    var partitions = 16
+    @Option(help: "Partitions of the request topic (default: 16, or more for the embedded broker to keep the whole backlog).")
+    var partitions: Int?
 
     func validate() throws {
-        guard (Self.tokensPerRequest...10_000_000).contains(calls) else {
-            throw ValidationError("--calls must be \(Self.tokensPerRequest)...10,000,000, got \(calls)")
+        guard (Self.tokensPerRequest...2_000_000).contains(calls) else {
+            throw ValidationError("--calls must be \(Self.tokensPerRequest)...2,000,000, got \(calls)")
         }
         guard (0...10_000).contains(latency) else { throw ValidationError("--latency must be 0...10000 ms, got \(latency)") }
         guard (0...10_000).contains(jitter) else { throw ValidationError("--jitter must be 0...10000 ms, got \(jitter)") }
         guard (1...1_000_000).contains(quota) else { throw ValidationError("--quota must be 1...1000000 calls/s, got \(quota)") }
-        guard (1...256).contains(partitions) else { throw ValidationError("--partitions must be 1...256, got \(partitions)") }
+        if let partitions, !(1...256).contains(partitions) { throw ValidationError("--partitions must be 1...256, got \(partitions)") }
     }
 
     func run() async throws {
@@ -75,6 +76,9 @@ struct BenchField: AsyncParsableCommand {
         let pools = BenchShape.Pools(count: BenchWorker.poolSize)
         let tokensFile = folder.appendingPathComponent("tokens.txt")
         try pools.registrationTokens.joined(separator: "\n").write(to: tokensFile, atomically: true, encoding: .utf8)
+        let partitions =
+            self.partitions
+            ?? max(16, BenchBacklog.partitions(requests: requests, bytesPerRequest: BenchShape.topics100.request(0, pools: pools).request.jsonBody().count))
         let tls = try Self.certificate(in: folder)
         Output.line(
             "bench field: \(requests * callsPerRequest) \(api) calls, quota \(Self.number(quota))/s, latency \(Self.number(latency)) + 0–\(Self.number(jitter)) ms over HTTPS, release build: \(BenchWorker.isRelease)"

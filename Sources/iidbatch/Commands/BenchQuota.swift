@@ -20,8 +20,10 @@ struct BenchQuota: AsyncParsableCommand {
             calls/s as a fraction of the quota and the share of attempts throttled twice: from the \
             workers' start, which is the arrival of the first call the emulator received (no \
             outcomes are read, so the first record a worker received is not known here), and after \
-            --warm-up seconds; then the items dead-lettered; and with --change-at, the quota's \
-            change to --quota-after and the seconds until the throttled share stays under 10 %.
+            --warm-up seconds. The quota is a token bucket that starts full, with one second's \
+            calls: over a short run the share from the start can pass 100 %. Then it prints the \
+            items dead-lettered; and with --change-at, the quota's change to --quota-after and the \
+            seconds until the throttled share stays under 10 %.
             """
     )
 
