@@ -4,6 +4,6 @@ import ArgumentParser
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure throughput and print figures (nothing is asserted).",
-        subcommands: [BenchKafka.self, BenchEmulator.self, BenchPipeline.self, BenchQuota.self, BenchWorker.self]
+        subcommands: [BenchKafka.self, BenchEmulator.self, BenchPipeline.self, BenchQuota.self, BenchWorker.self, BenchField.self]
     )
 }

@@ -13,10 +13,15 @@ struct BenchQuota: AsyncParsableCommand {
         discussion: """
             Starts an embedded Kafka cluster and the emulator in this process, with a quota of \
             --quota calls/s on the pipeline's subscribe API (FCM v1 per registration, or batchAdd \
-            on iid-batch), produces a backlog of topics.subscribe requests of 1,000 tokens, and runs --workers `iidbatch run` processes in one consumer group on the \
-            pipeline file (the shipped topic pipeline, unchanged, by default). Every second it reads \
-            the emulator's counters. It prints, after --warm-up seconds from the first call: the \
-            accepted calls/s as a fraction of the quota and the share of attempts throttled; the \
+            on iid-batch), produces a backlog of topics.subscribe requests of 1,000 real-size \
+            registration tokens, and runs --workers `iidbatch run` processes in one consumer group \
+            on --pipeline (the shipped topic pipeline by default), unchanged but for its topic and \
+            group names. Every second it reads the emulator's counters. It prints the accepted \
+            calls/s as a fraction of the quota and the share of attempts throttled twice: from the \
+            workers' start, which is the arrival of the first call the emulator received (no \
+            outcomes are read, so the first record a worker received is not known here), and after \
+            --warm-up seconds. The quota is a token bucket that starts full, with one second's \
+            calls: over a short run the share from the start can pass 100 %. Then it prints the \
             items dead-lettered; and with --change-at, the quota's change to --quota-after and the \
             seconds until the throttled share stays under 10 %.
             """
@@ -24,6 +29,12 @@ struct BenchQuota: AsyncParsableCommand {
 
     @Option(help: "The backend's quota on the subscribe API, calls per second.")
     var quota = 40.0
+
+    @Option(help: ArgumentHelp("Latency the emulator adds to every call, ms.", valueName: "ms"))
+    var latency = 0.0
+
+    @Option(help: ArgumentHelp("Extra uniform random latency the emulator adds, 0 to this many ms.", valueName: "ms"))
+    var jitter = 0.0
 
     @Option(help: "Worker processes in the group.")
     var workers = 1
@@ -40,14 +51,16 @@ struct BenchQuota: AsyncParsableCommand {
     @Option(help: "The quota after --change-at.")
     var quotaAfter: Double?
 
-    @Option(help: "The pipeline file the workers run (a topics pipeline).")
+    @Option(help: "The pipeline file the workers run (a topics pipeline), unchanged but for its topic and group names.")
     var pipeline = "pipelines/topic-changes.yaml"
 
-    @Option(help: "Partitions of the request topic.")
-    var partitions = 16
+    @Option(help: "Partitions of the request topic (default: 16, or more for the embedded cluster to keep the whole backlog).")
+    var partitions: Int?
 
     func validate() throws {
         guard quota >= 1, quota <= 10_000 else { throw ValidationError("--quota must be 1...10000, got \(quota)") }
+        guard (0...10_000).contains(latency) else { throw ValidationError("--latency must be 0...10000 ms, got \(latency)") }
+        guard (0...10_000).contains(jitter) else { throw ValidationError("--jitter must be 0...10000 ms, got \(jitter)") }
         guard (1...8).contains(workers) else { throw ValidationError("--workers must be 1...8, got \(workers)") }
         guard seconds > warmUp, seconds <= 600 else { throw ValidationError("--seconds must be above --warm-up and at most 600, got \(seconds)") }
         guard (changeAt == nil) == (quotaAfter == nil) else { throw ValidationError("--change-at and --quota-after go together") }
@@ -55,27 +68,39 @@ struct BenchQuota: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let file: PipelineConfiguration
-        do { file = try PipelineFile.load(pipeline) } catch { throw RuntimeError(ExitStatus(error), error.description) }
+        let shipped = try BenchShippedPipeline(path: pipeline, prefix: "bench-quota-\(UUID().uuidString.prefix(6))")
+        let file = shipped.configuration
         guard file.takes(.topicsSubscribe) else { throw RuntimeError(.config, "\(pipeline): the quota bench needs a pipeline that takes topics.subscribe") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-bench-quota-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+
+        // A backlog the workers cannot finish: more full calls than the quota allows in the run.
+        let tokens = BenchItems.pool(1_000, BenchItems.registrationToken)
+        let callsPerRecord = Double(1_000 / file.itemsPerCall(.topicsSubscribe))
+        let backlog = Int(max(quota, quotaAfter ?? 0) * Double(seconds) * 1.3 / callsPerRecord) + 100
+        let recordBytes = PipelineRequest(id: "bench-quota-0", op: .topicsSubscribe, target: .topic("bench-0"), items: tokens).jsonBody().count
+        guard backlog * recordBytes <= Self.backlogBytesLimit else {
+            throw RuntimeError(
+                .usage,
+                "a backlog of \(backlog) records of 1,000 tokens (\(backlog * recordBytes >> 20) MiB) is more than the bench produces (\(Self.backlogBytesLimit >> 20) MiB): lower --quota or --seconds"
+            )
+        }
+        // Keyed by 64 topic names, the records spread unevenly: twice the partitions an even spread needs.
+        let partitions = self.partitions ?? max(16, 2 * BenchBacklog.partitions(requests: backlog, bytesPerRequest: recordBytes))
 
         let kafka = try EmbeddedKafka(brokers: 1)
         try kafka.createTopic(file.requestTopic, partitions: partitions)
         for topic in Set([file.outcomeTopic, file.deadLetterTopic]) { try kafka.createTopic(topic, partitions: 4) }
         try kafka.createTopic(ControlTopic.embeddedSpec)
         let api = CallExecutor.api(for: .topicsSubscribe, topicBackend: file.topicBackend).rawValue
-        let emulator = try await EmulatorServer.start(EmulatorConfiguration(faults: FaultPlan(quota: [api: quota])))
-        let tokens = (0..<1_000).map { String(format: "q-%06d", $0) }
+        let emulator = try await EmulatorServer.start(
+            EmulatorConfiguration(faults: FaultPlan(quota: [api: quota], latencyMilliseconds: latency, jitterMilliseconds: jitter)))
         emulator.backend.seed(SeedRequest(tokens: tokens))
         let keyPath = folder.appendingPathComponent("key.json").path
+        let pipelineFile = try shipped.write(in: folder)
         try emulator.writeServiceAccountKey(to: keyPath)
 
-        // A backlog the workers cannot finish: more full calls than the quota allows in the run.
-        let callsPerRecord = Double(1_000 / file.itemsPerCall(.topicsSubscribe))
-        let backlog = Int(max(quota, quotaAfter ?? 0) * Double(seconds) * 1.3 / callsPerRecord) + 100
         let producer = try KafkaProducer(configuration: kafka.configuration())
         try await producer.sendInOrder(
             (0..<backlog).lazy.map { n in
@@ -84,7 +109,7 @@ struct BenchQuota: AsyncParsableCommand {
             })
         await producer.close()
         Output.line(
-            "bench quota: quota \(Self.number(quota)) \(api) calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""); \(workers) worker process(es) on \(pipeline) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) records of 1,000 tokens"
+            "bench quota: quota \(Self.number(quota)) \(api) calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""), latency \(Self.number(latency)) + 0–\(Self.number(jitter)) ms; \(workers) worker process(es) on the \(shipped.description) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) records of 1,000 tokens"
         )
 
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
@@ -94,15 +119,17 @@ struct BenchQuota: AsyncParsableCommand {
             // The embedded cluster's group settings (why: `EmbeddedKafka.consumerDefaults`).
             process.arguments =
                 [
-                    "run", pipeline, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level", "error",
+                    "run", pipelineFile, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level",
+                    "error",
                 ] + EmbeddedKafka.consumerAssignments.flatMap { ["-X", $0] }
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             return process
         }
 
-        var samples: [(calls: Int, throttled: Int)] = []
+        var samples: [Sample] = []
         var started: ContinuousClock.Instant?
+        var previous = ContinuousClock.now
         let deadline = ContinuousClock.now + .seconds(seconds + 120)
         while samples.count <= seconds, ContinuousClock.now < deadline {
             try await Task.sleep(for: .seconds(1))
@@ -112,25 +139,39 @@ struct BenchQuota: AsyncParsableCommand {
                     .software,
                     "worker \(number + 1) of \(workers) exited with status \(ended.terminationStatus) before the measurement ended; its error is above")
             }
+            let now = ContinuousClock.now
             let stats = emulator.backend.stats[api]
-            if started == nil, stats.calls > 0 { started = .now }
+            if started == nil, stats.calls > 0 {
+                // The first call's arrival: calls are counted when answered, so one answered by
+                // now may have arrived a latency before the last sample.
+                started = emulator.backend.callArrivals(after: previous - .seconds(1)).first ?? now
+            }
+            previous = now
             guard started != nil else { continue }
-            samples.append((stats.calls, stats.throttled))
+            samples.append(Sample(at: now, calls: stats.calls, throttled: stats.throttled))
             if let changeAt, let quotaAfter, samples.count == changeAt {
-                try emulator.backend.setFaults(FaultPlan(quota: [api: quotaAfter]))
+                try emulator.backend.setFaults(FaultPlan(quota: [api: quotaAfter], latencyMilliseconds: latency, jitterMilliseconds: jitter))
             }
         }
         for child in children { child.interrupt() }
         for child in children { child.waitUntilExit() }
 
         let deadLetters = try await Self.deadLetterItems(kafka, topic: file.deadLetterTopic)
-        report(samples, deadLetters: deadLetters)
+        report(samples, start: started ?? .now, pipeline: shipped, deadLetters: deadLetters)
         await emulator.shutdown()
         kafka.shutdown()
     }
 
-    /// Prints the figures from per-second samples of the emulator's cumulative counters.
-    private func report(_ samples: [(calls: Int, throttled: Int)], deadLetters: Int) {
+    /// The emulator's cumulative counters of the quota's API, read once a second.
+    private struct Sample {
+        var at: ContinuousClock.Instant
+        var calls: Int
+        var throttled: Int
+    }
+
+    /// Prints the figures from per-second samples of the emulator's cumulative counters; `start`
+    /// is the first call's arrival.
+    private func report(_ samples: [Sample], start: ContinuousClock.Instant, pipeline: BenchShippedPipeline, deadLetters: Int) {
         guard samples.count > warmUp + 1 else {
             Output.line("bench quota: the workers made no calls")
             return
@@ -142,10 +183,13 @@ struct BenchQuota: AsyncParsableCommand {
         }
         let steadyEnd = min((changeAt ?? samples.count) - 1, samples.count - 1)
         if steadyEnd > warmUp {
+            let end = samples[steadyEnd]
+            let whole = (accepted: end.calls - end.throttled, throttled: end.throttled)
+            let wholeSpan = (end.at - start).seconds
             let steady = window(warmUp, steadyEnd)
             let span = Double(steadyEnd - warmUp)
             Output.line(
-                "at quota \(Self.number(quota)): \(Self.number(Double(steady.accepted) / span)) calls/s accepted = \(Self.percent(Double(steady.accepted) / span / quota)) of the quota; \(Self.percent(Double(steady.throttled) / Double(max(1, steady.accepted + steady.throttled)))) of attempts throttled (seconds \(warmUp)–\(steadyEnd))"
+                "at quota \(Self.number(quota)): from the workers' start \(Self.number(Double(whole.accepted) / wholeSpan)) calls/s accepted = \(Self.percent(Double(whole.accepted) / wholeSpan / quota)) of the quota, \(Self.percent(Double(whole.throttled) / Double(max(1, end.calls)))) of attempts throttled (first call to second \(steadyEnd)); after the warm-up \(Self.number(Double(steady.accepted) / span)) calls/s = \(Self.percent(Double(steady.accepted) / span / quota)) of the quota, \(Self.percent(Double(steady.throttled) / Double(max(1, steady.accepted + steady.throttled)))) of attempts throttled (seconds \(warmUp)–\(steadyEnd)); \(pipeline.description)"
             )
         }
         if let changeAt, let quotaAfter {
@@ -180,6 +224,9 @@ struct BenchQuota: AsyncParsableCommand {
         }
         return items
     }
+
+    /// The most backlog bytes the bench produces into the embedded cluster.
+    static let backlogBytesLimit = 1 << 30
 
     private static func number(_ value: Double) -> String { String(format: "%.1f", value) }
     private static func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }

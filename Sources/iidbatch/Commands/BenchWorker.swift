@@ -12,7 +12,12 @@ struct BenchWorker: AsyncParsableCommand {
         discussion: """
             Starts the embedded broker and the emulator as separate processes (or uses \
             --bootstrap and --backend-url ones), produces the requests up front, then runs one \
-            `iidbatch run` child and reads the outcomes. Items/s counts from the first record the \
+            `iidbatch run` child and reads the outcomes. Each shape runs the pipeline file users \
+            run, from --pipelines: topics-* topic-changes.yaml, deletions-3 deletions.yaml, \
+            imports-100 apns-imports.yaml, unchanged but for its topic and group names; an \
+            override (--topic-backend, --max-in-flight-items) is named in the shape's line. \
+            Items are real-size: FCM registration tokens of 163 characters, installation ids of \
+            22, APNs device tokens of 64 hex digits; the emulator is seeded with them. Items/s counts from the first record the \
             worker received to the last outcome read. CPU is the child's user + system time (the \
             kernel's accounting getrusage reports, read from /proc) from its join to the last \
             outcome, per million items, with the system part of it in brackets (on loopback the \
@@ -21,8 +26,7 @@ struct BenchWorker: AsyncParsableCommand {
             emulator's CPU in the same window is printed beside the worker's when this bench \
             started them: they share the machine's cores, and what they spend shows in the \
             worker's figure. A last line counts the items by result code, as the outcomes report \
-            them. Topic requests use --topic-backend (iid-batch: 1,000 tokens per call; fcm-v1: \
-            one call per token); imports send 64-hex-digit APNs device tokens.
+            them.
             """)
 
     @Option(
@@ -35,11 +39,14 @@ struct BenchWorker: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Latency the emulator adds to every call, ms.", valueName: "ms"))
     var backendLatency = 0
 
-    @Option(help: ArgumentHelp("The topic pipeline's backend: iid-batch or fcm-v1.", valueName: "backend"))
-    var topicBackend = "iid-batch"
+    @Option(help: ArgumentHelp("Override the topic pipeline's backend: iid-batch or fcm-v1 (default: the shipped file's).", valueName: "backend"))
+    var topicBackend: String?
 
-    @Option(help: "The pipeline's max-in-flight-items (default: iidbatch's default).")
+    @Option(help: "Override the pipeline's max-in-flight-items (default: the shipped file's).")
     var maxInFlightItems: Int?
+
+    @Option(help: ArgumentHelp("The folder of the shipped pipeline files each shape runs.", valueName: "dir"))
+    var pipelines = "pipelines"
 
     @Option(help: "Partitions of the request topic (default: enough for the embedded broker to keep the whole backlog).")
     var partitions: Int?
@@ -55,20 +62,29 @@ struct BenchWorker: AsyncParsableCommand {
 
     func validate() throws {
         guard (1_000...20_000_000).contains(items) else { throw ValidationError("--items must be 1,000...20,000,000, got \(items)") }
-        guard TopicBackend(rawValue: topicBackend) != nil else { throw ValidationError("--topic-backend: '\(topicBackend)' is not iid-batch or fcm-v1") }
+        if let topicBackend, TopicBackend(rawValue: topicBackend) == nil {
+            throw ValidationError("--topic-backend: '\(topicBackend)' is not \(TopicBackend.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+        if let maxInFlightItems, !ControlKey.maxInFlightItemsRange.contains(maxInFlightItems) {
+            throw ValidationError("--max-in-flight-items must be within \(ControlKey.maxInFlightItemsRange), got \(maxInFlightItems)")
+        }
         guard (backendURL == nil) == (key == nil) else { throw ValidationError("--backend-url and --key go together") }
         guard backendLatency >= 0 else { throw ValidationError("--backend-latency must be 0 or more, got \(backendLatency)") }
     }
+
+    /// Items of each kind the requests draw from in turn, and the emulator is seeded with.
+    static let poolSize = 50_000
 
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-bench-worker-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let pool = (0..<50_000).map { String(format: "bench-token-%07d", $0) }
-        let poolFile = folder.appendingPathComponent("tokens.txt")
-        try pool.joined(separator: "\n").write(to: poolFile, atomically: true, encoding: .utf8)
+        let pools = BenchShape.Pools(count: Self.poolSize)
+        let seed = (tokens: folder.appendingPathComponent("tokens.txt"), installations: folder.appendingPathComponent("installations.txt"))
+        try pools.registrationTokens.joined(separator: "\n").write(to: seed.tokens, atomically: true, encoding: .utf8)
+        try pools.installationIDs.joined(separator: "\n").write(to: seed.installations, atomically: true, encoding: .utf8)
         Output.line(
-            "bench worker: \(items) items per shape, backend latency \(backendLatency) ms, topic backend \(topicBackend), release build: \(Self.isRelease)")
+            "bench worker: \(items) items per shape, backend latency \(backendLatency) ms, pipelines from \(pipelines)/, release build: \(Self.isRelease)")
         // Stopped by a signal, the benchmark stops its children too instead of leaving them behind.
         let signals = Task {
             let signal = await Signals.waitForTermination()
@@ -80,11 +96,11 @@ struct BenchWorker: AsyncParsableCommand {
         }
         defer { signals.cancel() }
         for shape in shapes {
-            try await measure(shape, folder: folder, pool: pool, poolFile: poolFile.path)
+            try await measure(shape, folder: folder, pools: pools, seed: (seed.tokens.path, seed.installations.path))
         }
     }
 
-    private static var isRelease: Bool {
+    static var isRelease: Bool {
         #if DEBUG
             false
         #else
@@ -92,12 +108,25 @@ struct BenchWorker: AsyncParsableCommand {
         #endif
     }
 
-    private func measure(_ shape: BenchShape, folder: URL, pool: [String], poolFile: String) async throws {
+    /// The overrides asked for, for `shape`'s pipeline file.
+    private func overrides(for shape: BenchShape) -> [(key: String, value: String)] {
+        var overrides: [(key: String, value: String)] = []
+        if let topicBackend, shape.op == .topicsSubscribe { overrides.append(("backend", topicBackend)) }
+        if let maxInFlightItems { overrides.append(("max-in-flight-items", "\(maxInFlightItems)")) }
+        return overrides
+    }
+
+    private func measure(_ shape: BenchShape, folder: URL, pools: BenchShape.Pools, seed: (tokens: String, installations: String)) async throws {
+        let shipped = try BenchShippedPipeline(
+            path: (pipelines as NSString).appendingPathComponent(shape.shippedFile), prefix: "bench-\(shape.rawValue)-\(UUID().uuidString.prefix(6))",
+            overrides: overrides(for: shape))
+        let pipeline = shipped.configuration
+        guard pipeline.takes(shape.op) else {
+            throw RuntimeError(.config, "\(shipped.source) does not take \(shape.op.rawValue), which \(shape.rawValue) sends")
+        }
         let requests = items / shape.itemsPerRequest
-        let partitions = self.partitions ?? max(4, requests * (shape.itemsPerRequest * 25 + 200) / (3 * 1_048_576) + 1)
-        let topics = (
-            requests: "bench.\(shape.rawValue).requests", outcomes: "bench.\(shape.rawValue).outcomes", deadLetters: "bench.\(shape.rawValue).dead-letters"
-        )
+        let partitions =
+            self.partitions ?? BenchBacklog.partitions(requests: requests, bytesPerRequest: shape.request(0, pools: pools).request.jsonBody().count)
         var children: [BenchChild] = []
         defer { for child in children { Task { await child.stop() } } }
         // The processes this bench started beside the worker, whose CPU in the same window is
@@ -108,11 +137,12 @@ struct BenchWorker: AsyncParsableCommand {
         if let bootstrap {
             brokers = bootstrap
         } else {
-            let broker = try BenchChild(
-                "broker", ["broker", "--topic", "\(topics.requests):\(partitions)", "--topic", "\(topics.outcomes):4", "--topic", topics.deadLetters])
+            let (broker, servers) = try await BenchChild.broker(
+                topics: ["\(pipeline.requestTopic):\(partitions)", "\(pipeline.outcomeTopic):4"]
+                    + (pipeline.deadLetterTopic == pipeline.outcomeTopic ? [] : [pipeline.deadLetterTopic]))
             children.append(broker)
             beside.append(("broker", broker))
-            brokers = try await broker.line(startingWith: "bootstrap servers: ")
+            brokers = servers
         }
         let baseURL: String
         let keyPath: String
@@ -120,104 +150,51 @@ struct BenchWorker: AsyncParsableCommand {
             (baseURL, keyPath) = (backendURL, key)
         } else {
             keyPath = folder.appendingPathComponent("key.json").path
-            let emulator = try BenchChild(
-                "emulator",
-                ["emulator", "--port", "0", "--write-key", keyPath, "--tokens", poolFile, "--installations", poolFile, "--latency", "\(backendLatency)"])
+            let (emulator, url) = try await BenchChild.emulator(
+                ["--port", "0", "--write-key", keyPath, "--tokens", seed.tokens, "--installations", seed.installations, "--latency", "\(backendLatency)"])
             children.append(emulator)
             beside.append(("emulator", emulator))
-            let announced = try await emulator.line(startingWith: "iidbatch emulator: ")
-            guard let at = announced.range(of: " at ") else { throw RuntimeError(.software, "the emulator said '\(announced)'") }
-            baseURL = String(announced[at.upperBound...])
+            baseURL = url
         }
 
         // The backlog, produced before the worker starts.
         var kafka = KafkaConfiguration(bootstrapServers: brokers)
         kafka.logHandler = { _, _ in }
-        let producer = try KafkaProducer(configuration: kafka.withDefaults(["linger.ms": "20", "message.max.bytes": "10000000"]))
-        // On the embedded broker (a topic made here, `partitions` wide) records are spread evenly,
-        // so that no partition passes what it keeps; on another cluster the keys place them.
-        let spread = bootstrap == nil ? Int32(partitions) : nil
-        let produced = try await producer.sendInOrder(
-            (0..<requests).lazy.map { number in
-                let (key, request) = shape.request(number, pool: pool)
-                return KafkaProducerRecord(
-                    topic: topics.requests, key: Array(key.utf8), value: Array(request.jsonBody()), partition: spread.map { Int32(number) % $0 })
-            })
-        await producer.close()
-        if bootstrap == nil {
-            // A backlog the broker did not keep would leave the measurement waiting for outcomes
-            // that never come: say so now instead.
-            let backlog = try await KafkaTopicReader(configuration: kafka, topics: [topics.requests])
-            let kept = backlog.remaining
-            backlog.close()
-            guard kept == Int64(produced) else {
-                throw RuntimeError(
-                    .config,
-                    "the embedded broker kept \(kept) of the \(produced) request records (it keeps about 5 MiB per partition); raise --partitions above \(partitions)"
-                )
-            }
-        }
+        let produced = try await BenchBacklog.produce(
+            shape, requests: requests, pools: pools, topic: pipeline.requestTopic, kafka: kafka, spread: bootstrap == nil ? partitions : nil)
 
-        let pipelineFile = folder.appendingPathComponent("\(shape.rawValue).yaml").path
-        try """
-        request-topic: \(topics.requests)
-        group: bench-\(shape.rawValue)-\(UUID().uuidString.prefix(6))
-        outcome-topic: \(topics.outcomes)
-        dead-letter-topic: \(topics.deadLetters)
-        \(shape.op == .topicsSubscribe ? "backend: \(topicBackend)" : "")
-        concurrency: \(shape.op == .topicsSubscribe && topicBackend == TopicBackend.fcmV1.rawValue ? 100 : 16)
-        adaptive-rate: { start: 100000 }
-        \(maxInFlightItems.map { "max-in-flight-items: \($0)" } ?? "")
-        """.write(toFile: pipelineFile, atomically: true, encoding: .utf8)
-
-        let reader = try await KafkaTopicReader(configuration: kafka, topics: [topics.outcomes], follow: true)
+        let pipelineFile = try shipped.write(in: folder.appendingPathComponent(shape.rawValue))
+        let reader = try await KafkaTopicReader(configuration: kafka, topics: [pipeline.outcomeTopic], follow: true)
         defer { reader.close() }
         let callsBefore = try await EmulatorCallCount.read(baseURL: baseURL)
         let worker = try BenchChild(
             "worker", ["run", pipelineFile, "--brokers", brokers, "--credentials", keyPath, "--backend-url", baseURL, "--log-level", "warning"])
         children.append(worker)
-        _ = try await worker.line(startingWith: "iidbatch run: \(shape.rawValue): ")
+        _ = try await worker.line(startingWith: "iidbatch run: \(pipeline.name): ")
         let joined = worker.usage
         let besideJoined = beside.map { $0.child.usage }
-        var latencies: [Double] = []
-        latencies.reserveCapacity(requests)
-        var firstReceived: Date?
-        let decoder = Outcome.decoder()
-        var peak = 0.0
-        var results: [String: Int] = [:]
-        for try await record in reader.records {
-            guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)) else { continue }
-            results.merge(outcome.counts, uniquingKeysWith: +)
-            firstReceived = min(firstReceived ?? outcome.receivedAt, outcome.receivedAt)
-            latencies.append(outcome.completedAt.timeIntervalSince(outcome.receivedAt))
-            if latencies.count % 100 == 0 { peak = max(peak, worker.usage?.peakResidentMiB ?? 0) }
-            if latencies.count == produced { break }
-        }
-        let finished = Date()
+        let outcomes = try await BenchOutcomes.read(reader, count: produced, worker: worker)
         let usage = worker.usage
         let besideCPU = zip(beside, besideJoined).map { side, before in (side.name, (side.child.usage?.cpuSeconds ?? 0) - (before?.cpuSeconds ?? 0)) }
         let calls = try await EmulatorCallCount.read(baseURL: baseURL).since(callsBefore)
         await worker.stop()
-        let seconds = finished.timeIntervalSince(firstReceived ?? finished)
         let cpu = (usage?.cpuSeconds ?? 0) - (joined?.cpuSeconds ?? 0)
         let system = (usage?.systemSeconds ?? 0) - (joined?.systemSeconds ?? 0)
-        latencies.sort()
-        let millions = Double(produced * shape.itemsPerRequest) / 1_000_000
-        func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1_000 }
+        let itemCount = produced * shape.itemsPerRequest
+        let millions = Double(itemCount) / 1_000_000
         Output.line(
             String(
                 format:
-                    "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s (system %.3f) = %.3f CPU-s per million items; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms; %d backend calls, %.0f items per call",
-                shape.rawValue, produced, produced * shape.itemsPerRequest, Double(produced * shape.itemsPerRequest) / max(seconds, 0.001), cpu,
-                system, cpu / millions, max(peak, usage?.peakResidentMiB ?? 0), percentile(0.5), percentile(0.99),
-                calls.calls, Double(calls.items) / Double(max(calls.calls, 1))))
+                    "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s (system %.3f) = %.3f CPU-s per million items, %.1f µs per call; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms; %d backend calls, %.0f items per call; %@",
+                shape.rawValue, produced, itemCount, Double(itemCount) / max(outcomes.seconds, 0.001), cpu, system, cpu / millions,
+                cpu * 1_000_000 / Double(max(calls.calls, 1)), max(outcomes.peakMiB, usage?.peakResidentMiB ?? 0), outcomes.percentile(0.5),
+                outcomes.percentile(0.99), calls.calls, Double(calls.items) / Double(max(calls.calls, 1)), shipped.description))
         if !besideCPU.isEmpty {
             Output.line(
                 "  beside it, on the same \(ProcessInfo.processInfo.activeProcessorCount) cores in the same window: "
                     + besideCPU.map { String(format: "%@ %.3f", $0.0, $0.1 / millions) }.joined(separator: ", ") + " CPU-s per million items")
         }
-        // What the items came to, so that a shape whose items all fail is not taken for a fast one.
-        Output.line("  items by result: " + results.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        Output.line(outcomes.resultsLine)
         for child in children.reversed() { await child.stop() }
         children.removeAll()
     }

@@ -60,6 +60,22 @@ final class BenchChild: Sendable {
         Self.live.withLock { $0.append(self) }
     }
 
+    /// Starts the embedded broker (`iidbatch broker`) with `topics` (`NAME[:PARTITIONS]`) and
+    /// returns it with its bootstrap servers, once it says them.
+    static func broker(topics: [String]) async throws -> (child: BenchChild, bootstrap: String) {
+        let broker = try BenchChild("broker", ["broker"] + topics.flatMap { ["--topic", $0] })
+        return (broker, try await broker.line(startingWith: "bootstrap servers: "))
+    }
+
+    /// Starts `iidbatch emulator` with `arguments` and returns it with its base URL
+    /// (`http://…` or `https://…`), once its start line says it.
+    static func emulator(_ arguments: [String]) async throws -> (child: BenchChild, baseURL: String) {
+        let emulator = try BenchChild("emulator", ["emulator"] + arguments)
+        let announced = try await emulator.line(startingWith: "iidbatch emulator: ")
+        guard let at = announced.range(of: " at ") else { throw RuntimeError(.software, "the emulator said '\(announced)'") }
+        return (emulator, String(announced[at.upperBound...]))
+    }
+
     /// Its process id.
     var pid: Int32 { process.processIdentifier }
 

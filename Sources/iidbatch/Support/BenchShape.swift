@@ -9,7 +9,7 @@ enum BenchShape: String, CaseIterable, ExpressibleByArgument, Sendable {
     case topics100 = "topics-100"
     /// `installations.delete` requests of 3 ids (a user's devices).
     case deletions3 = "deletions-3"
-    /// `apns.import` requests of 100 APNs tokens (64 hex digits, which the emulator imports).
+    /// `apns.import` requests of 100 APNs device tokens (64 hex digits, which the emulator imports).
     case imports100 = "imports-100"
 
     /// The op.
@@ -30,26 +30,47 @@ enum BenchShape: String, CaseIterable, ExpressibleByArgument, Sendable {
         }
     }
 
-    /// Request `number`, its items drawn in turn from `pool`, keyed as users key them.
-    func request(_ number: Int, pool: [String]) -> (key: String, request: PipelineRequest) {
-        let indices = (0..<itemsPerRequest).map { (number * itemsPerRequest + $0) % pool.count }
-        let items = indices.map { pool[$0] }
+    /// The shipped pipeline file (in `pipelines/`) that users run this shape's requests with.
+    var shippedFile: String {
+        switch self {
+        case .topics1000, .topics100: "topic-changes.yaml"
+        case .deletions3: "deletions.yaml"
+        case .imports100: "apns-imports.yaml"
+        }
+    }
+
+    /// The items requests draw from, real-size (`BenchItems`), each pool drawn in turn.
+    struct Pools: Sendable {
+        /// FCM registration tokens, which topic requests carry and the emulator is seeded with.
+        var registrationTokens: [String]
+        /// Firebase installation ids, which deletions carry and the emulator is seeded with.
+        var installationIDs: [String]
+        /// APNs device tokens, which imports carry.
+        var apnsTokens: [String]
+
+        /// `count` items of each kind, indices 0 up.
+        init(count: Int) {
+            registrationTokens = BenchItems.pool(count, BenchItems.registrationToken)
+            installationIDs = BenchItems.pool(count, BenchItems.installationID)
+            apnsTokens = BenchItems.pool(count, BenchItems.apnsToken)
+        }
+    }
+
+    /// Request `number`, its items drawn in turn from the pool of its kind, keyed as users key
+    /// them.
+    func request(_ number: Int, pools: Pools) -> (key: String, request: PipelineRequest) {
+        func items(_ pool: [String]) -> [String] { (0..<itemsPerRequest).map { pool[(number * itemsPerRequest + $0) % pool.count] } }
         let id = "bench-\(rawValue)-\(number)"
         switch self {
         case .topics1000, .topics100:
             let topic = "bench-\(number % 64)"
-            return (topic, PipelineRequest(id: id, op: op, target: .topic(topic), items: items))
+            return (topic, PipelineRequest(id: id, op: op, target: .topic(topic), items: items(pools.registrationTokens)))
         case .deletions3:
-            return (id, PipelineRequest(id: id, op: op, target: .subject("user-\(number)"), items: items))
+            return (id, PipelineRequest(id: id, op: op, target: .subject("user-\(number)"), items: items(pools.installationIDs)))
         case .imports100:
-            // The pool holds FCM registration tokens, which are no APNs tokens: imported, each
-            // would fail as INVALID_ARGUMENT. An import migrates device tokens: the item at pool
-            // index i becomes the 64-hex-digit device token i.
-            let tokens = indices.map { index in
-                let hex = String(index, radix: 16)
-                return String(repeating: "0", count: 64 - hex.count) + hex
-            }
-            return (id, PipelineRequest(id: id, op: op, target: .apns(application: "com.example.ios", sandbox: false), items: tokens))
+            return (
+                id, PipelineRequest(id: id, op: op, target: .apns(application: "com.example.ios", sandbox: false), items: items(pools.apnsTokens))
+            )
         }
     }
 }
