@@ -9,19 +9,43 @@ import Testing
 struct ConcurrencyLimitTests {
     let t0 = ContinuousClock.now
 
-    @Test("before any answer, or with no rate known, the limit is the cap")
-    func capUntilKnown() {
+    @Test("before any answer the limit is the initial window; with no rate known, the window under the cap")
+    func windowUntilKnown() {
         var limit = ConcurrencyLimit(cap: 1_000)
-        #expect(limit.limit(rate: 3_000) == 1_000 && limit.latency == nil)
+        #expect(limit.limit(rate: 3_000) == ConcurrencyLimit.initialWindow && limit.latency == nil)
+        #expect(ConcurrencyLimit(cap: 8).limit(rate: 3_000) == 8, "a cap below the initial window holds")
         limit.answered(startedAt: t0, now: t0 + .milliseconds(50))
-        #expect(limit.limit(rate: nil) == 1_000, "unpaced without a ceiling: the cap")
+        #expect(limit.limit(rate: nil) == ConcurrencyLimit.initialWindow + 1, "unpaced without a ceiling: the window, one more per answer")
+        for _ in 0..<2_000 { limit.answered(startedAt: t0, now: t0 + .milliseconds(50)) }
+        #expect(limit.limit(rate: nil) == 1_000, "the window opens up to the cap, never past it")
+        #expect(limit.window == 1_000)
         #expect(ConcurrencyLimit(cap: 0).cap == 1, "a cap is at least one call")
+    }
+
+    @Test("slow start: the window doubles every round trip, so 900 calls in flight at 200 ms are reached in five round trips")
+    func slowStart() {
+        var limit = ConcurrencyLimit(cap: 1_000)
+        var now = t0
+        var roundTrips = 0
+        var windows: [Int] = []
+        while limit.limit(rate: 3_000) < 900 {
+            // Every call of the round trip is answered 200 ms after it started.
+            let inFlight = limit.limit(rate: 3_000)
+            windows.append(inFlight)
+            for _ in 0..<inFlight { limit.answered(startedAt: now, now: now + .milliseconds(200)) }
+            now += .milliseconds(200)
+            roundTrips += 1
+            #expect(roundTrips < 10, "the window must open")
+            if roundTrips >= 10 { break }
+        }
+        #expect(windows == [32, 64, 128, 256, 512], "\(windows)")
+        #expect(limit.limit(rate: 3_000) == 900, "then Little's law governs")
     }
 
     @Test("the limit follows rate × latency with 50 % headroom: 3,000/s at 200 ms needs 900 of a cap of 1,000")
     func littlesLaw() {
         var limit = ConcurrencyLimit(cap: 1_000)
-        limit.answered(startedAt: t0, now: t0 + .milliseconds(200))
+        for _ in 0..<1_000 { limit.answered(startedAt: t0, now: t0 + .milliseconds(200)) }
         #expect(limit.latency == .milliseconds(200))
         #expect(limit.limit(rate: 3_000) == 900)
         #expect(limit.limit(rate: 500) == 150)
@@ -52,7 +76,7 @@ struct ConcurrencyLimitTests {
                 $0.callsPerSecond = 100
                 $0.adaptiveRate = AdaptiveRate.Settings()
             }, random: SplitMix64(seed: 33))
-        // Before any answer: the cap, within the ceiling's burst (100/s, a burst of 10); 20 more wait.
+        // Before any answer: the initial window (32), within the ceiling's burst (100/s, a burst of 10); 20 more wait.
         var running: [CallJob] = []
         for n in 0..<30 { running += started(machine.add(deletion("d\(n)"), handle: RequestHandle(n), now: t0)) }
         #expect(running.count == 10)
