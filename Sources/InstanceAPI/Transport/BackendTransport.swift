@@ -197,9 +197,18 @@ final class BackendTransport: Sendable {
             let connection: HTTP2BackendConnection
             switch choice {
             case .stream(let open):
+                // One closed just now may not have been reported yet: forgotten, and ask again.
+                guard open.isActive else {
+                    perform(state.withLock { $0.streams.closed(open, origin) })
+                    continue
+                }
                 connection = open
             case .wait:
                 guard case .stream(let granted) = try await wait(waiter, origin: origin, deadline: deadline) else { continue }
+                guard granted.isActive else {
+                    perform(state.withLock { $0.streams.closed(granted, origin) })
+                    continue
+                }
                 connection = granted
             case .connect:
                 let connected: Connected
@@ -234,12 +243,10 @@ final class BackendTransport: Sendable {
                 }
                 perform(state.withLock { $0.streams.release(connection, origin, now: .now) })
                 return answer
-            } catch TransportError.refusedStream {
-                // The server did not process it: sent again, on another stream.
-                perform(state.withLock { $0.streams.release(connection, origin, now: .now) })
             } catch {
                 perform(state.withLock { $0.streams.release(connection, origin, now: .now) })
-                throw error
+                // The server did not process it: sent again, on another stream.
+                guard connection.refusedUnprocessed(error), !Task.isCancelled else { throw error }
             }
         }
     }
@@ -356,7 +363,8 @@ final class BackendTransport: Sendable {
                 guard let transport else { return }
                 transport.perform(transport.state.withLock { $0.streams.maxStreamsChanged(connection, origin, to: maxStreams) })
             },
-            goAway: { [weak transport] in
+            goAway: { [weak transport] lastStreamID in
+                connection.wentAway(lastStreamID: lastStreamID)
                 guard let transport else { return }
                 transport.perform(transport.state.withLock { $0.streams.goingAway(connection, origin) })
             })

@@ -12,6 +12,8 @@ final class HTTP2BackendConnection: Sendable {
     private let channel: any Channel
     private let multiplexer: HTTP2StreamMultiplexer.SendableView
     private let bodyLimit: Int
+    /// The last stream the server said it processes, from its latest GOAWAY (`Int.max` before).
+    private let goAwayLastStreamID = Atomic(Int.max)
 
     /// Wraps `channel`, whose pipeline ends with `multiplexer`.
     init(origin: BackendOrigin, channel: any Channel, multiplexer: HTTP2StreamMultiplexer.SendableView, bodyLimit: Int) {
@@ -60,6 +62,20 @@ final class HTTP2BackendConnection: Sendable {
             }
         }
         return promise.futureResult
+    }
+
+    /// The server sent GOAWAY: streams above `lastStreamID` it did not process.
+    func wentAway(lastStreamID: HTTP2StreamID) {
+        goAwayLastStreamID.store(Int(lastStreamID), ordering: .relaxed)
+    }
+
+    /// Whether `error`, which failed a call on this connection, says the server did not process
+    /// the call: its stream was refused (REFUSED_STREAM), or closed by the connection because it
+    /// was above a GOAWAY's last stream. Such a call is safe to send again.
+    func refusedUnprocessed(_ error: any Error) -> Bool {
+        if error as? TransportError == .refusedStream { return true }
+        guard let closed = error as? NIOHTTP2Errors.StreamClosed else { return false }
+        return closed.errorCode == .refusedStream || Int(closed.streamID) > goAwayLastStreamID.load(ordering: .relaxed)
     }
 
     /// Closes the connection; its calls fail.

@@ -14,12 +14,12 @@ final class HTTP2ConnectionWatcher: ChannelInboundHandler {
     static let defaultMaxStreams = 100
 
     private let settings: (Int) -> Void
-    private let goAway: () -> Void
+    private let goAway: (HTTP2StreamID) -> Void
     private var maxStreams: Int?
 
     /// Calls `settings` with the streams allowed at once on the first SETTINGS and on each that
-    /// changes them, and `goAway` on each GOAWAY.
-    init(settings: @escaping (Int) -> Void, goAway: @escaping () -> Void) {
+    /// changes them, and `goAway` with the last stream the server processes on each GOAWAY.
+    init(settings: @escaping (Int) -> Void, goAway: @escaping (HTTP2StreamID) -> Void) {
         self.settings = settings
         self.goAway = goAway
     }
@@ -34,8 +34,8 @@ final class HTTP2ConnectionWatcher: ChannelInboundHandler {
                 maxStreams = next
                 settings(next)
             }
-        case .goAway:
-            goAway()
+        case .goAway(let lastStreamID, _, _):
+            goAway(lastStreamID)
         default:
             break
         }
