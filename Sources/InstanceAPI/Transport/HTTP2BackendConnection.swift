@@ -55,8 +55,12 @@ final class HTTP2BackendConnection: Sendable {
             switch result {
             case .success(let stream):
                 if !call.opened(stream) { stream.close(promise: nil) }
-                // A stream ends with its answer; one ended otherwise is reset.
-                promise.futureResult.whenComplete { _ in stream.close(promise: nil) }
+                // A stream ends with its answer (both sides' END_STREAM); one ended otherwise
+                // (deadline, cancel, broken answer) is reset. Closing a complete one would reset it
+                // too, before HTTP/2 has marked it closed: a server counts those resets as an
+                // attack (Hummingbird's NIOHTTP2 answers 200 of them with GOAWAY
+                // ENHANCE_YOUR_CALM, as the harness of issue 33 found).
+                promise.futureResult.whenFailure { _ in stream.close(promise: nil) }
             case .failure(let error):
                 promise.fail(error)
             }
