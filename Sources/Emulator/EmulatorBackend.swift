@@ -18,6 +18,8 @@ public final class EmulatorBackend: Sendable {
     let auth: EmulatorAuth
     /// Projects this emulator serves: its own, and any a key was made for.
     let projects: Mutex<Set<String>>
+    /// TCP connections accepted since the server started.
+    private let connectionsAccepted = Atomic(0)
 
     /// A backend with empty state.
     public init(configuration: EmulatorConfiguration) throws(EmulatorError) {
@@ -60,7 +62,16 @@ public final class EmulatorBackend: Sendable {
     }
 
     /// What was served so far.
-    public var stats: EmulatorStats { calls.withLock { $0.stats } }
+    public var stats: EmulatorStats {
+        var stats = calls.withLock { $0.stats }
+        stats.connections = connectionsAccepted.load(ordering: .relaxed)
+        return stats
+    }
+
+    /// Counts one TCP connection accepted by the server.
+    func connectionAccepted() {
+        connectionsAccepted.add(1, ordering: .relaxed)
+    }
 
     /// Forgets every issued access token (the next call with one gets 401).
     public func revokeAccessTokens() { auth.revokeAllTokens() }

@@ -27,12 +27,14 @@ public struct EmulatorConfiguration: Sendable {
     /// The most subscriptions one page of the FCM v1 topic list holds, whatever `pageSize` asks
     /// (Google's limit is `APILimits.topicListPage`; a smaller one makes paging easy to test).
     public var topicListPageSize: Int
+    /// Serve HTTPS with this certificate (HTTP/2 and HTTP/1.1 by ALPN), or plain HTTP/1.1 when nil.
+    public var tls: EmulatorTLS?
 
     /// A configuration.
     public init(
         host: String = "127.0.0.1", port: Int = 0, projectID: String = "demo", projectNumber: String = "123456789012",
         seed: UInt64 = 1, faults: FaultPlan = FaultPlan(), tokenLifetimeSeconds: Int = 3600, newProject: Bool = false,
-        topicListPageSize: Int = 100
+        topicListPageSize: Int = 100, tls: EmulatorTLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -43,5 +45,6 @@ public struct EmulatorConfiguration: Sendable {
         self.tokenLifetimeSeconds = tokenLifetimeSeconds
         self.newProject = newProject
         self.topicListPageSize = topicListPageSize
+        self.tls = tls
     }
 }

@@ -6,12 +6,15 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidOption(option: String, value: String, reason: String)
     /// The server could not start.
     case startFailed(String)
+    /// A certificate or key cannot be made, read or used; the text names the file or host.
+    case tls(String)
 
     public var description: String {
         switch self {
         case .invalidFault(let text): "invalid fault: \(text)"
         case .invalidOption(let option, let value, let reason): "invalid \(option) '\(value)': \(reason)"
         case .startFailed(let text): "emulator could not start: \(text)"
+        case .tls(let text): "emulator TLS: \(text)"
         }
     }
 }

@@ -1,17 +1,21 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// Serves an `EmulatorBackend` over HTTP/1.1 until `shutdown()`.
+/// Serves an `EmulatorBackend` over HTTP/1.1, or over HTTPS with HTTP/2 and HTTP/1.1 by ALPN
+/// when its configuration has `tls`, until `shutdown()`. Every TCP connection accepted counts in
+/// the backend's `stats.connections`.
 public final class EmulatorServer: Sendable {
     /// The backend it serves; read state and change faults through it in-process.
     public let backend: EmulatorBackend
     /// The port it listens on.
     public let port: Int
-    /// `http://host:port`: every API's base URL, and the token endpoint at `/token`.
+    /// `http://host:port` (`https://` with TLS): every API's base URL, and the token endpoint at `/token`.
     public let baseURL: String
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
@@ -34,14 +38,27 @@ public final class EmulatorServer: Sendable {
     /// Starts serving `backend`, prepared beforehand (seeded, its key written), so that whoever
     /// sees the port open finds it ready. Returns once the port is bound.
     ///
-    /// - Throws: `EmulatorError.startFailed` naming the address when it cannot be bound.
+    /// - Throws: `EmulatorError.startFailed` naming the address when it cannot be bound;
+    ///   `EmulatorError.tls` when its certificate and key cannot be used.
     public static func start(_ backend: EmulatorBackend, logger: Logger = Logger(label: "iidbatch.emulator")) async throws -> EmulatorServer {
         let configuration = backend.configuration
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            let tlsConfiguration = try tls.serverConfiguration()
+            server = HTTPServerBuilder { responder in
+                CountingChildChannel(base: try HTTP2UpgradeChannel(tlsConfiguration: tlsConfiguration, responder: responder)) { backend.connectionAccepted() }
+            }
+        } else {
+            server = HTTPServerBuilder { responder in
+                CountingChildChannel(base: HTTP1Channel(responder: responder)) { backend.connectionAccepted() }
+            }
+        }
         let bound = BoundPort()
         var quiet = logger  // Hummingbird logs every request at info; keep warnings and worse
         quiet.logLevel = max(logger.logLevel, .warning)
         let app = Application(
             router: EmulatorRouter.make(backend),
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "iidbatch-emulator"),
             onServerRunning: { channel in bound.resolve(channel.localAddress?.port ?? -1) },
             logger: quiet)
@@ -53,7 +70,9 @@ public final class EmulatorServer: Sendable {
         } catch {
             throw EmulatorError.startFailed("cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
-        return EmulatorServer(backend: backend, port: port, baseURL: "http://\(configuration.host):\(port)", group: group, running: running)
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return EmulatorServer(backend: backend, port: port, baseURL: "\(scheme)://\(host):\(port)", group: group, running: running)
     }
 
     /// Stops accepting calls, finishes the ones in progress, and returns when the server is down.

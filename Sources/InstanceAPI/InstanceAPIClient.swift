@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Typed calls to the backend APIs (§2, §3, §4), the same code against Google and the emulator.
 ///
@@ -43,9 +44,14 @@ public final class InstanceAPIClient: Sendable {
         // iidbatch bootstraps no tracer, so every span would go to the no-op one: without a
         // tracer the client skips building the span and its attributes for every call.
         httpConfiguration.tracing.tracer = nil
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let roots = configuration.extraTrustRoots { tls = roots.applied(to: tls) }
+        httpConfiguration.tlsConfiguration = tls
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
         self.http = http
-        self.transport = BackendTransport(group: HTTPClient.defaultEventLoopGroup, maxIdlePerOrigin: configuration.maxConnectionsPerHost)
+        self.transport = BackendTransport(
+            group: HTTPClient.defaultEventLoopGroup, maxIdlePerOrigin: configuration.maxConnectionsPerHost,
+            maxHTTP2ConnectionsPerOrigin: configuration.maxHTTP2ConnectionsPerHost, tls: tls)
         self.configuration = configuration
         self.projectID = configuration.projectID ?? source.projectID
         self.tokens = AccessTokenProvider(source: source, httpClient: http, tokenURI: configuration.tokenURI)

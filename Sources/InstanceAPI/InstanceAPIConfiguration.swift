@@ -16,15 +16,22 @@ public struct InstanceAPIConfiguration: Sendable {
     public var senderID: String?
     /// How long one call may take before it counts as `timedOut`.
     public var timeout: Duration
-    /// Connections kept open per host between calls; how many calls run at once is the caller's
-    /// concurrency (each call in flight has a connection of its own).
+    /// HTTP/1.1 connections kept open per host between calls; how many calls run at once is the
+    /// caller's concurrency (each HTTP/1.1 call in flight has a connection of its own).
     public var maxConnectionsPerHost: Int
+    /// HTTP/2 connections per host at most; calls beyond what they carry at once (the server's
+    /// stream limit, 100 at Google) wait for a stream.
+    public var maxHTTP2ConnectionsPerHost: Int
+    /// Certificate authorities trusted besides the system's, for backend, token and metadata
+    /// calls alike.
+    public var extraTrustRoots: ExtraTrustRoots?
 
     /// Google's endpoints.
     public init(
         iidBaseURL: String = "https://iid.googleapis.com", fcmBaseURL: String = "https://fcm.googleapis.com",
         installationsBaseURL: String = "https://console.firebase.google.com", tokenURI: String? = nil,
-        projectID: String? = nil, senderID: String? = nil, timeout: Duration = .seconds(30), maxConnectionsPerHost: Int = 64
+        projectID: String? = nil, senderID: String? = nil, timeout: Duration = .seconds(30), maxConnectionsPerHost: Int = 64,
+        maxHTTP2ConnectionsPerHost: Int = 8, extraTrustRoots: ExtraTrustRoots? = nil
     ) {
         self.iidBaseURL = iidBaseURL
         self.fcmBaseURL = fcmBaseURL
@@ -34,11 +41,14 @@ public struct InstanceAPIConfiguration: Sendable {
         self.senderID = senderID
         self.timeout = timeout
         self.maxConnectionsPerHost = maxConnectionsPerHost
+        self.maxHTTP2ConnectionsPerHost = maxHTTP2ConnectionsPerHost
+        self.extraTrustRoots = extraTrustRoots
     }
 
     /// Every API, and the token endpoint, at one base URL (the emulator serves them all).
-    public static func singleHost(_ baseURL: String) -> InstanceAPIConfiguration {
+    public static func singleHost(_ baseURL: String, extraTrustRoots: ExtraTrustRoots? = nil) -> InstanceAPIConfiguration {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        return InstanceAPIConfiguration(iidBaseURL: base, fcmBaseURL: base, installationsBaseURL: base, tokenURI: base + "/token")
+        return InstanceAPIConfiguration(
+            iidBaseURL: base, fcmBaseURL: base, installationsBaseURL: base, tokenURI: base + "/token", extraTrustRoots: extraTrustRoots)
     }
 }

@@ -42,6 +42,18 @@ public struct EmulatorStats: Codable, Sendable, Hashable {
 
     /// By API name (`iid.batchAdd`, …).
     public var apis: [String: API] = [:]
+    /// TCP connections the server accepted since it started (each HTTP/2 connection carries
+    /// many calls; each HTTP/1.1 one, one at a time).
+    public var connections = 0
+
+    /// Counters with every field zero.
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        apis = try container.decode([String: API].self, forKey: .apis)
+        connections = try container.decodeIfPresent(Int.self, forKey: .connections) ?? 0
+    }
 
     /// The counters of `api`, zero when it was never called.
     public subscript(api: String) -> API { apis[api] ?? API() }

@@ -6,6 +6,9 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
     case timedOut
     /// The server closed the connection before its answer was complete.
     case closedBeforeAnswer
+    /// The server refused the call's HTTP/2 stream without processing it (it was above a
+    /// GOAWAY's last stream, or reset with REFUSED_STREAM): safe to send again.
+    case refusedStream
     /// The answer's body passed `limit` bytes.
     case answerTooLarge(limit: Int)
     /// The transport was shut down.
@@ -16,6 +19,7 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
         case .invalidURL(let url, let reason): "cannot call '\(url)': \(reason)"
         case .timedOut: "no answer before the deadline"
         case .closedBeforeAnswer: "the server closed the connection before its answer was complete"
+        case .refusedStream: "the server refused the call's HTTP/2 stream unprocessed"
         case .answerTooLarge(let limit): "the answer's body is larger than \(limit) bytes"
         case .shutDown: "the HTTP client is shut down"
         }

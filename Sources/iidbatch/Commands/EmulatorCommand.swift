@@ -87,6 +87,19 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most subscriptions one page of the FCM v1 topic list holds.", valueName: "n"))
     var topicListPageSize = 100
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with the PEM certificate chain in FILE; needs --tls-key. Clients trust it with --ca-file or $SSL_CERT_FILE.",
+            valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    func validate() throws {
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together") }
+    }
+
     func run() async throws {
         // One thread serves every connection and runs every task. The state sits behind one
         // lock, so a second thread added no throughput: it waited on the lock, and the kernel
@@ -104,9 +117,13 @@ struct EmulatorCommand: AsyncParsableCommand {
                 itemErrors: itemError, callErrors: callError, quotas: quota, latencyMilliseconds: latency, jitterMilliseconds: jitter, outages: outage,
                 pageErrors: pageError, retryAfter: retryAfter)
         } catch { throw ValidationError(error.description) }
+        var tls: EmulatorTLS?
+        if let tlsCert, let tlsKey {
+            do { tls = try EmulatorTLS(certificateFile: tlsCert, keyFile: tlsKey) } catch { throw RuntimeError(.config, "--tls-cert/--tls-key: \(error)") }
+        }
         let configuration = EmulatorConfiguration(
             host: host, port: port, projectID: project, projectNumber: projectNumber, seed: seed, faults: faults,
-            newProject: newProject, topicListPageSize: topicListPageSize)
+            newProject: newProject, topicListPageSize: topicListPageSize, tls: tls)
         // Everything is ready before the port opens: a script that waits for the port finds the
         // key file (written atomically) and the seeded state.
         let backend = try EmulatorBackend(configuration: configuration)
@@ -122,7 +139,7 @@ struct EmulatorCommand: AsyncParsableCommand {
                 throw RuntimeError(.ioError, "--write-key: cannot write \(path): \(error)")
             }
         }
-        if let writeKey, port != 0 { try writeKeyFile(to: writeKey, baseURL: "http://\(host):\(port)") }
+        if let writeKey, port != 0 { try writeKeyFile(to: writeKey, baseURL: "\(tls == nil ? "http" : "https")://\(host):\(port)") }
         let server = try await EmulatorServer.start(backend)
         // An ephemeral port is known only once bound: the key follows, before the banner says so.
         if let writeKey, port == 0 { try writeKeyFile(to: writeKey, baseURL: server.baseURL) }

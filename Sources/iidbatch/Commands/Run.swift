@@ -47,6 +47,8 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve every backend API from this base URL (the emulator); default: Google's endpoints.", valueName: "url"))
     var backendURL: String?
 
+    @OptionGroup var trust: TrustOptions
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
@@ -80,6 +82,7 @@ struct Run: AsyncParsableCommand {
         }
         let pipelines: [PipelineConfiguration]
         do { pipelines = try PipelineFile.loadAll(self.pipelines) } catch { throw RuntimeError(ExitStatus(error), error.description) }
+        let trustRoots = try trust.roots()
         let kafkaSettings = try self.kafka.settings()
         let kafka = WorkerSetup.logging(kafkaSettings.configuration)
         let source: CredentialSource
@@ -105,7 +108,10 @@ struct Run: AsyncParsableCommand {
         _ = try await self.kafka.timeout.reach(kafka, for: "starting the workers of \(pipelines.map(\.name).joined(separator: ", "))")
         // One client, one pool of connections and one token source; each pipeline calls through
         // a view of it that puts its own project in the URLs.
-        let client = InstanceAPIClient(source: source, configuration: backendURL.map(InstanceAPIConfiguration.singleHost) ?? InstanceAPIConfiguration())
+        if let trustRoots { Output.line("iidbatch run: trusting \(trustRoots) besides the system's roots") }
+        let client = InstanceAPIClient(
+            source: source,
+            configuration: backendURL.map { .singleHost($0, extraTrustRoots: trustRoots) } ?? InstanceAPIConfiguration(extraTrustRoots: trustRoots))
         let logger = Logger(label: "iidbatch.run")
         if !onEventLoops {
             logger.debug(

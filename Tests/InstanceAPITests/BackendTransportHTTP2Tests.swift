@@ -1,0 +1,84 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Testing
+
+@testable import InstanceAPI
+
+@Suite("The backend transport over HTTP/2: streams on shared connections, GOAWAY, a lost connection, cancelled and late calls")
+struct BackendTransportHTTP2Tests {
+    private let group = MultiThreadedEventLoopGroup.singleton
+
+    /// A transport trusting the test certificate.
+    private func transport() throws -> BackendTransport {
+        var trusting = TLSConfiguration.makeClientConfiguration()
+        trusting.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(TestHTTPServer.certificatePEM.utf8), format: .pem)])
+        return BackendTransport(group: group, maxIdlePerOrigin: 4, tls: trusting)
+    }
+
+    private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(30)) async throws -> TransportAnswer {
+        try await transport.send(.GET, url, headers: [:], body: nil, timeout: timeout)
+    }
+
+    @Test("calls in flight at once share one HTTP/2 connection")
+    func sharing() async throws {
+        let server = try await TestHTTP2Server(group: group)
+        let transport = try transport()
+        let calls = (0..<20).map { _ in Task { try await get(transport, server.url("/hold")) } }
+        let held = await server.held(20)
+        server.answerHeld()
+        for call in calls { #expect(try await call.value.status == 200) }
+        #expect(server.connections == 1 && Set(held.map(\.streamID)).count == 20)
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("GOAWAY: streams up to the last one the server names are answered there; those above are sent again on a new connection, once")
+    func goAway() async throws {
+        let server = try await TestHTTP2Server(group: group)
+        let transport = try transport()
+        let calls = (0..<5).map { _ in Task { try await get(transport, server.url("/hold")) } }
+        let first = await server.held(5)
+        let streams = first.map(\.streamID).sorted()
+        server.goAway(connection: 1, lastStreamID: streams[2])
+        // The two above streams[2] come again, on a second connection.
+        let all = await server.held(7)
+        #expect(all.dropFirst(5).allSatisfy { $0.connection == 2 })
+        // The server answers what it said it processed, and the calls sent again.
+        for held in all where held.connection == 2 || held.streamID <= streams[2] { held.answer() }
+        for call in calls { #expect(try await call.value.status == 200) }
+        #expect(server.connections == 2 && server.requests == 7)
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("a connection lost mid-answer fails its calls, which are not sent again; the next call opens a new one")
+    func lostConnection() async throws {
+        let server = try await TestHTTP2Server(group: group)
+        let transport = try transport()
+        let calls = (0..<3).map { _ in Task { try await get(transport, server.url("/hold")) } }
+        _ = await server.held(3)
+        server.closeConnections()
+        for call in calls { await #expect(throws: (any Error).self) { try await call.value } }
+        #expect(try await get(transport, server.url("/echo")).status == 200)
+        #expect(server.connections == 2 && server.requests == 4)
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("a cancelled call and one past its deadline reset their streams, not the connection")
+    func cancelAndDeadline() async throws {
+        let server = try await TestHTTP2Server(group: group)
+        let transport = try transport()
+        let cancelled = Task { try await get(transport, server.url("/hold")) }
+        _ = await server.held(1)
+        cancelled.cancel()
+        await #expect(throws: (any Error).self) { try await cancelled.value }
+        await #expect(throws: TransportError.timedOut) { try await get(transport, server.url("/hold"), timeout: .milliseconds(300)) }
+        #expect(try await get(transport, server.url("/echo")).status == 200)
+        #expect(server.connections == 1)
+        transport.shutdown()
+        try await server.stop()
+    }
+}
