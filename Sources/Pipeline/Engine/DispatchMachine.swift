@@ -310,6 +310,11 @@ struct DispatchMachine: Sendable {
         // A linger that has passed waits for a slot, not for the timer.
         var wakeAt: ContinuousClock.Instant? = lingerDue.flatMap { $0 > now ? $0 : nil }
         if let first = backoffs.min { wakeAt = earlier(wakeAt, first.due) }
+        // APIs refused a start in this pump: at one instant, starting other calls frees no slot
+        // and adds no rate token, so none of their jobs is asked again. Without it every start
+        // refused for the rate asked each waiting key in turn (64 topics in the field profile:
+        // 26 % of the worker's CPU went to that scan).
+        var closed: [BackendAPI] = []
         while !stopped, !paused, running.count < configuration.concurrency, queue.count > 0 {
             let permission = breaker.permission(now: now)
             if case .wait(let until) = permission {
@@ -325,7 +330,16 @@ struct DispatchMachine: Sendable {
             var queue = self.queue
             self.queue = CallQueue()
             // Per API: a free slot under its limit first (no side effect), then a rate slot (taken).
-            let next = queue.next(forProbe: probe, allowed: { job in probe || (hasSlot(job) && admitRate(job, now: now, earliest: &earliest)) })
+            let next = queue.next(
+                forProbe: probe,
+                allowed: { job in
+                    if probe { return true }
+                    let api = api(of: job)
+                    if closed.contains(api) { return false }
+                    if hasSlot(job), admitRate(job, now: now, earliest: &earliest) { return true }
+                    closed.append(api)
+                    return false
+                })
             self.queue = queue
             guard let job = next else {
                 if probe { breaker.returnProbe(now: now) }
