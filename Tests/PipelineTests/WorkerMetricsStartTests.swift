@@ -41,12 +41,12 @@ struct WorkerMetricsStartTests {
         var rate = AdaptiveRate(AdaptiveRate.Settings())
         rate.throttled(startedAt: now, now: now)
         rate.throttled(startedAt: now - .seconds(1), now: now)  // answered after the cut: counted, not cut again
-        metrics.state(itemsInFlight: 0, pausedPartitions: 0, breakerOpen: false, rates: [.batchAdd: rate])
-        metrics.state(itemsInFlight: 0, pausedPartitions: 0, breakerOpen: false, rates: [.batchAdd: rate])  // no new answer
+        metrics.state(itemsInFlight: 0, pausedPartitions: 0, breakerOpen: false, rates: [.batchAdd: rate], concurrencyLimits: [:])
+        metrics.state(itemsInFlight: 0, pausedPartitions: 0, breakerOpen: false, rates: [.batchAdd: rate], concurrencyLimits: [:])  // no new answer
         let series = [("pipeline", "p"), ("api", BackendAPI.batchAdd.rawValue)]
         #expect(try factory.expectCounter(MetricName.throttledAttempts.rawValue, series).totalValue == 2)
         rate.throttled(startedAt: now, now: now + .seconds(1))
-        metrics.state(itemsInFlight: 0, pausedPartitions: 0, breakerOpen: false, rates: [.batchAdd: rate])
+        metrics.state(itemsInFlight: 0, pausedPartitions: 0, breakerOpen: false, rates: [.batchAdd: rate], concurrencyLimits: [:])
         #expect(try factory.expectCounter(MetricName.throttledAttempts.rawValue, series).totalValue == 3)
     }
 

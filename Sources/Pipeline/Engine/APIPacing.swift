@@ -28,8 +28,15 @@ struct APIPacing: Sendable {
         }
         if rates[api] == nil { rates[api] = AdaptiveRate(settings) }
         // Unpaced without a ceiling: no bucket, nothing held back.
-        guard let pace = rates[api]!.pace else { return nil }
-        return buckets[api, default: TokenBucket(rate: pace, now: now)].take(now: now).map { now + $0 }
+        guard let pace = rates[api]!.pace else {
+            rates[api]!.started(at: now)
+            return nil
+        }
+        guard let wait = buckets[api, default: TokenBucket(rate: pace, now: now)].take(now: now) else {
+            rates[api]!.started(at: now)
+            return nil
+        }
+        return now + wait
     }
 
     /// A call of `api` started at `startedAt` was answered, `throttled` or not: its rate moves, and

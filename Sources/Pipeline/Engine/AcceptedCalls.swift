@@ -1,6 +1,6 @@
-/// Calls answered without throttling, counted by the instant they started (when the backend
-/// took them) in slots of `slot` over the last `span`: how many a backend accepted in a recent
-/// window, which tells the rate its quota lets through (`AdaptiveRate` cuts to a share of it).
+/// Calls counted by the instant they started (when the backend took them), in slots of `slot`
+/// over the last `span`: how many a backend accepted in a recent window, which tells the rate its
+/// quota lets through (`AdaptiveRate` cuts to a share of it), or how many were sent while unpaced.
 ///
 /// A pure value: every event carries its instant. A window that reaches back further than `span`
 /// counts only the last `span`; the slot an instant falls in is counted whole, so a count is

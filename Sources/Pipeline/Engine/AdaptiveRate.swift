@@ -65,7 +65,8 @@ public struct AdaptiveRate: Sendable, Hashable {
     public static let ceilingShare = 0.0025
     /// Probing above the rate accepted at the last cut doubles its growth this often.
     public static let probeDoubling: Duration = .seconds(5)
-    /// The most a cut takes off a paced rate: it never more than halves it.
+    /// The most a cut takes off: it never more than halves a paced rate, nor an unpaced one's
+    /// calls started per second.
     public static let deepestCut = 0.5
     /// The shortest window the accepted rate is measured over.
     public static let shortestWindow: Duration = .seconds(1)
@@ -97,11 +98,17 @@ public struct AdaptiveRate: Sendable, Hashable {
         var seconds: Double
         /// The rate before the cut: the late successes never raise the rate past it.
         var before: Double
+        /// The least the cut kept (half a paced rate): late successes raise the rate only once
+        /// the accepted rate they add up to justifies more.
+        var least: Double
     }
     /// The earliest start of a call answered so far: the accepted rate is never measured from
     /// before it.
     private var firstCall: ContinuousClock.Instant?
     private var accepted = AcceptedCalls()
+    /// Every call started while unpaced, by its start: what an API that has accepted nothing
+    /// yet was sent.
+    private var attempted = AcceptedCalls()
 
     /// A controller: unpaced, or at `settings.start` within its bounds.
     public init(_ settings: Settings) {
@@ -120,6 +127,13 @@ public struct AdaptiveRate: Sendable, Hashable {
         rate = Self.bounded(isPaced ? rate : .infinity, settings)
     }
 
+    /// A call starts at `now`. Counted only while unpaced: the first cut keeps half of the calls
+    /// started per second.
+    public mutating func started(at now: ContinuousClock.Instant) {
+        guard !isPaced else { return }
+        attempted.record(at: now)
+    }
+
     /// A call started at `startedAt` was answered without throttling at `now`.
     public mutating func succeeded(startedAt: ContinuousClock.Instant, now: ContinuousClock.Instant) {
         note(startedAt)
@@ -132,8 +146,9 @@ public struct AdaptiveRate: Sendable, Hashable {
         if startedAt < lastCut {
             // Accepted in the window the cut measured, answered since: the cut's share of it.
             if let window = cutWindow, startedAt >= window.start {
-                self.acceptedAtCut = acceptedAtCut + 1 / window.seconds
-                rate = min(window.before, Self.bounded(rate + settings.decrease / window.seconds, settings))
+                let measured = acceptedAtCut + 1 / window.seconds
+                self.acceptedAtCut = measured
+                rate = max(rate, min(window.before, Self.bounded(max(window.least, settings.decrease * measured), settings)))
             }
             return
         }
@@ -152,10 +167,14 @@ public struct AdaptiveRate: Sendable, Hashable {
         throttles += 1
         if let lastCut, startedAt < lastCut { return false }
         let window = measuredWindow(now: now)
-        let measured = Double(accepted.count(from: window, to: now)) / ((now - window) / .seconds(1))
-        var cut = settings.decrease * measured
-        if isPaced { cut = min(rate, max(cut, rate * Self.deepestCut)) }
-        cutWindow = CutWindow(start: window, seconds: (now - window) / .seconds(1), before: rate)
+        let seconds = (now - window) / .seconds(1)
+        let measured = Double(accepted.count(from: window, to: now)) / seconds
+        // Never more than halved: a paced rate keeps half of itself; an unpaced one (its rate
+        // the ceiling or infinite) half of the calls it started per second, so a worker whose
+        // first answers are all throttles (a quota others fill) does not fall to its floor.
+        let least = (isPaced ? rate : Double(attempted.count(from: window, to: now)) / seconds) * Self.deepestCut
+        let cut = min(rate, max(settings.decrease * measured, least))
+        cutWindow = CutWindow(start: window, seconds: seconds, before: rate, least: least)
         rate = Self.bounded(cut, settings)
         isPaced = true
         acceptedAtCut = measured

@@ -67,7 +67,7 @@ public enum MetricName: String, Sendable, CaseIterable {
         case .itemsInFlight: "Items held until their outcomes are acknowledged."
         case .pausedPartitions: "Partitions paused (backpressure, circuit breaker, operator pause, stopping)."
         case .circuitBreakerOpen: "1 while the circuit breaker is open (the backend refuses or fails every call), else 0."
-        case .rate: "The adaptive rate by API, calls per second (while unpaced: the rate-limit; absent without one)."
+        case .rate: "The adaptive rate by API, calls per second (while unpaced: the rate-limit, or 0 without one)."
         case .concurrencyLimit: "The calls in flight each API may have now: its rate times its latency, with headroom, up to concurrency."
         case .controlPaused: "1 while an operator has paused the pipeline (iidbatch control pause), else 0."
         case .controlVersion: "The version of each control document in force, by scope (the pipeline's name or *); 0 when reset to the file."

@@ -67,12 +67,14 @@ final class WorkerMetrics: Sendable {
     /// The state the gauges show: an API's rate while it has a pace (unpaced without a ceiling it
     /// has none), and the calls in flight each API may have.
     func state(
-        itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [BackendAPI: AdaptiveRate], concurrencyLimits: [BackendAPI: Int] = [:]
+        itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [BackendAPI: AdaptiveRate], concurrencyLimits: [BackendAPI: Int]
     ) {
         self.itemsInFlight.record(itemsInFlight)
         self.pausedPartitions.record(pausedPartitions)
         circuitBreakerOpen.record(breakerOpen ? 1 : 0)
-        for (api, rate) in rates { if let pace = rate.pace { gauge(.rate, ("api", api.rawValue)).record(pace) } }
+        // An unpaced API shows 0 (no pace), not the last pace it had before an operator lifted
+        // its ceiling.
+        for (api, rate) in rates { gauge(.rate, ("api", api.rawValue)).record(rate.pace ?? 0) }
         for (api, limit) in concurrencyLimits { gauge(.concurrencyLimit, ("api", api.rawValue)).record(limit) }
         throttled(rates)
     }
