@@ -46,6 +46,7 @@ public struct ExtraTrustRoots: Sendable, CustomStringConvertible {
         return configuration
     }
 
+    /// How many certificates came from which file, for the start log.
     public var description: String { "\(certificates.count) certificate(s) from \(path)" }
 
     /// Why a bundle cannot be used; names the file.

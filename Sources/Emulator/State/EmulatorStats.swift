@@ -29,6 +29,7 @@ public struct EmulatorStats: Codable, Sendable, Hashable {
             if throttled { self.throttled += 1 }
         }
 
+        /// Decodes one API's figures.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             calls = try container.decode(Int.self, forKey: .calls)
@@ -49,6 +50,7 @@ public struct EmulatorStats: Codable, Sendable, Hashable {
     /// Counters with every field zero.
     public init() {}
 
+    /// Decodes the stats; `connections` is 0 when absent (an emulator from before it was counted).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         apis = try container.decode([String: API].self, forKey: .apis)

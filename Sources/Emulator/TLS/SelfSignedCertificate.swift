@@ -67,8 +67,17 @@ public struct SelfSignedCertificate: Sendable {
             throw EmulatorError.tls("cannot write the certificate to \(certificate): \(error.localizedDescription)")
         }
         do {
-            try Data(privateKeyPEM.utf8).write(to: URL(fileURLWithPath: key), options: .atomic)
+            // Made empty and owner-only first, then filled: the key is never readable by others,
+            // not even between its writing and a change of its mode.
+            guard FileManager.default.createFile(atPath: key, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw EmulatorError.tls("cannot create the private key file \(key)")
+            }
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: key))
+            defer { try? handle.close() }
+            try handle.write(contentsOf: Data(privateKeyPEM.utf8))
+        } catch let error as EmulatorError {
+            throw error
         } catch {
             throw EmulatorError.tls("cannot write the private key to \(key): \(error.localizedDescription)")
         }

@@ -148,7 +148,7 @@ struct BenchField: AsyncParsableCommand {
 
     private static func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value) }
 
-    // MARK: - TLS (the pieces helper H2 adds: SelfSignedCertificate, --tls-cert/--tls-key, --ca-file, EmulatorStats.connections)
+    // MARK: - TLS: the emulator's certificate, trusted by the worker and the stats reads
 
     /// The self-signed certificate the emulator serves and the worker trusts, written to
     /// `folder`, and how each side is told of it.
@@ -158,7 +158,9 @@ struct BenchField: AsyncParsableCommand {
         /// Its private key (PEM).
         var key: String
 
+        /// The emulator's options that serve HTTPS with the certificate.
         var emulatorArguments: [String] { ["--tls-cert", certificate, "--tls-key", key] }
+        /// The worker's option that trusts it.
         var workerArguments: [String] { ["--ca-file", certificate] }
 
         /// The emulator's stats, read over HTTPS by a client of their own trusting the
