@@ -113,13 +113,16 @@ struct StreamConnections<Connection: AnyObject, Waiter: Hashable> {
     }
 
     /// A connection opened for a call, whose server allows `maxStreams` at once: the call that
-    /// opened it takes its first stream, waiting calls the next ones.
+    /// opened it takes its first stream, waiting calls the next ones, and those it cannot carry
+    /// are woken to open another (within the limit).
     mutating func connected(_ connection: Connection, _ origin: BackendOrigin, maxStreams: Int, now: Instant) -> Outcome {
         var state = origins[origin] ?? Origin()
         defer { origins[origin] = state }
         state.connecting = max(0, state.connecting - 1)
         state.open.append(Open(connection: connection, streams: 1, maxStreams: max(1, maxStreams), idleSince: now))
-        return serve(&state)
+        // A server that allows fewer streams than `expectedStreams` leaves calls waiting that no
+        // connection being opened will carry: they are woken to open the next.
+        return wakeUnserved(&state)
     }
 
     /// A connection being opened failed, or was not HTTP/2. Waiting calls that no connection
@@ -151,7 +154,7 @@ struct StreamConnections<Connection: AnyObject, Waiter: Hashable> {
         guard var state = origins[origin], let index = state.open.firstIndex(where: { $0.connection === connection }) else { return Outcome() }
         defer { origins[origin] = state }
         state.open[index].maxStreams = max(1, maxStreams)
-        return serve(&state)
+        return wakeUnserved(&state)
     }
 
     /// The server sent GOAWAY on `connection`: it takes no new streams (those open finish or fail
