@@ -14,8 +14,9 @@
 /// - Arrays and objects nest at most `maxDepth` deep, so no input can exhaust the stack.
 /// - A refusal quotes at most `quoteLimit` bytes of the document, cut where a character starts.
 ///
-/// Text runs are scanned byte by byte without decoding (printable ASCII in one comparison), and
-/// an ASCII string without escapes is made from its bytes as they are.
+/// Text runs are scanned eight bytes at a time without decoding (printable ASCII without `"` and
+/// `\` in a few word operations), and an ASCII string without escapes is made from its bytes as
+/// they are.
 struct JSONParser {
     let bytes: [UInt8]
     var index = 0
@@ -296,31 +297,61 @@ struct JSONParser {
     /// The string whose opening quote is at `quote`, when it is ASCII without escapes: the range
     /// of its text in `bytes` and whether it holds a `/`; nil for any other string.
     func plainString(at quote: Int) -> (text: Range<Int>, slash: Bool)? {
-        let text = bytes.span
-        var end = quote + 1
-        var slashes = false
-        // Printable ASCII (0x20...0x7F, which `&- 0x20` maps below 0x60) but for `"` and `\`: the
-        // scan stops at the closing quote, or at the first byte that makes the string not plain.
-        while end < text.count {
-            let byte = text[end]
-            guard byte &- 0x20 < 0x60, byte != Self.quote, byte != Self.backslash else { break }
-            slashes = slashes || byte == UInt8(ascii: "/")
-            end += 1
-        }
-        guard end < text.count, text[end] == Self.quote else { return nil }
-        return ((quote + 1)..<end, slashes)
+        let (end, slash) = plainRun(from: quote + 1)
+        guard end < bytes.count, bytes[end] == Self.quote else { return nil }
+        return ((quote + 1)..<end, slash)
     }
 
     /// The end of the run of printable ASCII from `start` that holds no `"` and no `\`.
-    func plainRunEnd(from start: Int) -> Int {
-        let text = bytes.span
-        var end = start
-        while end < text.count {
-            let byte = text[end]
-            guard byte &- 0x20 < 0x60, byte != Self.quote, byte != Self.backslash else { break }
-            end += 1
+    func plainRunEnd(from start: Int) -> Int { plainRun(from: start).end }
+
+    /// The end of the run of printable ASCII (0x20...0x7F) from `start` that holds no `"` and no
+    /// `\`, and whether the run holds a `/`. Eight bytes are looked at in one go (see
+    /// `stopBytes`); the last few, byte by byte.
+    func plainRun(from start: Int) -> (end: Int, slash: Bool) {
+        bytes.withUnsafeBytes { raw -> (end: Int, slash: Bool) in
+            let count = raw.count
+            var end = start
+            var slash = false
+            while end + 8 <= count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: end, as: UInt64.self))
+                let stops = Self.stopBytes(word)
+                let slashes = Self.zeroBytes(word ^ Self.lanes(UInt8(ascii: "/")))
+                if stops != 0 {
+                    // The lowest flagged byte of each mask is exact (a borrow only flags bytes
+                    // above a true one): a `/` counts when it comes before the stop.
+                    slash = slash || (slashes != 0 && slashes.trailingZeroBitCount < stops.trailingZeroBitCount)
+                    return (end + stops.trailingZeroBitCount / 8, slash)
+                }
+                slash = slash || slashes != 0
+                end += 8
+            }
+            while end < count {
+                let byte = raw[end]
+                guard byte &- 0x20 < 0x60, byte != Self.quote, byte != Self.backslash else { break }
+                slash = slash || byte == UInt8(ascii: "/")
+                end += 1
+            }
+            return (end, slash)
         }
-        return end
+    }
+
+    /// `byte` in each of a word's eight bytes.
+    static func lanes(_ byte: UInt8) -> UInt64 { 0x0101_0101_0101_0101 &* UInt64(byte) }
+
+    /// The high bit of each byte of `word` that is zero; bytes above a zero one may be flagged
+    /// too (the subtraction's borrow), so only the lowest flag is exact, and whether any is.
+    static func zeroBytes(_ word: UInt64) -> UInt64 {
+        (word &- lanes(0x01)) & ~word & lanes(0x80)
+    }
+
+    /// The high bit of each byte of `word` that ends a plain run (below 0x20, 0x80 or above, `"`
+    /// or `\`), with the same exactness as `zeroBytes`: the lowest flag is the first such byte.
+    static func stopBytes(_ word: UInt64) -> UInt64 {
+        // Below 0x20: subtracting 0x20 borrows into its high bit (or sets it when the byte's was
+        // clear); at 0x80 or above the byte's own high bit is set.
+        let outside = ((word &- lanes(0x20)) | word) & lanes(0x80)
+        return outside | zeroBytes(word ^ lanes(quote)) | zeroBytes(word ^ lanes(backslash))
     }
 
     mutating func array(depth: Int) throws(JSONValue.ParseError) -> JSONValue {

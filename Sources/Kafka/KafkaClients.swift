@@ -22,6 +22,15 @@ public enum KafkaClients {
         return KafkaClientsAtExit(live: registry.live, kept: registry.kept, threads: RDKafkaProcess.threadCount)
     }
 
+    /// Has the process's allocator keep the large buffers consumers churn through (librdkafka's
+    /// fetch responses, the records copied out of them) instead of mapping each afresh; see
+    /// `RDKafkaProcess.keepLargeBuffers`. Call once, first thing, in a process that consumes
+    /// large records. True when it changed the allocator's settings.
+    @discardableResult
+    public static func keepLargeBuffers(environment: [String: String]) -> Bool {
+        RDKafkaProcess.keepLargeBuffers(environment: environment)
+    }
+
     /// Ends the process with `status` at once: flushes stdout and stderr, then `_exit`s, so that
     /// no `atexit` handler runs while a librdkafka thread may still run.
     public static func exitProcess(_ status: Int32) -> Never {

@@ -82,7 +82,7 @@ struct PipelineFileTests {
     @Test("the worker's read-ahead is bounded in bytes by the largest record and in records by max-in-flight-items")
     func readAhead() throws {
         let plain = try PipelineFile.parse("request-topic: erasures\n", file: "d.yaml", name: "d")
-        #expect(plain.consumerDefaults == ["queued.max.messages.kbytes": "32768", "queued.min.messages": "10000"])
+        #expect(plain.consumerDefaults == ["queued.max.messages.kbytes": "65536", "queued.min.messages": "10000"])
         let tuned = try PipelineFile.parse(
             "request-topic: erasures\nmax-in-flight-items: 200000\nmax-record-bytes: 33554432\n", file: "t.yaml", name: "t")
         #expect(tuned.consumerDefaults == ["queued.max.messages.kbytes": "131072", "queued.min.messages": "40000"])

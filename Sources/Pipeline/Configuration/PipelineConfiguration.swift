@@ -148,21 +148,23 @@ public struct PipelineConfiguration: Sendable, Hashable {
         Self.producerDefaults(for: [self])
     }
 
-    /// Consumer settings of this pipeline's worker: librdkafka's read-ahead held to 32 MiB of
-    /// records (64 MiB by default), or four of the largest records, and to a fifth of
+    /// Consumer settings of this pipeline's worker: librdkafka's read-ahead held to 64 MiB of
+    /// records (librdkafka's default), or four of the largest records, and to a fifth of
     /// `maxInFlightItems` records a partition (at least 1,000; 100,000 by default), so that a
     /// deep backlog costs the worker a fixed amount of memory; what it holds beyond that is
     /// bounded by `maxInFlightItems`. The count matters for small records: librdkafka keeps a few
     /// hundred bytes for each beyond its payload, which the byte bound does not count.
     ///
     /// The byte bound trades memory for throughput: once the read-ahead is full, librdkafka 2.0
-    /// fetches again only when its fetcher next looks, up to about half a second later, and a
-    /// worker that has drained the read-ahead by then waits. `bench worker`, topics-1000 with a
+    /// fetches again only when its broker thread next looks, up to a second later, and a worker
+    /// that has drained the read-ahead by then waits. `bench worker`, topics-1000 with a
     /// 5M-item backlog: 16 MiB gave 919k items/s at 76 MiB peak RSS, 32 MiB 1.0–1.28M at 89–116
-    /// MiB, 64 MiB 1.26M at 157 MiB.
+    /// MiB, 64 MiB 1.26M at 157 MiB; with the shipped topic file (real-size 170 KB records, 1M
+    /// items, iid-batch) 32 MiB held the worker to 297k items/s (at 178 MiB), 64 MiB 536–548k
+    /// (at 206–233 MiB).
     public var consumerDefaults: [String: String] {
         [
-            "queued.max.messages.kbytes": "\(max(32_768, 4 * maxRecordBytes / 1_024))",
+            "queued.max.messages.kbytes": "\(max(65_536, 4 * maxRecordBytes / 1_024))",
             "queued.min.messages": "\(max(1_000, maxInFlightItems / 5))",
         ]
     }

@@ -69,6 +69,7 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let onEventLoops = WorkerSetup.runTasksOnEventLoops()
+        KafkaClients.keepLargeBuffers(environment: ProcessInfo.processInfo.environment)
         // Trapped from the first moment: a SIGINT or SIGTERM while the workers are being set up
         // stops them gracefully as soon as they run, instead of killing the process.
         let stopSignals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
