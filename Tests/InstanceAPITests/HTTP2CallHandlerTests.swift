@@ -214,4 +214,25 @@ struct HTTP2CallHandlerTests {
         }
         #expect(frames[0].streamID == .rootStream && increment == HTTP2CallHandler.connectionWindow - 1000)
     }
+
+    @Test("a call's stream window is opened again once below half; a finished stream's is not")
+    func streamWindow() throws {
+        let fixture = try Fixture()
+        let (open, _) = fixture.start()
+        let (done, _) = fixture.start()
+        fixture.loop.run()
+        _ = try fixture.written()
+        try fixture.answer(done!, body: "{}")
+        for streamID in [open!, done!] {
+            let event = NIOHTTP2WindowUpdatedEvent(streamID: streamID, inboundWindowSize: 100, outboundWindowSize: 65535)
+            fixture.channel.pipeline.fireUserInboundEventTriggered(event)
+        }
+        fixture.loop.run()
+        let frames = try fixture.written()
+        guard frames.count == 1, case .windowUpdate(let increment) = frames[0].payload else {
+            Issue.record("not one WINDOW_UPDATE: \(frames)")
+            return
+        }
+        #expect(frames[0].streamID == open && increment == HTTP2CallHandler.streamWindow - 100)
+    }
 }
