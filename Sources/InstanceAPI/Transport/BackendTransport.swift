@@ -348,15 +348,13 @@ final class BackendTransport: Sendable {
     }
 
     /// Makes `channel`, whose server chose `h2`, an HTTP/2 connection: frames, the watcher of the
-    /// server's settings and GOAWAY, the stream multiplexer. `negotiated` completes on the first
-    /// SETTINGS; later ones and GOAWAY go to `transport`'s `StreamConnections`.
+    /// server's settings and GOAWAY, the handler carrying the calls. `negotiated` completes on the
+    /// first SETTINGS; later ones and GOAWAY go to `transport`'s `StreamConnections`.
     private static func configureHTTP2(
         _ channel: any Channel, origin: BackendOrigin, bodyLimit: Int, negotiated: EventLoopPromise<Connected>, transport: BackendTransport?
     ) throws {
-        let multiplexer = HTTP2StreamMultiplexer(
-            mode: .client, channel: channel, targetWindowSize: 1 << 20, outboundBufferSizeHighWatermark: 8196,
-            outboundBufferSizeLowWatermark: 4092, inboundStreamInitializer: { $0.close() })
-        let connection = HTTP2BackendConnection(origin: origin, channel: channel, multiplexer: multiplexer.sendableView, bodyLimit: bodyLimit)
+        let handler = HTTP2CallHandler(bodyLimit: bodyLimit)
+        let connection = HTTP2BackendConnection(origin: origin, channel: channel, handler: handler)
         let watcher = HTTP2ConnectionWatcher(
             settings: { [weak transport] maxStreams in
                 negotiated.succeed(.http2(connection, maxStreams: maxStreams))
@@ -369,9 +367,9 @@ final class BackendTransport: Sendable {
                 transport.perform(transport.state.withLock { $0.streams.goingAway(connection, origin) })
             })
         let sync = channel.pipeline.syncOperations
-        try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0)]))
+        try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: HTTP2CallHandler.initialSettings))
         try sync.addHandler(watcher)
-        try sync.addHandler(multiplexer)
+        try sync.addHandler(handler)
     }
 
     /// The TLS context, made on first use: the configured trust roots, full verification, ALPN

@@ -4,23 +4,22 @@ import NIOHTTP2
 import Synchronization
 
 /// One HTTP/2 connection to a backend origin, carrying many calls at once, each on a stream of
-/// its own. A call's stream ends with its answer; a call that fails, times out or is cancelled
-/// resets its stream only, never the connection.
+/// its own, all through the connection's one `HTTP2CallHandler` (no channel per stream). A
+/// call's stream ends with its answer; a call that fails, times out or is cancelled resets its
+/// stream only, never the connection.
 final class HTTP2BackendConnection: Sendable {
     /// The origin it is connected to.
     let origin: BackendOrigin
     private let channel: any Channel
-    private let multiplexer: HTTP2StreamMultiplexer.SendableView
-    private let bodyLimit: Int
+    private let handler: NIOLoopBound<HTTP2CallHandler>
     /// The last stream the server said it processes, from its latest GOAWAY (`Int.max` before).
     private let goAwayLastStreamID = Atomic(Int.max)
 
-    /// Wraps `channel`, whose pipeline ends with `multiplexer`.
-    init(origin: BackendOrigin, channel: any Channel, multiplexer: HTTP2StreamMultiplexer.SendableView, bodyLimit: Int) {
+    /// Wraps `channel`, whose pipeline ends with `handler`; call on the channel's event loop.
+    init(origin: BackendOrigin, channel: any Channel, handler: HTTP2CallHandler) {
         self.origin = origin
         self.channel = channel
-        self.multiplexer = multiplexer
-        self.bodyLimit = bodyLimit
+        self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
     }
 
     /// Whether the connection is open.
@@ -29,42 +28,23 @@ final class HTTP2BackendConnection: Sendable {
     /// Completes when the connection is closed, by either side.
     var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
 
-    /// Opens a stream, writes `head` and `body` on it and completes with the answer; or fails
-    /// with `.timedOut` at `deadline`, with `.refusedStream` when the server refused the stream
+    /// Writes `head` and `body` on a new stream and completes with the answer; or fails with
+    /// `.timedOut` at `deadline`, with `.refusedStream` when the server refused the stream
     /// unprocessed (GOAWAY below it, REFUSED_STREAM), or with why the stream failed. `call`
     /// cancels it.
     func exchange(_ head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline, call: StreamCall) -> EventLoopFuture<TransportAnswer> {
         let loop = channel.eventLoop
         let promise = loop.makePromise(of: TransportAnswer.self)
-        let opened = loop.makePromise(of: (any Channel).self)
-        let bodyLimit = self.bodyLimit
-        multiplexer.createStreamChannel(promise: opened) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                let handler = HTTPExchangeHandler(bodyLimit: bodyLimit)
-                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ClientCodec(httpProtocol: .https))
-                try stream.pipeline.syncOperations.addHandler(handler)
-                handler.expect(promise)
-                let timer = stream.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { handler.fail(TransportError.timedOut) }
-                promise.futureResult.assumeIsolated().whenComplete { _ in timer.cancel() }
-                stream.write(HTTPClientRequestPart.head(head), promise: nil)
-                if let body { stream.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
-                stream.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        let handler = self.handler
+        let start: @Sendable () -> Void = {
+            guard let streamID = handler.value.start(head, body: body, deadline: deadline, promise: promise) else { return }
+            let reset: @Sendable () -> Void = {
+                let cancel: @Sendable () -> Void = { handler.value.cancel(streamID, CancellationError()) }
+                if loop.inEventLoop { cancel() } else { loop.execute(cancel) }
             }
+            if !call.opened(reset: reset) { handler.value.cancel(streamID, CancellationError()) }
         }
-        opened.futureResult.whenComplete { result in
-            switch result {
-            case .success(let stream):
-                if !call.opened(stream) { stream.close(promise: nil) }
-                // A stream ends with its answer (both sides' END_STREAM); one ended otherwise
-                // (deadline, cancel, broken answer) is reset. Closing a complete one would reset it
-                // too, before HTTP/2 has marked it closed: a server counts those resets as an
-                // attack (Hummingbird's NIOHTTP2 answers 200 of them with GOAWAY
-                // ENHANCE_YOUR_CALM, as the harness of issue 33 found).
-                promise.futureResult.whenFailure { _ in stream.close(promise: nil) }
-            case .failure(let error):
-                promise.fail(error)
-            }
-        }
+        if loop.inEventLoop { start() } else { loop.execute(start) }
         return promise.futureResult
     }
 

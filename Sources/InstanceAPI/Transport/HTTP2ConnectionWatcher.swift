@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP2
 
-/// Sits between an HTTP/2 connection's frame handler and its stream multiplexer and reports
+/// Sits between an HTTP/2 connection's frame handler and its call handler and reports
 /// what the server says of the connection as a whole: how many streams it allows at once (its
 /// SETTINGS, the first of which makes the connection ready) and GOAWAY. Runs on the connection's
 /// event loop only; frames pass through unchanged.

@@ -1,10 +1,9 @@
 import NIOCore
 import NIOHTTP1
-import NIOHTTP2
 
-/// The last handler of a backend HTTP/1.1 connection, or of one HTTP/2 stream: it reads the
-/// answer to the one call the connection (or stream) carries at a time and completes that call's
-/// promise with it, or with why there is none.
+/// The last handler of a backend HTTP/1.1 connection: it reads the answer to the one call the
+/// connection carries at a time and completes that call's promise with it, or with why there is
+/// none. (HTTP/2 connections carry their calls in `HTTP2CallHandler`.)
 ///
 /// A connection that failed, timed out, was closed, or sent what no call asked for is closed and
 /// fails its call; a connection with a call outstanding is never handed to another. Runs on the
@@ -80,12 +79,9 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // The parser's word for a connection closed inside an answer; HTTP/2's for a stream the
-        // server did not process (above a GOAWAY's last stream, or REFUSED_STREAM).
+        // The parser's word for a connection closed inside an answer.
         if error as? HTTPParserError == .invalidEOFState {
             fail(TransportError.closedBeforeAnswer)
-        } else if let closed = error as? NIOHTTP2Errors.StreamClosed, closed.errorCode == .refusedStream {
-            fail(TransportError.refusedStream)
         } else {
             fail(error)
         }

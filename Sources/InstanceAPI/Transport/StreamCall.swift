@@ -6,28 +6,29 @@ import Synchronization
 final class StreamCall: Sendable {
     private enum State {
         case opening
-        case open(any Channel)
+        case open(@Sendable () -> Void)
         case cancelled
     }
 
     private let state = Mutex(State.opening)
 
-    /// The call's stream opened: false when the call was cancelled already (reset the stream).
-    func opened(_ stream: any Channel) -> Bool {
+    /// The call's stream opened, `reset` resets it: false when the call was cancelled already
+    /// (reset the stream).
+    func opened(reset: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { state in
             guard case .opening = state else { return false }
-            state = .open(stream)
+            state = .open(reset)
             return true
         }
     }
 
     /// Resets the call's stream, now or when it opens.
     func cancel() {
-        let stream = state.withLock { state -> (any Channel)? in
+        let reset = state.withLock { state -> (@Sendable () -> Void)? in
             defer { state = .cancelled }
-            if case .open(let stream) = state { return stream }
+            if case .open(let reset) = state { return reset }
             return nil
         }
-        stream?.close(promise: nil)
+        reset?()
     }
 }

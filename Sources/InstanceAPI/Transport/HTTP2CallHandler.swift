@@ -1,0 +1,293 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP1
+import NIOHTTP2
+
+/// The last handler of an HTTP/2 connection, after NIO's frame handler: it carries every call on
+/// the connection itself, without a channel per stream. A call gets the next client stream
+/// (odd, increasing), its HEADERS (and DATA) are written, and the answer's HEADERS and DATA are
+/// gathered into the call's `TransportAnswer`.
+///
+/// Writes of calls started in the same event-loop turn go out in one flush (one TLS record, one
+/// write). A call fails when the server resets its stream (`.refusedStream` for
+/// REFUSED_STREAM, else why), when its stream was above a GOAWAY's last stream
+/// (`.refusedStream`: the server did not process it), when its answer passes `bodyLimit`, at its
+/// deadline (`.timedOut`) or when cancelled; those reset that stream only. The connection lost
+/// fails every call (`.closedBeforeAnswer`). It keeps the server's flow-control windows for the
+/// connection and each stream open. Runs on the connection's event loop only.
+final class HTTP2CallHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// The receive window of each stream, announced in the connection's SETTINGS: an answer up
+    /// to this size needs no WINDOW_UPDATE.
+    static let streamWindow = 1 << 20
+    /// The receive window of the connection, kept topped up.
+    static let connectionWindow = 1 << 24
+
+    /// One call in flight: its promise, deadline and the answer so far.
+    private struct Call {
+        var promise: EventLoopPromise<TransportAnswer>
+        var deadline: NIODeadline
+        var status: Int?
+        var headers = HTTPHeaders()
+        var body: ByteBuffer?
+    }
+
+    private let bodyLimit: Int
+    private let scheme: String
+    private var context: ChannelHandlerContext?
+    private var calls: [HTTP2StreamID: Call] = [:]
+    private var nextStreamID = HTTP2StreamID(1)
+    /// The last stream the server processes, from its GOAWAY; nil before one.
+    private var goAwayLastStreamID: HTTP2StreamID?
+    private var closed = false
+    private var flushScheduled = false
+    /// The deadline the one deadline timer is set for.
+    private var timer: (deadline: NIODeadline, task: Scheduled<Void>)?
+
+    /// A handler taking answers up to `bodyLimit` bytes, calling with `scheme` (`https`).
+    init(bodyLimit: Int, scheme: String = "https") {
+        self.bodyLimit = bodyLimit
+        self.scheme = scheme
+    }
+
+    /// The settings the client announces: no server push, and each stream's receive window.
+    static var initialSettings: HTTP2Settings {
+        nioDefaultSettings + [HTTP2Setting(parameter: .enablePush, value: 0), HTTP2Setting(parameter: .initialWindowSize, value: streamWindow)]
+    }
+
+    /// Calls in flight.
+    var callCount: Int { calls.count }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        failAll(TransportError.closedBeforeAnswer)
+        self.context = nil
+    }
+
+    /// Starts a call: writes `head` (its `Host` becomes `:authority`) and `body` on a new stream,
+    /// flushed with the other calls of this event-loop turn; `promise` completes with the answer
+    /// or why there is none. Returns the call's stream, nil when it failed at once (the
+    /// connection is closed, going away, or out of stream ids: `.refusedStream` then, safe to
+    /// send again elsewhere).
+    @discardableResult
+    func start(_ head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline, promise: EventLoopPromise<TransportAnswer>) -> HTTP2StreamID? {
+        guard let context, !closed else {
+            promise.fail(TransportError.closedBeforeAnswer)
+            return nil
+        }
+        guard goAwayLastStreamID == nil, nextStreamID < HTTP2StreamID.maxID else {
+            promise.fail(TransportError.refusedStream)
+            return nil
+        }
+        let streamID = nextStreamID
+        nextStreamID = nextStreamID.advanced(by: 2)
+        calls[streamID] = Call(promise: promise, deadline: deadline)
+        let hasBody = body.map { $0.readableBytes > 0 } ?? false
+        let headers = HTTP2Frame.FramePayload.Headers(headers: Self.requestHeaders(head, scheme: scheme), endStream: !hasBody)
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: nil)
+        if hasBody, let body {
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+        }
+        scheduleFlush(context)
+        armTimer(for: deadline, context)
+        return streamID
+    }
+
+    /// Fails the call on `streamID` with `error` and resets its stream; nothing when it is over.
+    func cancel(_ streamID: HTTP2StreamID, _ error: any Error) {
+        guard let call = calls.removeValue(forKey: streamID) else { return }
+        call.promise.fail(error)
+        reset(streamID)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.payload {
+        case .headers(let headers):
+            guard var call = calls[frame.streamID] else { return }
+            if call.status == nil {
+                guard let status = headers.headers.first(name: ":status").flatMap({ Int($0) }) else {
+                    fail(frame.streamID, TransportError.closedBeforeAnswer)
+                    return
+                }
+                // An informational answer (1xx) comes before the real one.
+                guard status >= 200 else { return }
+                call.status = status
+                for (name, value, _) in headers.headers where name.first != ":" { call.headers.add(name: name, value: value) }
+            }
+            if headers.endStream {
+                finish(frame.streamID, call)
+            } else {
+                calls[frame.streamID] = call
+            }
+        case .data(let data):
+            guard var call = calls[frame.streamID] else { return }
+            guard call.status != nil, case .byteBuffer(var part) = data.data else {
+                fail(frame.streamID, TransportError.closedBeforeAnswer)
+                return
+            }
+            guard (call.body?.readableBytes ?? 0) + part.readableBytes <= bodyLimit else {
+                fail(frame.streamID, TransportError.answerTooLarge(limit: bodyLimit))
+                return
+            }
+            if call.body == nil {
+                call.body = part
+            } else {
+                calls[frame.streamID] = nil  // the buffer is written in place, not copied
+                call.body!.writeBuffer(&part)
+            }
+            if data.endStream {
+                finish(frame.streamID, call)
+            } else {
+                calls[frame.streamID] = call
+            }
+        case .goAway(let lastStreamID, _, _):
+            goAwayLastStreamID = min(lastStreamID, goAwayLastStreamID ?? lastStreamID)
+        default:
+            break
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let closed as StreamClosedEvent:
+            // A complete answer left already; one still here was cut short.
+            guard let call = calls.removeValue(forKey: closed.streamID) else { break }
+            if let lastStreamID = goAwayLastStreamID, closed.streamID > lastStreamID {
+                call.promise.fail(TransportError.refusedStream)
+            } else if closed.reason == .refusedStream {
+                call.promise.fail(TransportError.refusedStream)
+            } else if let reason = closed.reason {
+                call.promise.fail(NIOHTTP2Errors.streamClosed(streamID: closed.streamID, errorCode: reason))
+            } else {
+                call.promise.fail(TransportError.closedBeforeAnswer)
+            }
+        case let window as NIOHTTP2WindowUpdatedEvent:
+            topUp(window, context)
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A stream's own error fails its call; the connection's are its frame handler's to
+        // answer (GOAWAY), and the connection's close fails the calls.
+        if let streamError = error as? NIOHTTP2Errors.StreamError {
+            fail(streamError.streamID, streamError.baseError)
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        failAll(TransportError.closedBeforeAnswer)
+        context.fireChannelInactive()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if flushScheduled {
+            flushScheduled = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    // MARK: Inside
+
+    /// Completes the call on `streamID` with its answer.
+    private func finish(_ streamID: HTTP2StreamID, _ call: Call) {
+        calls[streamID] = nil
+        let body = call.body ?? ByteBuffer()
+        call.promise.succeed(TransportAnswer(status: call.status ?? 0, headers: call.headers, body: body, keepAlive: true))
+    }
+
+    /// Fails the call on `streamID`, whose stream is still open, and resets its stream.
+    private func fail(_ streamID: HTTP2StreamID, _ error: any Error) {
+        cancel(streamID, error)
+    }
+
+    /// Writes RST_STREAM (CANCEL) for `streamID`, flushed with this turn's writes.
+    private func reset(_ streamID: HTTP2StreamID) {
+        guard let context, !closed else { return }
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.cancel))), promise: nil)
+        scheduleFlush(context)
+    }
+
+    private func failAll(_ error: any Error) {
+        closed = true
+        timer?.task.cancel()
+        timer = nil
+        let failed = calls
+        calls = [:]
+        for call in failed.values { call.promise.fail(error) }
+    }
+
+    /// Flushes once at the end of this event-loop turn (or when a read completes first).
+    private func scheduleFlush(_ context: ChannelHandlerContext) {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        context.eventLoop.assumeIsolated().execute { [self] in
+            guard flushScheduled, let context = self.context else { return }
+            flushScheduled = false
+            context.flush()
+        }
+    }
+
+    /// Keeps one timer, set for the earliest deadline of the calls in flight (or later: it then
+    /// fires early, finds none due and is set again).
+    private func armTimer(for deadline: NIODeadline, _ context: ChannelHandlerContext) {
+        if let timer, timer.deadline <= deadline { return }
+        timer?.task.cancel()
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in deadlinePassed() }
+        timer = (deadline, task)
+    }
+
+    /// Fails the calls whose deadline passed and sets the timer for the next.
+    private func deadlinePassed() {
+        timer = nil
+        guard let context, !closed else { return }
+        let now = context.eventLoop.now
+        var next: NIODeadline?
+        var due: [HTTP2StreamID] = []
+        for (streamID, call) in calls {
+            if call.deadline <= now {
+                due.append(streamID)
+            } else if next == nil || call.deadline < next! {
+                next = call.deadline
+            }
+        }
+        for streamID in due { fail(streamID, TransportError.timedOut) }
+        if let next { armTimer(for: next, context) }
+    }
+
+    /// Opens the connection's, or a call's stream's, receive window again once it fell below half.
+    private func topUp(_ window: NIOHTTP2WindowUpdatedEvent, _ context: ChannelHandlerContext) {
+        guard let inbound = window.inboundWindowSize, !closed else { return }
+        let target = window.streamID == .rootStream ? Self.connectionWindow : Self.streamWindow
+        guard inbound < target / 2, window.streamID == .rootStream || calls[window.streamID] != nil else { return }
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: window.streamID, payload: .windowUpdate(windowSizeIncrement: target - inbound))), promise: nil)
+        scheduleFlush(context)
+    }
+
+    /// The request's header block: the pseudo-header fields from `head`, then its fields with
+    /// lower-case names, without `Host` (it is `:authority`) and those HTTP/2 forbids.
+    static func requestHeaders(_ head: HTTPRequestHead, scheme: String) -> HPACKHeaders {
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(head.headers.count + 4)
+        fields.append((":method", head.method.rawValue))
+        fields.append((":scheme", scheme))
+        fields.append((":path", head.uri))
+        fields.append((":authority", head.headers.first(name: "host") ?? ""))
+        for (name, value) in head.headers {
+            let lower = name.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? name.lowercased() : name
+            switch lower {
+            case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": continue
+            default: fields.append((lower, value))
+            }
+        }
+        return HPACKHeaders(fields)
+    }
+}

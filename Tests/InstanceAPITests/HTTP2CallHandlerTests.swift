@@ -1,0 +1,238 @@
+import NIOCore
+import NIOEmbedded
+import NIOHPACK
+import NIOHTTP1
+import NIOHTTP2
+import Testing
+
+@testable import InstanceAPI
+
+@Suite("HTTP/2 calls on one connection handler: frames out, answers in, GOAWAY, resets, deadlines, one flush per turn")
+struct HTTP2CallHandlerTests {
+    /// Counts the flushes that reach the connection.
+    private final class FlushCounter: ChannelOutboundHandler {
+        typealias OutboundIn = HTTP2Frame
+        var flushes = 0
+        func flush(context: ChannelHandlerContext) {
+            flushes += 1
+            context.flush()
+        }
+    }
+
+    /// A call's outcome, once there is one.
+    private final class Outcome: @unchecked Sendable {
+        var result: Result<TransportAnswer, any Error>?
+        var answer: TransportAnswer? { try? result?.get() }
+        var error: (any Error)? {
+            guard case .failure(let error) = result else { return nil }
+            return error
+        }
+    }
+
+    private struct Fixture {
+        let channel = EmbeddedChannel()
+        let handler: HTTP2CallHandler
+        let counter = FlushCounter()
+
+        init(bodyLimit: Int = 1 << 20) throws {
+            handler = HTTP2CallHandler(bodyLimit: bodyLimit)
+            try channel.pipeline.syncOperations.addHandler(counter)
+            try channel.pipeline.syncOperations.addHandler(handler)
+        }
+
+        var loop: EmbeddedEventLoop { channel.embeddedEventLoop }
+
+        /// Starts a GET of `path`, due `timeout` from the loop's now.
+        func start(_ path: String = "/v1/x", body: ByteBuffer? = nil, timeout: TimeAmount = .seconds(30)) -> (HTTP2StreamID?, Outcome) {
+            var head = HTTPRequestHead(version: .http1_1, method: body == nil ? .GET : .POST, uri: path)
+            head.headers.add(name: "Host", value: "fcm.googleapis.com")
+            head.headers.add(name: "Authorization", value: "Bearer t")
+            head.headers.add(name: "Connection", value: "keep-alive")
+            let promise = loop.makePromise(of: TransportAnswer.self)
+            let outcome = Outcome()
+            promise.futureResult.whenComplete { outcome.result = $0 }
+            let streamID = handler.start(head, body: body, deadline: loop.now + timeout, promise: promise)
+            return (streamID, outcome)
+        }
+
+        /// The frames written and flushed so far.
+        func written() throws -> [HTTP2Frame] {
+            var frames: [HTTP2Frame] = []
+            while let frame = try channel.readOutbound(as: HTTP2Frame.self) { frames.append(frame) }
+            return frames
+        }
+
+        func answer(_ streamID: HTTP2StreamID, status: Int = 200, body: String?) throws {
+            let headers = HPACKHeaders([(":status", String(status)), ("content-type", "application/json")])
+            try channel.writeInbound(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: body == nil))))
+            if let body {
+                try channel.writeInbound(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))))
+            }
+        }
+
+        func closed(_ streamID: HTTP2StreamID, reason: HTTP2ErrorCode?) {
+            channel.pipeline.fireUserInboundEventTriggered(StreamClosedEvent(streamID: streamID, reason: reason))
+        }
+    }
+
+    @Test("calls started in one turn go out in one flush, on odd increasing streams, with HTTP/2 header fields")
+    func coalescedWrites() throws {
+        let fixture = try Fixture()
+        let started = (0..<3).map { _ in fixture.start() }
+        #expect(started.map(\.0) == [1, 3, 5].map { HTTP2StreamID($0) })
+        #expect(try fixture.written().isEmpty)
+        fixture.loop.run()
+        let frames = try fixture.written()
+        #expect(fixture.counter.flushes == 1)
+        #expect(frames.map(\.streamID) == [1, 3, 5].map { HTTP2StreamID($0) })
+        guard case .headers(let headers) = frames[0].payload else {
+            Issue.record("not HEADERS: \(frames[0])")
+            return
+        }
+        #expect(headers.endStream)
+        #expect(headers.headers.first(name: ":authority") == "fcm.googleapis.com")
+        #expect(headers.headers.first(name: ":path") == "/v1/x" && headers.headers.first(name: ":method") == "GET")
+        #expect(headers.headers.first(name: "authorization") == "Bearer t")
+        #expect(headers.headers.first(name: "host") == nil && headers.headers.first(name: "connection") == nil)
+    }
+
+    @Test("a body goes in DATA with END_STREAM; answers complete their own calls, in any order")
+    func answers() throws {
+        let fixture = try Fixture()
+        let (first, one) = fixture.start(body: ByteBuffer(string: "{}"))
+        let (second, two) = fixture.start()
+        fixture.loop.run()
+        let frames = try fixture.written()
+        guard case .data(let data) = frames[1].payload else {
+            Issue.record("not DATA: \(frames[1])")
+            return
+        }
+        #expect(frames[1].streamID == first && data.endStream)
+        try fixture.answer(second!, status: 404, body: nil)
+        try fixture.answer(first!, body: "{\"ok\":1}")
+        #expect(one.answer?.status == 200 && one.answer?.body == ByteBuffer(string: "{\"ok\":1}"))
+        #expect(one.answer?.headers.first(name: "content-type") == "application/json")
+        #expect(two.answer?.status == 404 && two.answer?.body.readableBytes == 0)
+        // The streams closing after their answers change nothing.
+        fixture.closed(first!, reason: nil)
+        #expect(fixture.handler.callCount == 0)
+    }
+
+    @Test("GOAWAY: calls above its last stream fail as refused (sent again elsewhere), those below are answered, new ones are refused")
+    func goAway() throws {
+        let fixture = try Fixture()
+        let calls = (0..<3).map { _ in fixture.start() }
+        fixture.loop.run()
+        try fixture.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 3, errorCode: .noError, opaqueData: nil)))
+        fixture.closed(5, reason: .cancel)
+        #expect(calls[2].1.error as? TransportError == .refusedStream)
+        try fixture.answer(3, body: "{}")
+        #expect(calls[1].1.answer?.status == 200)
+        #expect(calls[0].1.result == nil)
+        let (late, outcome) = fixture.start()
+        #expect(late == nil && outcome.error as? TransportError == .refusedStream)
+    }
+
+    @Test("a stream the server resets fails its call only: REFUSED_STREAM as refused, others with the code")
+    func reset() throws {
+        let fixture = try Fixture()
+        let calls = (0..<3).map { _ in fixture.start() }
+        fixture.loop.run()
+        try fixture.channel.writeInbound(HTTP2Frame(streamID: 1, payload: .rstStream(.refusedStream)))
+        fixture.closed(1, reason: .refusedStream)
+        fixture.closed(3, reason: .internalError)
+        #expect(calls[0].1.error as? TransportError == .refusedStream)
+        #expect((calls[1].1.error as? NIOHTTP2Errors.StreamClosed)?.errorCode == .internalError)
+        #expect(calls[2].1.result == nil && fixture.handler.callCount == 1)
+    }
+
+    @Test("a call past its deadline fails timed out and resets its stream; the others go on")
+    func deadline() throws {
+        let fixture = try Fixture()
+        let (short, early) = fixture.start(timeout: .milliseconds(100))
+        let (_, later) = fixture.start(timeout: .seconds(10))
+        fixture.loop.run()
+        _ = try fixture.written()
+        fixture.loop.advanceTime(by: .milliseconds(150))
+        #expect(early.error as? TransportError == .timedOut)
+        #expect(later.result == nil)
+        let frames = try fixture.written()
+        #expect(frames.count == 1 && frames[0].streamID == short)
+        guard case .rstStream(.cancel) = frames[0].payload else {
+            Issue.record("not RST_STREAM: \(frames[0])")
+            return
+        }
+        fixture.loop.advanceTime(by: .seconds(10))
+        #expect(later.error as? TransportError == .timedOut)
+    }
+
+    @Test("an answer larger than the body limit fails its call and resets its stream")
+    func bodyLimit() throws {
+        let fixture = try Fixture(bodyLimit: 4)
+        let (streamID, outcome) = fixture.start()
+        fixture.loop.run()
+        _ = try fixture.written()
+        try fixture.answer(streamID!, body: "12345")
+        #expect(outcome.error as? TransportError == .answerTooLarge(limit: 4))
+        fixture.loop.run()
+        #expect(try fixture.written().map(\.streamID) == [streamID])
+    }
+
+    @Test("the connection lost fails every call; a call after fails at once")
+    func connectionLost() throws {
+        let fixture = try Fixture()
+        let calls = (0..<2).map { _ in fixture.start() }
+        fixture.loop.run()
+        fixture.channel.pipeline.fireChannelInactive()
+        #expect(calls.allSatisfy { $0.1.error as? TransportError == .closedBeforeAnswer })
+        #expect(fixture.start().1.error as? TransportError == .closedBeforeAnswer)
+    }
+
+    @Test("a cancelled call fails and resets its stream; an unknown stream's frames are ignored")
+    func cancel() throws {
+        let fixture = try Fixture()
+        let (streamID, outcome) = fixture.start()
+        fixture.loop.run()
+        _ = try fixture.written()
+        fixture.handler.cancel(streamID!, CancellationError())
+        #expect(outcome.error is CancellationError)
+        try fixture.answer(streamID!, body: "{}")
+        fixture.loop.run()
+        #expect(try fixture.written().map(\.streamID) == [streamID])
+    }
+
+    @Test("the connection's receive window is opened again once below half")
+    func window() throws {
+        let fixture = try Fixture()
+        let event = NIOHTTP2WindowUpdatedEvent(streamID: .rootStream, inboundWindowSize: 1000, outboundWindowSize: 65535)
+        fixture.channel.pipeline.fireUserInboundEventTriggered(event)
+        fixture.loop.run()
+        let frames = try fixture.written()
+        guard frames.count == 1, case .windowUpdate(let increment) = frames[0].payload else {
+            Issue.record("not one WINDOW_UPDATE: \(frames)")
+            return
+        }
+        #expect(frames[0].streamID == .rootStream && increment == HTTP2CallHandler.connectionWindow - 1000)
+    }
+
+    @Test("a call's stream window is opened again once below half; a finished stream's is not")
+    func streamWindow() throws {
+        let fixture = try Fixture()
+        let (open, _) = fixture.start()
+        let (done, _) = fixture.start()
+        fixture.loop.run()
+        _ = try fixture.written()
+        try fixture.answer(done!, body: "{}")
+        for streamID in [open!, done!] {
+            let event = NIOHTTP2WindowUpdatedEvent(streamID: streamID, inboundWindowSize: 100, outboundWindowSize: 65535)
+            fixture.channel.pipeline.fireUserInboundEventTriggered(event)
+        }
+        fixture.loop.run()
+        let frames = try fixture.written()
+        guard frames.count == 1, case .windowUpdate(let increment) = frames[0].payload else {
+            Issue.record("not one WINDOW_UPDATE: \(frames)")
+            return
+        }
+        #expect(frames[0].streamID == open && increment == HTTP2CallHandler.streamWindow - 100)
+    }
+}
