@@ -30,6 +30,11 @@ struct CallQueue: Sendable {
 
     /// Jobs waiting to start (retries included).
     private(set) var count = 0
+    /// Jobs waiting to start by op: which APIs have work waiting.
+    private var countByOp: [RequestOp: Int] = [:]
+
+    /// The ops of the jobs waiting to start.
+    var waitingOps: some Collection<RequestOp> { countByOp.keys }
 
     /// How many jobs hold each key (for invariant checks: each is running, waiting to retry or
     /// backing off).
@@ -43,7 +48,7 @@ struct CallQueue: Sendable {
 
     /// Queues a new job behind earlier work of its key.
     mutating func enqueue(_ job: CallJob) {
-        count += 1
+        added(job)
         guard let key = job.orderingKey else {
             unordered.append(job)
             return
@@ -55,28 +60,48 @@ struct CallQueue: Sendable {
     /// Queues another attempt of a job that already holds its key; it goes first. A `suspect`
     /// (an attempt that failed for the whole system) is the probe only when nothing else waits.
     mutating func enqueueRetry(_ job: CallJob, suspect: Bool = false) {
-        count += 1
+        added(job)
         if suspect { suspects.append(job) } else { retries.append(job) }
+    }
+
+    /// What the rate limiter says of a job: it starts; it does not start now (others may); or
+    /// nothing more starts now (no job waiting is of an API that may start), so the queue
+    /// stops asking.
+    enum Verdict {
+        /// The job starts.
+        case start
+        /// Not this job now.
+        case skip
+        /// Not this job, nor any other now.
+        case stop
     }
 
     /// The next job that may start and that `allowed` (the rate limiter) lets through, marking it
     /// as holding its key. Nil when nothing may start now.
-    mutating func next(forProbe probe: Bool = false, allowed: (CallJob) -> Bool) -> CallJob? {
-        if let job = retries.first, allowed(job) {
-            count -= 1
-            return retries.removeFirst()
+    mutating func next(forProbe probe: Bool = false, allowed: (CallJob) -> Verdict) -> CallJob? {
+        var stopped = false
+        func asks(_ job: CallJob) -> Bool {
+            guard !stopped else { return false }
+            switch allowed(job) {
+            case .start: return true
+            case .skip: return false
+            case .stop:
+                stopped = true
+                return false
+            }
         }
-        if !probe, let job = suspects.first, allowed(job) {
-            count -= 1
-            return suspects.removeFirst()
+        if let job = retries.first, asks(job) {
+            return taken(retries.removeFirst())
+        }
+        if !probe, let job = suspects.first, asks(job) {
+            return taken(suspects.removeFirst())
         }
         preferUnordered.toggle()
-        if preferUnordered, let job = nextUnordered(allowed) { return job }
-        if let job = nextOrdered(allowed) { return job }
-        if !preferUnordered, let job = nextUnordered(allowed) { return job }
-        guard probe, let job = suspects.first, allowed(job) else { return nil }
-        count -= 1
-        return suspects.removeFirst()
+        if preferUnordered, let job = nextUnordered(asks) { return job }
+        if let job = nextOrdered(asks, stopped: { stopped }) { return job }
+        if !preferUnordered, let job = nextUnordered(asks) { return job }
+        guard probe, let job = suspects.first, asks(job) else { return nil }
+        return taken(suspects.removeFirst())
     }
 
     /// Removes the items of the requests in `handles` from every waiting job (their partitions
@@ -107,7 +132,12 @@ struct CallQueue: Sendable {
             ordered[key] = kept.isEmpty ? nil : kept
         }
         ring = Deque(ring.filter { ordered[$0] != nil })
-        count = retries.count + suspects.count + unordered.count + ordered.values.reduce(0) { $0 + $1.count }
+        count = 0
+        countByOp = [:]
+        for job in retries { added(job) }
+        for job in suspects { added(job) }
+        for job in unordered { added(job) }
+        for jobs in ordered.values { for job in jobs { added(job) } }
     }
 
     /// A job split off a running one (its throttled items): it holds the key too, until released.
@@ -126,25 +156,42 @@ struct CallQueue: Sendable {
 
     private mutating func nextUnordered(_ allowed: (CallJob) -> Bool) -> CallJob? {
         guard let job = unordered.first, allowed(job) else { return nil }
-        count -= 1
-        return unordered.removeFirst()
+        return taken(unordered.removeFirst())
     }
 
-    private mutating func nextOrdered(_ allowed: (CallJob) -> Bool) -> CallJob? {
+    private mutating func nextOrdered(_ allowed: (CallJob) -> Bool, stopped: () -> Bool) -> CallJob? {
+        guard !stopped() else { return nil }
         for _ in 0..<ring.count {
             let key = ring.removeFirst()
             guard let job = ordered[key]?.first else { continue }
             guard admissible(job, key: key), allowed(job) else {
+                if stopped() {
+                    // Nothing more starts now: the key keeps its turn, and the rest are not asked.
+                    ring.prepend(key)
+                    return nil
+                }
                 ring.append(key)
                 continue
             }
             ordered[key]!.removeFirst()
             if ordered[key]!.isEmpty { ordered[key] = nil } else { ring.append(key) }
             holders[key, default: Holder(op: job.op, target: job.target, count: 0)].count += 1
-            count -= 1
-            return job
+            return taken(job)
         }
         return nil
+    }
+
+    /// Counts a job that joins the queue.
+    private mutating func added(_ job: CallJob) {
+        count += 1
+        countByOp[job.op, default: 0] += 1
+    }
+
+    /// Uncounts a job that leaves the queue to start, and returns it.
+    private mutating func taken(_ job: CallJob) -> CallJob {
+        count -= 1
+        if let left = countByOp[job.op], left > 1 { countByOp[job.op] = left - 1 } else { countByOp[job.op] = nil }
+        return job
     }
 
     private func admissible(_ job: CallJob, key: String) -> Bool {

@@ -315,6 +315,10 @@ struct DispatchMachine: Sendable {
         // refused for the rate asked each waiting key in turn (64 topics in the field profile:
         // 26 % of the worker's CPU went to that scan).
         var closed: [BackendAPI] = []
+        // The APIs with work waiting: once each is refused, nothing more starts in this pump and
+        // the queue stops asking (jobs only leave the queue from here on, so it stays true).
+        var waitingAPIs: [BackendAPI] = []
+        for op in queue.waitingOps where !waitingAPIs.contains(api(of: op)) { waitingAPIs.append(api(of: op)) }
         while !stopped, !paused, running.count < configuration.concurrency, queue.count > 0 {
             let permission = breaker.permission(now: now)
             if case .wait(let until) = permission {
@@ -333,12 +337,12 @@ struct DispatchMachine: Sendable {
             let next = queue.next(
                 forProbe: probe,
                 allowed: { job in
-                    if probe { return true }
+                    if probe { return .start }
                     let api = api(of: job)
-                    if closed.contains(api) { return false }
-                    if hasSlot(job), admitRate(job, now: now, earliest: &earliest) { return true }
+                    if closed.contains(api) { return .skip }
+                    if hasSlot(job), admitRate(job, now: now, earliest: &earliest) { return .start }
                     closed.append(api)
-                    return false
+                    return waitingAPIs.allSatisfy(closed.contains) ? .stop : .skip
                 })
             self.queue = queue
             guard let job = next else {
@@ -424,7 +428,11 @@ struct DispatchMachine: Sendable {
     }
 
     private func api(of job: CallJob) -> BackendAPI {
-        CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
+        api(of: job.op)
+    }
+
+    private func api(of op: RequestOp) -> BackendAPI {
+        CallExecutor.api(for: op, topicBackend: configuration.topicBackend)
     }
 
     private func revokedHandles(_ call: RunningCall) -> Set<RequestHandle> {
