@@ -185,6 +185,11 @@ final class BackendTransport: Sendable {
     private func sendHTTP2(_ head: HTTPRequestHead, body: ByteBuffer?, origin: BackendOrigin, deadline: NIODeadline) async throws -> TransportAnswer {
         while true {
             guard NIODeadline.now() < deadline else { throw TransportError.timedOut }
+            // The origin chose HTTP/1.1 while this call waited: it goes that way, rather than
+            // each woken call offering h2 in a handshake of its own, one after another.
+            if state.withLock({ $0.http1Origins.contains(origin) }) {
+                return try await sendHTTP1(head, body: body, origin: origin, deadline: deadline, connected: nil)
+            }
             let (choice, close, waiter) = try state.withLock { state throws(TransportError) in
                 guard !state.shutDown else { throw TransportError.shutDown }
                 state.nextWaiter &+= 1
@@ -225,7 +230,15 @@ final class BackendTransport: Sendable {
                         })
                     return try await sendHTTP1(head, body: body, origin: origin, deadline: deadline, connected: fallback)
                 case .http2(let opened, let maxStreams):
-                    perform(state.withLock { $0.streams.connected(opened, origin, maxStreams: maxStreams, now: .now) })
+                    // Opened after a shutdown: closed, never registered where nothing would close it.
+                    let registered = state.withLock { state -> StreamConnections<HTTP2BackendConnection, UInt64>.Outcome? in
+                        state.shutDown ? nil : state.streams.connected(opened, origin, maxStreams: maxStreams, now: .now)
+                    }
+                    guard let registered else {
+                        opened.close()
+                        throw TransportError.shutDown
+                    }
+                    perform(registered)
                     // Registered first, so a connection closed already is forgotten at once.
                     opened.closeFuture.whenComplete { [weak self] _ in
                         guard let self else { return }
