@@ -34,8 +34,8 @@ struct HTTP2CallHandlerTests {
         let handler: HTTP2CallHandler
         let counter = FlushCounter()
 
-        init(bodyLimit: Int = 1 << 20) throws {
-            handler = HTTP2CallHandler(bodyLimit: bodyLimit)
+        init(bodyLimit: Int = 1 << 20, firstStreamID: HTTP2StreamID = 1) throws {
+            handler = HTTP2CallHandler(bodyLimit: bodyLimit, firstStreamID: firstStreamID)
             try channel.pipeline.syncOperations.addHandler(counter)
             try channel.pipeline.syncOperations.addHandler(handler)
         }
@@ -130,7 +130,16 @@ struct HTTP2CallHandlerTests {
         #expect(calls[1].1.answer?.status == 200)
         #expect(calls[0].1.result == nil)
         let (late, outcome) = fixture.start()
-        #expect(late == nil && outcome.error as? TransportError == .refusedStream)
+        #expect(late == nil && outcome.error as? TransportError == .noNewStreams, "not sent: the transport takes the connection out")
+    }
+
+    @Test("stream ids run out: the call is not sent and says the connection takes no new streams, so the transport retires it")
+    func streamIDsRunOut() throws {
+        let fixture = try Fixture(firstStreamID: HTTP2StreamID.maxID.advanced(by: -2))
+        let (last, _) = fixture.start()
+        #expect(last == HTTP2StreamID.maxID.advanced(by: -2))
+        let (none, outcome) = fixture.start()
+        #expect(none == nil && outcome.error as? TransportError == .noNewStreams)
     }
 
     @Test("a stream the server resets fails its call only: REFUSED_STREAM as refused, others with the code")

@@ -257,7 +257,19 @@ final class BackendTransport: Sendable {
                 perform(state.withLock { $0.streams.release(connection, origin, now: .now) })
                 return answer
             } catch {
-                perform(state.withLock { $0.streams.release(connection, origin, now: .now) })
+                perform(
+                    state.withLock { state in
+                        var outcome = state.streams.release(connection, origin, now: .now)
+                        // Out of stream ids (or a GOAWAY not reported yet): no new stream goes
+                        // there; without this every call would be handed it again until its deadline.
+                        if error as? TransportError == .noNewStreams {
+                            let away = state.streams.goingAway(connection, origin)
+                            outcome.served += away.served
+                            outcome.woken += away.woken
+                            outcome.close += away.close
+                        }
+                        return outcome
+                    })
                 // The server did not process it: sent again, on another stream.
                 guard connection.refusedUnprocessed(error), !Task.isCancelled else { throw error }
             }

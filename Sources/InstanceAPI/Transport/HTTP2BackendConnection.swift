@@ -57,7 +57,7 @@ final class HTTP2BackendConnection: Sendable {
     /// the call: its stream was refused (REFUSED_STREAM), or closed by the connection because it
     /// was above a GOAWAY's last stream. Such a call is safe to send again.
     func refusedUnprocessed(_ error: any Error) -> Bool {
-        if error as? TransportError == .refusedStream { return true }
+        if error as? TransportError == .refusedStream || error as? TransportError == .noNewStreams { return true }
         guard let closed = error as? NIOHTTP2Errors.StreamClosed else { return false }
         return closed.errorCode == .refusedStream || Int(closed.streamID) > goAwayLastStreamID.load(ordering: .relaxed)
     }

@@ -46,10 +46,12 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// The deadline the one deadline timer is set for.
     private var timer: (deadline: NIODeadline, task: Scheduled<Void>)?
 
-    /// A handler taking answers up to `bodyLimit` bytes, calling with `scheme` (`https`).
-    init(bodyLimit: Int, scheme: String = "https") {
+    /// A handler taking answers up to `bodyLimit` bytes, calling with `scheme` (`https`);
+    /// `firstStreamID` is for tests of a connection whose stream ids run out.
+    init(bodyLimit: Int, scheme: String = "https", firstStreamID: HTTP2StreamID = 1) {
         self.bodyLimit = bodyLimit
         self.scheme = scheme
+        self.nextStreamID = firstStreamID
     }
 
     /// The settings the client announces: no server push, and each stream's receive window.
@@ -70,7 +72,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// Starts a call: writes `head` (its `Host` becomes `:authority`) and `body` on a new stream,
     /// flushed with the other calls of this event-loop turn; `promise` completes with the answer
     /// or why there is none. Returns the call's stream, nil when it failed at once (the
-    /// connection is closed, going away, or out of stream ids: `.refusedStream` then, safe to
+    /// connection is closed; or going away, or out of stream ids: `.noNewStreams` then, safe to
     /// send again elsewhere).
     @discardableResult
     func start(_ head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline, promise: EventLoopPromise<TransportAnswer>) -> HTTP2StreamID? {
@@ -79,7 +81,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
             return nil
         }
         guard goAwayLastStreamID == nil, nextStreamID < HTTP2StreamID.maxID else {
-            promise.fail(TransportError.refusedStream)
+            promise.fail(TransportError.noNewStreams)
             return nil
         }
         let streamID = nextStreamID

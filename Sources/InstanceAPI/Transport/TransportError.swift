@@ -9,6 +9,9 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
     /// The server refused the call's HTTP/2 stream without processing it (it was above a
     /// GOAWAY's last stream, or reset with REFUSED_STREAM): safe to send again.
     case refusedStream
+    /// The connection takes no new streams (a GOAWAY came, or its stream ids ran out): the call
+    /// was not sent, and goes on another connection.
+    case noNewStreams
     /// The answer's body passed `limit` bytes.
     case answerTooLarge(limit: Int)
     /// The transport was shut down.
@@ -20,6 +23,7 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
         case .timedOut: "no answer before the deadline"
         case .closedBeforeAnswer: "the server closed the connection before its answer was complete"
         case .refusedStream: "the server refused the call's HTTP/2 stream unprocessed"
+        case .noNewStreams: "the HTTP/2 connection takes no new streams"
         case .answerTooLarge(let limit): "the answer's body is larger than \(limit) bytes"
         case .shutDown: "the HTTP client is shut down"
         }

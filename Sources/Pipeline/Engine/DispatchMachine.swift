@@ -315,6 +315,10 @@ struct DispatchMachine: Sendable {
         // refused for the rate asked each waiting key in turn (64 topics in the field profile:
         // 26 % of the worker's CPU went to that scan).
         var closed: [BackendAPI] = []
+        // When the first API refused for its rate may start again: kept across the loop's turns,
+        // since another API's start in a later turn does not wake it (no token is added at one
+        // instant).
+        var earliest: ContinuousClock.Instant?
         // The APIs with work waiting: once each is refused, nothing more starts in this pump and
         // the queue stops asking (jobs only leave the queue from here on, so it stays true).
         var waitingAPIs: [BackendAPI] = []
@@ -327,7 +331,6 @@ struct DispatchMachine: Sendable {
             }
             if permission == .awaitProbe { break }
             let probe = permission == .probe
-            var earliest: ContinuousClock.Instant?
             // The probe is not held back by the rate limit: it decides whether anything runs.
             // Taken out while the rate limiter (which mutates self) decides: a copy left behind
             // would make the queue copy all its jobs here, at every start.
@@ -347,12 +350,12 @@ struct DispatchMachine: Sendable {
             self.queue = queue
             guard let job = next else {
                 if probe { breaker.returnProbe(now: now) }
-                if let earliest { wakeAt = earlier(wakeAt, earliest) }
                 break
             }
             actions.append(.start(start(job, probe: probe, now: now)))
             if probe { break }
         }
+        if let earliest { wakeAt = earlier(wakeAt, earliest) }
         if let until = breaker.openUntil, until > now { wakeAt = earlier(wakeAt, until) }
         noteOutage(now: now)
         // Paused while the breaker is open and cooling down; resumed once the cooldown has passed,
