@@ -37,6 +37,12 @@ final class HTTP2BackendConnection: Sendable {
         let promise = loop.makePromise(of: TransportAnswer.self)
         let handler = self.handler
         let start: @Sendable () -> Void = {
+            // Cancelled while the start waited for the loop: nothing goes out (a request and its
+            // reset in one flush could still take effect, and count as a rapid reset).
+            if call.cancelledBeforeOpening {
+                promise.fail(CancellationError())
+                return
+            }
             guard let streamID = handler.value.start(head, body: body, deadline: deadline, promise: promise) else { return }
             let reset: @Sendable () -> Void = {
                 let cancel: @Sendable () -> Void = { handler.value.cancel(streamID, CancellationError()) }

@@ -72,12 +72,13 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// Starts a call: writes `head` (its `Host` becomes `:authority`) and `body` on a new stream,
     /// flushed with the other calls of this event-loop turn; `promise` completes with the answer
     /// or why there is none. Returns the call's stream, nil when it failed at once (the
-    /// connection is closed; or going away, or out of stream ids: `.noNewStreams` then, safe to
-    /// send again elsewhere).
+    /// connection is closed, going away, or out of stream ids: `.noNewStreams` then, nothing
+    /// sent, safe to send again elsewhere).
     @discardableResult
     func start(_ head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline, promise: EventLoopPromise<TransportAnswer>) -> HTTP2StreamID? {
         guard let context, !closed else {
-            promise.fail(TransportError.closedBeforeAnswer)
+            // Nothing was sent: the call goes on another connection.
+            promise.fail(TransportError.noNewStreams)
             return nil
         }
         guard goAwayLastStreamID == nil, nextStreamID < HTTP2StreamID.maxID else {

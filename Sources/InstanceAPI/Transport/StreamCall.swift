@@ -22,6 +22,13 @@ final class StreamCall: Sendable {
         }
     }
 
+    /// Whether the call was cancelled before its stream opened: then its request is not sent.
+    var cancelledBeforeOpening: Bool {
+        state.withLock { state in
+            if case .cancelled = state { true } else { false }
+        }
+    }
+
     /// Resets the call's stream, now or when it opens.
     func cancel() {
         let reset = state.withLock { state -> (@Sendable () -> Void)? in
