@@ -340,7 +340,9 @@ struct DispatchMachine: Sendable {
             let next = queue.next(
                 forProbe: probe,
                 allowed: { job in
-                    if probe { return .start }
+                    // The probe skips the rate (it decides whether anything runs), never its
+                    // API's limit of calls in flight.
+                    if probe { return hasSlot(job) ? .start : .skip }
                     let api = api(of: job)
                     if closed.contains(api) { return .skip }
                     if hasSlot(job), admitRate(job, now: now, earliest: &earliest) { return .start }
