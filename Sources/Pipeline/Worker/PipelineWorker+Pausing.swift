@@ -13,10 +13,8 @@ extension PipelineWorker {
         for action in actions {
             switch action {
             case .holdReads(let deadline):
-                holdTimer = Task {
-                    do { try await Task.sleep(until: deadline, clock: .continuous) } catch { return }
-                    self.holdExpired()
-                }
+                holdTimer?.cancel()
+                holdTimer = wakes.schedule(at: deadline) { Task { await self.holdExpired() } }
             case .releaseReads:
                 holdTimer?.cancel()
                 holdTimer = nil

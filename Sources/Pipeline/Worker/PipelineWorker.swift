@@ -71,9 +71,11 @@ public actor PipelineWorker {
     var statistics = WorkerStatistics()
     /// The settings in force and where each comes from (file, default, operator override).
     public internal(set) var controlled: ControlledSettings
-    private var timer: Task<Void, Never>?
+    /// Runs `timer` and `holdTimer`.
+    let wakes: WakeScheduler
+    private var timer: WakeScheduler.Armed?
     var gate = ReadGate()
-    var holdTimer: Task<Void, Never>?
+    var holdTimer: WakeScheduler.Armed?
     /// The reader, waiting while its reads are held.
     var heldReader: CheckedContinuation<Void, Never>?
     var drains = DrainWaiters()
@@ -90,12 +92,12 @@ public actor PipelineWorker {
     public init(
         configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration,
         producer producerConfiguration: KafkaConfiguration, client: InstanceAPIClient, control: ControlledSettings? = nil,
-        logger: Logger = Logger(label: "iidbatch.pipeline")
+        wakes: WakeScheduler = .tasks, logger: Logger = Logger(label: "iidbatch.pipeline")
     ) throws(KafkaError) {
         let producer = try KafkaProducer(configuration: producerConfiguration.withDefaults(configuration.producerDefaults))
         try self.init(
             configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: true, client: client, control: control,
-            logger: logger)
+            wakes: wakes, logger: logger)
     }
 
     /// A worker for `configuration` publishing through `producer`, which several workers may share
@@ -106,18 +108,20 @@ public actor PipelineWorker {
     /// - Throws: the consumer's configuration error.
     public init(
         configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration, producer: KafkaProducer,
-        client: InstanceAPIClient, control: ControlledSettings? = nil, logger: Logger = Logger(label: "iidbatch.pipeline")
+        client: InstanceAPIClient, control: ControlledSettings? = nil, wakes: WakeScheduler = .tasks,
+        logger: Logger = Logger(label: "iidbatch.pipeline")
     ) throws(KafkaError) {
         try self.init(
             configuration: configuration, consumer: consumerConfiguration, producer: producer, ownsProducer: false, client: client, control: control,
-            logger: logger)
+            wakes: wakes, logger: logger)
     }
 
     private init(
         configuration: PipelineConfiguration, consumer consumerConfiguration: KafkaConfiguration, producer: KafkaProducer,
-        ownsProducer: Bool, client: InstanceAPIClient, control: ControlledSettings?, logger: Logger
+        ownsProducer: Bool, client: InstanceAPIClient, control: ControlledSettings?, wakes: WakeScheduler, logger: Logger
     ) throws(KafkaError) {
         self.configuration = configuration
+        self.wakes = wakes
         self.consumer = try KafkaConsumer(
             configuration: consumerConfiguration.withDefaults(configuration.consumerDefaults.merging(["statistics.interval.ms": "5000"]) { own, _ in own }),
             groupID: configuration.group,
@@ -352,10 +356,7 @@ public actor PipelineWorker {
                 logger.warning("circuit breaker open, pausing consumption: \(error)")
             case .setTimer(let instant):
                 timer?.cancel()
-                timer = Task {
-                    do { try await Task.sleep(until: instant, clock: .continuous) } catch { return }
-                    self.timerFired()
-                }
+                timer = wakes.schedule(at: instant) { Task { await self.timerFired() } }
             }
         }
         updateBackpressure()

@@ -100,7 +100,8 @@ struct BenchPipeline: AsyncParsableCommand {
         await producer.close()
 
         let worker = try PipelineWorker(
-            configuration: pipeline, consumer: kafka.consumerConfiguration(), producer: kafka.configuration(), client: target.client)
+            configuration: pipeline, consumer: kafka.consumerConfiguration(), producer: kafka.configuration(), client: target.client,
+            wakes: WorkerSetup.eventLoopWakes())
         let launched = ContinuousClock.now
         let running = Task { await worker.run() }
         // A worker that has not finished after 600 s is stopped, which ends the waits below.

@@ -76,7 +76,7 @@ struct Demo: AsyncParsableCommand {
         let workers = try files.map { file throws(KafkaError) in
             try PipelineWorker(
                 configuration: file, consumer: WorkerSetup.logging(kafka.consumerConfiguration()), producer: WorkerSetup.logging(kafka.configuration()),
-                client: client)
+                client: client, wakes: WorkerSetup.eventLoopWakes())
         }
         let collector = try OutcomeCollector(
             configuration: WorkerSetup.logging(kafka.consumerConfiguration()), outcomeTopics: files.map(\.outcomeTopic),

@@ -144,7 +144,7 @@ struct Run: AsyncParsableCommand {
             workers = try pipelines.indices.map { index throws(KafkaError) in
                 try PipelineWorker(
                     configuration: pipelines[index], consumer: kafka, producer: producer, client: client.forProject(projects[index].id),
-                    control: snapshot.board.settings(for: pipelines[index]))
+                    control: snapshot.board.settings(for: pipelines[index]), wakes: WorkerSetup.eventLoopWakes())
             }
         } catch {
             try? await client.shutdown()

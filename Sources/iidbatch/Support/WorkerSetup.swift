@@ -3,6 +3,7 @@ import Kafka
 import Logging
 import NIOCore
 import NIOPosix
+import Pipeline
 
 /// What `run`, `demo` and the benchmarks share to start workers.
 enum WorkerSetup {
@@ -20,6 +21,20 @@ enum WorkerSetup {
     @discardableResult
     static func runTasksOnEventLoops() -> Bool {
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    }
+
+    /// A worker's timers on one of the process's event loops (the next of the singleton group's):
+    /// the loop's poll times them, with no Dispatch timer and no thread woken but the loop's
+    /// (`WakeScheduler`). Never early: a timer due in part of a nanosecond waits the whole one, as
+    /// the worker's machines take a wake before their instant for nothing to do.
+    static func eventLoopWakes() -> WakeScheduler {
+        let loop = NIOSingletons.posixEventLoopGroup.next()
+        return WakeScheduler { instant, body in
+            let (seconds, attoseconds) = (instant - .now).components
+            let nanoseconds = seconds * 1_000_000_000 + (attoseconds + 999_999_999) / 1_000_000_000
+            let scheduled = loop.scheduleTask(in: .nanoseconds(max(0, nanoseconds))) { body() }
+            return WakeScheduler.Armed { scheduled.cancel() }
+        }
     }
 
     /// Sends log lines at `levelName` and above to stderr, as text or (`format` json) one JSON
