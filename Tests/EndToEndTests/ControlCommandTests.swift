@@ -38,7 +38,7 @@ struct ControlCommandTests {
         return end.merging(first) { _, unfinished in unfinished }
     }
 
-    @Test("pause: no new call 1 s after the worker applies it, in-flight requests publish and commit exactly; rate-limit=5 holds; resume finishes the backlog once")
+    @Test("pause: no call 1 s after the worker applies it, in-flight requests publish and commit exactly; rate-limit=5 holds; resume finishes the backlog")
     func pauseRateLimitResume() async throws {
         try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 100)) { fixture in
             let folder = try RunFolder(fixture, name: "control")
