@@ -6,10 +6,11 @@ import Logging
 /// One pipeline's worker: consumes requests, plans and runs their calls, publishes one outcome per
 /// request, dead-letters what cannot succeed, and stores offsets only behind published work.
 ///
-/// The worker is an I/O shell: every decision is made by two pure state machines it owns,
-/// `RequestBook` (requests, offsets, assignments, backpressure) and `DispatchMachine` (planning,
-/// order, pacing, breaker, retries); the worker feeds them events and performs the actions they
-/// return. Nothing it holds is visible outside it, and it waits on events, never by polling.
+/// The worker is an I/O shell: every decision is made by one pure state machine it owns,
+/// `WorkerMachine` (which composes `RequestBook`, `DispatchMachine` and `ReadGate`); the worker
+/// feeds it events and performs the `WorkerAction`s it returns. What else it holds is I/O: the
+/// clients, its timers and the continuations of those who wait. It waits on events, never by
+/// polling.
 ///
 /// Guarantees (docs/design.md, "Semantics that must hold"):
 /// - An offset is stored only once the outcome and dead letter of every record at or below it are
@@ -33,22 +34,6 @@ import Logging
 /// - A failure it cannot recover from (a fatal consumer error, a topic the cluster refuses every
 ///   record of) stops it loudly: `run()` returns and `failure` says why.
 public actor PipelineWorker {
-    /// The worker's life: running, draining for a stop, stopped.
-    enum Phase {
-        case running
-        case stopping
-        case stopped
-    }
-
-    /// Why consumption is paused.
-    enum PauseReason: Hashable {
-        case backpressure
-        case breaker
-        case stopping
-        /// An operator paused the pipeline.
-        case control
-    }
-
     /// The pipeline this worker runs.
     public nonisolated let configuration: PipelineConfiguration
     let consumer: KafkaConsumer
@@ -57,31 +42,26 @@ public actor PipelineWorker {
     private let ownsProducer: Bool
     private let executor: CallExecutor
     private let decoder: RequestDecoder
+    private let publisher: OutcomePublisher
     let metrics: WorkerMetrics
     nonisolated let logger: Logger
     let clock = ContinuousClock()
+    /// Runs `timer` and `holdTimer`.
+    private let wakes: WakeScheduler
     private let work: AsyncStream<@Sendable () async -> Void>
     private let spawner: AsyncStream<@Sendable () async -> Void>.Continuation
 
-    var phase = Phase.running
-    var book: RequestBook
-    var dispatch: DispatchMachine
-    var pauseReasons: Set<PauseReason> = []
-    var consumerPaused = false
-    var statistics = WorkerStatistics()
-    /// The settings in force and where each comes from (file, default, operator override).
-    public internal(set) var controlled: ControlledSettings
-    /// Runs `timer` and `holdTimer`.
-    let wakes: WakeScheduler
+    /// Every decision's state.
+    private var machine: WorkerMachine
+
+    // I/O only: timers, and the continuations of those who wait.
     private var timer: WakeScheduler.Armed?
-    var gate = ReadGate()
-    var holdTimer: WakeScheduler.Armed?
+    private var holdTimer: WakeScheduler.Armed?
     /// The reader, waiting while its reads are held.
-    var heldReader: CheckedContinuation<Void, Never>?
-    var drains = DrainWaiters()
-    var progress = ProgressWaiters()
-    private var joined = false
-    private var breakerOpenedAt: ContinuousClock.Instant?
+    private var heldReader: CheckedContinuation<Void, Never>?
+    /// Drains waited for, by the machine's id.
+    private var drainWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    private var progress = ProgressWaiters()
     /// Why the worker stopped itself, if it did.
     public private(set) var failure: PipelineWorkerError?
 
@@ -131,21 +111,16 @@ public actor PipelineWorker {
         self.executor = CallExecutor(client: configuration.client(from: client), topicBackend: configuration.topicBackend)
         self.decoder = RequestDecoder(configuration: configuration)
         let controlled = control ?? ControlledSettings(file: configuration, all: nil, own: nil)
-        let effective = controlled.applied(to: configuration)
-        self.controlled = controlled
-        self.book = RequestBook(maxInFlightItems: effective.maxInFlightItems, maxInFlightBytes: configuration.maxInFlightBytes)
-        var dispatch = DispatchMachine(configuration: effective)
-        _ = dispatch.reconfigure(effective, paused: controlled.paused, now: clock.now)
-        self.dispatch = dispatch
-        if controlled.paused {
-            pauseReasons = [.control]
-            consumerPaused = true
-        }
+        self.machine = WorkerMachine(configuration: configuration, controlled: controlled, now: clock.now)
         self.metrics = WorkerMetrics(pipeline: configuration.name)
         metrics.startAtZero(ops: configuration.takenOps, apis: configuration.apis)
         var logger = logger
         logger[metadataKey: "pipeline"] = "\(configuration.name)"
         self.logger = logger
+        self.publisher = OutcomePublisher(
+            producer: producer,
+            topics: .init(outcome: configuration.outcomeTopic, deadLetter: configuration.deadLetterTopic, export: configuration.exportTopic),
+            maxDeadLetterBytes: configuration.maxDeadLetterBytes, logger: logger)
         (work, spawner) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         metrics.control(paused: controlled.paused, overrides: controlled.overrideVersions)
         if !controlled.overrideVersions.isEmpty {
@@ -163,43 +138,46 @@ public actor PipelineWorker {
         }
     }
 
+    /// The settings in force and where each comes from (file, default, operator override).
+    public var controlled: ControlledSettings { machine.controlled }
+
     /// What the worker has done so far.
-    public func currentStatistics() -> WorkerStatistics {
-        var statistics = statistics
-        statistics.peakItemsInFlight = book.peakItemsInFlight
-        statistics.peakBytesInFlight = book.peakBytesInFlight
-        statistics.paused = controlled.paused
-        statistics.controlVersions = controlled.overrideVersions
-        for (api, rate) in dispatch.rates {
-            if let pace = rate.pace { statistics.rates[api.rawValue] = pace }
-            statistics.throttledCalls += rate.throttles
-        }
-        return statistics
-    }
+    public func currentStatistics() -> WorkerStatistics { machine.statistics }
 
     /// The statistics once `condition` holds for them (at once if it holds now), or once the
     /// worker has stopped, whichever comes first. Waits on the worker's events; never polls.
     public func statistics(when condition: @escaping @Sendable (WorkerStatistics) -> Bool) async -> WorkerStatistics {
-        let now = currentStatistics()
-        if condition(now) || phase == .stopped { return now }
+        let now = machine.statistics
+        if condition(now) || machine.phase == .stopped { return now }
         return await withCheckedContinuation { progress.add(condition, $0) }
     }
 
     /// Whether the worker has joined its group (got an assignment, possibly empty), and since when
     /// its circuit breaker has been open (nil while closed): what readiness is judged on.
     public func health() -> (joined: Bool, breakerOpenSince: ContinuousClock.Instant?) {
-        (joined, dispatch.breakerClosed ? nil : breakerOpenedAt)
+        (machine.joined, machine.dispatch.breakerClosed ? nil : machine.breakerOpenedAt)
     }
 
     /// The consumer lag of each partition the worker owns now, from librdkafka's statistics
     /// (empty until the first report; `statistics.interval.ms` sets how often).
     public func consumerLag() -> [KafkaTopicPartition: Int64] {
-        let owned = book.assignedPartitions
+        let owned = machine.book.assignedPartitions
         return consumer.statistics?.lag.filter { owned.contains($0.key) } ?? [:]
     }
 
     /// Requests received and not yet published.
-    public var requestsInFlight: Int { book.requestsInFlight }
+    public var requestsInFlight: Int { machine.book.requestsInFlight }
+
+    /// Puts an operator's `settings` in force at once: the concurrency, rate ceiling and retry
+    /// budget govern the next call to start, `max-in-flight-items` the next backpressure decision.
+    /// Pausing starts no further call; calls in flight finish, their outcomes are published and
+    /// their offsets stored; partitions are paused with the group membership kept. Resuming lets
+    /// the waiting work start at once. Settings equal to those in force change nothing.
+    public func apply(_ settings: ControlledSettings) {
+        guard settings != machine.controlled else { return }
+        perform(machine.apply(settings, now: clock.now, date: Date()))
+        metrics.control(paused: settings.paused, overrides: settings.overrideVersions)
+    }
 
     /// Stops gracefully: stops fetching, lets in-flight work finish for up to `drainTimeout`,
     /// stores and commits what is done, leaves the group and ends `run()`. Safe to call twice.
@@ -210,20 +188,17 @@ public actor PipelineWorker {
     }
 
     private func stop(drain: Bool) async {
-        guard phase == .running else { return }
-        phase = .stopping
-        setPause(.stopping, true)
+        guard let actions = machine.beginStop(now: clock.now) else { return }
+        perform(actions)
         if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) {
-            logger.warning("stopping with \(book.requestsInFlight) requests unfinished after \(configuration.drainTimeout); they will be delivered again")
+            logger.warning(
+                "stopping with \(machine.book.requestsInFlight) requests unfinished after \(configuration.drainTimeout); they will be delivered again")
         }
-        dispatch.stop()
-        storeOffsets(book.storable())
-        phase = .stopped
+        perform(machine.finishStop())
         timer?.cancel()
         holdTimer?.cancel()
-        releaseReader()
-        drains.expireAll()
-        progress.resume(with: currentStatistics(), all: true)
+        wakeReader()
+        progress.resume(with: machine.statistics, all: true)
         do { try await consumer.close() } catch { logger.warning("leaving the group failed: \(error)") }
         if ownsProducer {
             await producer.close(timeout: .seconds(5))
@@ -234,7 +209,7 @@ public actor PipelineWorker {
     }
 
     /// The worker cannot go on: logs why, records it and stops without waiting for a drain.
-    func fail(_ error: PipelineWorkerError) async {
+    private func fail(_ error: PipelineWorkerError) async {
         guard failure == nil else { return }
         failure = error
         logger.critical("\(error); stopping the worker")
@@ -242,7 +217,7 @@ public actor PipelineWorker {
     }
 
     /// Hands `task` to `run()`'s task group.
-    func spawn(_ task: @escaping @Sendable () async -> Void) {
+    private func spawn(_ task: @escaping @Sendable () async -> Void) {
         spawner.yield(task)
     }
 
@@ -256,7 +231,7 @@ public actor PipelineWorker {
         }
     }
 
-    // MARK: - Consuming
+    // MARK: - Events
 
     /// Isolated to the worker: an event already buffered is handled without a hop to the actor
     /// and back (two executor switches per record otherwise).
@@ -264,9 +239,15 @@ public actor PipelineWorker {
         do {
             for try await event in consumer.events {
                 switch event {
-                case .record(let record): accept(record)
-                case .partitionsAssigned(let partitions): assign(partitions)
-                case .partitionsRevoked(let partitions, let lost): await revoke(partitions, lost: lost)
+                case .record(let record):
+                    let decoded = record.value.map { decoder.decode($0) } ?? .failure(RequestRejection(field: nil, reason: "the record has no value"))
+                    let before = machine.recordsRead
+                    perform(machine.received(record, decoded, now: clock.now, date: Date()))
+                    if machine.recordsRead > before { metrics.recordConsumed() }
+                case .partitionsAssigned(let partitions):
+                    perform(machine.assigned(partitions))
+                case .partitionsRevoked(let partitions, let lost):
+                    await revoke(partitions, lost: lost)
                 }
                 await readsAllowed()
             }
@@ -275,115 +256,143 @@ public actor PipelineWorker {
         }
     }
 
-    private func accept(_ record: KafkaRecord) {
-        // After a stop began, records are not tracked: their offsets are never stored, so they
-        // are delivered again to whoever takes the partition.
-        guard phase == .running else { return }
-        let decoded = record.value.map { decoder.decode($0) } ?? .failure(RequestRejection(field: nil, reason: "the record has no value"))
-        switch book.receive(record, decoded, at: Date()) {
-        case .ignored:
-            return
-        case .rejected(let publication):
-            statistics.records += 1
-            metrics.recordConsumed()
-            logger.info("rejected \(record.topicPartition) offset \(record.offset): \(publication.outcome.reason ?? "")")
-            publish([publication])
-        case .admitted(let handle, let request):
-            statistics.records += 1
-            metrics.recordConsumed()
-            perform(dispatch.add(request, handle: handle, now: clock.now))
-        }
-        updateBackpressure()
-    }
-
-    private func assign(_ partitions: [KafkaTopicPartition]) {
-        let generation = book.assign(partitions)
-        joined = true
-        logger.info("assigned \(partitions.map(\.description).joined(separator: ", ")) (\(generation))")
-        // librdkafka remembers a partition's pause across a revoke; match ours exactly.
-        do {
-            if consumerPaused { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
-        } catch {
-            logger.warning("\(consumerPaused ? "pausing" : "resuming") newly assigned partitions failed: \(error)")
-        }
-    }
-
     /// Drops the waiting work of revoked partitions at once; lets calls already running finish
     /// within the drain timeout (not for lost partitions), stores what is done, and abandons the
     /// rest, which the new owner receives again. Nothing of theirs starts after this returns.
     private func revoke(_ partitions: [KafkaTopicPartition], lost: Bool) async {
-        let revoked = Set(partitions)
-        let handles = book.handles(in: revoked)
-        logger.info("\(lost ? "lost" : "revoked") \(partitions.map(\.description).joined(separator: ", ")) with \(handles.count) requests in flight")
-        perform(dispatch.drop(handles, now: clock.now))
-        if !lost {
-            _ = await waitForDrain(.partitions(revoked, handles), deadline: clock.now + configuration.drainTimeout)
-            storeOffsets(book.storable())
-        }
-        let abandoned = book.revoke(revoked)
-        if !abandoned.isEmpty { logger.info("abandoned \(abandoned.count) requests of the revoked partitions; their new owner repeats them") }
-        updateBackpressure()
+        let (drain, actions) = machine.revokeStarted(partitions, lost: lost, now: clock.now, date: Date())
+        perform(actions)
+        if let drain { _ = await waitForDrain(drain, deadline: clock.now + configuration.drainTimeout) }
+        perform(machine.revokeFinished(partitions, lost: lost, now: clock.now))
     }
 
-    // MARK: - Performing the machines' actions
-
-    func perform(_ actions: [DispatchAction]) {
-        for action in actions {
-            switch action {
-            case .start(let job):
-                statistics.calls += 1
-                if job.attempts > 0 {
-                    statistics.retries += job.items.count
-                    metrics.retried(items: job.items.count)
-                }
-                book.noteCall(for: job.origins.runs.lazy.map(\.request))
-                let executor = self.executor
-                let metrics = self.metrics
-                spawn {
-                    let started = ContinuousClock.now
-                    let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
-                    let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
-                    metrics.callAttempt(api: executor.api(for: job.op).rawValue, status: status, duration: .now - started)
-                    await self.callFinished(job.id, answer)
-                }
-            case .settle(let settlements):
-                publish(book.settle(settlements, at: Date()))
-            case .pauseForOutage(let paused):
-                setPause(.breaker, paused)
-            case .breakerOpened(let error):
-                statistics.breakerOpenings += 1
-                breakerOpenedAt = clock.now
-                logger.warning("circuit breaker open, pausing consumption: \(error)")
-            case .setTimer(let instant):
-                timer?.cancel()
-                timer = wakes.schedule(at: instant) { Task { await self.timerFired() } }
-            }
-        }
-        updateBackpressure()
-        resumeWaiters()
-        updateGauges()
+    /// Returns when the reader may take its next record: at once, unless reads are held.
+    private func readsAllowed() async {
+        guard machine.readsHeld else { return }
+        await withCheckedContinuation { heldReader = $0 }
     }
 
-    func updateGauges() {
-        metrics.state(
-            itemsInFlight: book.itemsInFlight, pausedPartitions: consumerPaused ? book.assignedPartitions.count : 0,
-            breakerOpen: !dispatch.breakerClosed, rates: dispatch.rates, concurrencyLimits: dispatch.concurrencyLimits)
+    /// Waits until `condition` holds (true) or `deadline` passes (false), woken by the events
+    /// that change it, not by polling.
+    private func waitForDrain(_ condition: DrainCondition, deadline: ContinuousClock.Instant) async -> Bool {
+        guard let id = machine.beginDrain(condition) else { return true }
+        let expiry = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            self.drainExpired(id)
+        }
+        defer { expiry.cancel() }
+        return await withCheckedContinuation { drainWaiters[id] = $0 }
+    }
+
+    private func drainExpired(_ id: Int) {
+        if machine.expireDrain(id) { drainWaiters.removeValue(forKey: id)?.resume(returning: false) }
     }
 
     private func callFinished(_ jobID: Int, _ answer: CallAnswer) {
-        if case .failed = answer { statistics.failedCalls += 1 }
-        perform(dispatch.finished(jobID: jobID, answer, now: clock.now))
+        perform(machine.callFinished(jobID, answer, now: clock.now, date: Date()))
+    }
+
+    private func published(_ publication: Publication, _ result: PublishResult) {
+        if result == .delivered {
+            let outcome = publication.outcome
+            if let deadLetter = publication.deadLetter { metrics.deadLettered(kind: deadLetter.kind.rawValue) }
+            let latency = Duration.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000))
+            metrics.outcomePublished(op: outcome.op?.rawValue ?? "none", status: outcome.status.rawValue, codes: outcome.counts, latency: latency)
+        }
+        perform(machine.published(publication, result, now: clock.now, date: Date()))
+    }
+
+    // MARK: - Performing the machine's actions
+
+    private func perform(_ actions: [WorkerAction]) {
+        for action in actions {
+            switch action {
+            case .startCall(let job):
+                start(job)
+            case .publish(let publication):
+                publish(publication)
+            case .storeOffsets(let offsets):
+                do { try consumer.storeOffsets(offsets) } catch { logger.debug("storing offsets failed: \(error)") }
+            case .setTimer(let instant):
+                timer?.cancel()
+                timer = wakes.schedule(at: instant) { Task { await self.timerFired() } }
+            case .holdReads(let deadline):
+                holdTimer?.cancel()
+                holdTimer = wakes.schedule(at: deadline) { Task { await self.holdExpired() } }
+            case .releaseReads:
+                holdTimer?.cancel()
+                holdTimer = nil
+                wakeReader()
+            case .wakeReader:
+                wakeReader()
+            case .pausePartitions(let partitions), .resumePartitions(let partitions):
+                let pausing = if case .pausePartitions = action { true } else { false }
+                do {
+                    if pausing { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
+                    logger.debug("\(pausing ? "paused" : "resumed") \(partitions.count) partitions")
+                } catch {
+                    logger.warning("\(pausing ? "pausing" : "resuming") partitions failed: \(error)")
+                }
+            case .drainEnded(let id, let drained):
+                drainWaiters.removeValue(forKey: id)?.resume(returning: drained)
+            case .log(let level, let line):
+                logger.log(level: level, "\(line)")
+            case .fail(let error):
+                spawn { await self.fail(error) }
+            }
+        }
+        if !progress.isEmpty { progress.resume(with: machine.statistics) }
+        updateGauges()
+    }
+
+    private func start(_ job: CallJob) {
+        if job.attempts > 0 { metrics.retried(items: job.items.count) }
+        let executor = self.executor
+        let metrics = self.metrics
+        spawn {
+            let started = ContinuousClock.now
+            let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
+            let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
+            metrics.callAttempt(api: executor.api(for: job.op).rawValue, status: status, duration: .now - started)
+            await self.callFinished(job.id, answer)
+        }
+    }
+
+    private func publish(_ publication: Publication) {
+        let value: [UInt8]
+        let exports: [(key: [UInt8], value: [UInt8])]
+        do {
+            value = publication.outcome.wireBytes(limit: configuration.maxOutcomeBytes)
+            exports = try publication.groupExports.map { ($0.recordKey, try $0.wireBytes()) }
+        } catch {
+            // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.
+            spawn { await self.fail(.unpublishable(requestID: publication.outcome.requestID, reason: "\(error)")) }
+            return
+        }
+        let publisher = self.publisher
+        spawn {
+            let result = await publisher.publish(publication, value: value, exports: exports)
+            await self.published(publication, result)
+        }
     }
 
     private func timerFired() {
-        guard phase != .stopped else { return }
-        perform(dispatch.timerFired(now: clock.now))
+        perform(machine.timerFired(now: clock.now, date: Date()))
     }
 
-    // MARK: - Offsets
+    private func holdExpired() {
+        perform(machine.holdExpired(now: clock.now))
+    }
 
-    func storeOffsets(_ offsets: [KafkaTopicPartition: Int64]) {
-        guard !offsets.isEmpty else { return }
-        do { try consumer.storeOffsets(offsets) } catch { logger.debug("storing offsets failed: \(error)") }
+    private func wakeReader() {
+        heldReader?.resume()
+        heldReader = nil
+    }
+
+    private func updateGauges() {
+        let dispatch = machine.dispatch
+        metrics.state(
+            itemsInFlight: machine.book.itemsInFlight, pausedPartitions: machine.consumerPaused ? machine.book.assignedPartitions.count : 0,
+            breakerOpen: !dispatch.breakerClosed, rates: dispatch.rates, concurrencyLimits: dispatch.concurrencyLimits)
     }
 }

@@ -1,0 +1,339 @@
+import Foundation
+import InstanceAPI
+import Kafka
+
+/// A worker's decisions, whole: the machines it composes (`RequestBook` for requests, offsets and
+/// assignments, `DispatchMachine` for planning, order, pacing, breaker and retries, `ReadGate` for
+/// backpressure), why consumption is paused, the drains waited for, the operator's settings and
+/// the figures (`WorkerStatistics`). The worker feeds it events and performs the `WorkerAction`s
+/// each returns, in order; it holds no other state that decides anything.
+///
+/// A pure value: every event carries its instants (`now` on the monotonic clock for timers,
+/// `date` on the wall clock for the times outcomes record), so it is tested, and driven by the
+/// seeded simulation, with an injected clock. Events after a stop change nothing.
+struct WorkerMachine {
+    /// The worker's life: running, draining for a stop, stopped.
+    enum Phase: Sendable {
+        case running
+        case stopping
+        case stopped
+    }
+
+    /// Why consumption is paused.
+    enum PauseReason: Hashable, Sendable {
+        case backpressure
+        case breaker
+        case stopping
+        /// An operator paused the pipeline.
+        case control
+    }
+
+    /// The pipeline's file, before the operator's overrides.
+    let configuration: PipelineConfiguration
+    private(set) var phase = Phase.running
+    private(set) var book: RequestBook
+    private(set) var dispatch: DispatchMachine
+    private var gate = ReadGate()
+    private var pauseReasons: Set<PauseReason> = []
+    /// Whether the assigned partitions are paused now (for any reason).
+    private(set) var consumerPaused = false
+    /// The operator's settings in force.
+    private(set) var controlled: ControlledSettings
+    /// Whether the worker has joined its group (got an assignment, possibly empty).
+    private(set) var joined = false
+    /// Since when the circuit breaker has been open (its last opening).
+    private(set) var breakerOpenedAt: ContinuousClock.Instant?
+    private var counted = WorkerStatistics()
+    private var drains: [Int: DrainCondition] = [:]
+    private var nextDrain = 0
+
+    /// A machine for `configuration` under `controlled` (paused from the start when it says so).
+    init(configuration: PipelineConfiguration, controlled: ControlledSettings, now: ContinuousClock.Instant, random: SplitMix64 = SplitMix64()) {
+        self.configuration = configuration
+        self.controlled = controlled
+        let effective = controlled.applied(to: configuration)
+        book = RequestBook(maxInFlightItems: effective.maxInFlightItems, maxInFlightBytes: configuration.maxInFlightBytes)
+        var dispatch = DispatchMachine(configuration: effective, random: random)
+        _ = dispatch.reconfigure(effective, paused: controlled.paused, now: now)
+        self.dispatch = dispatch
+        if controlled.paused {
+            pauseReasons = [.control]
+            consumerPaused = true
+        }
+    }
+
+    // MARK: - What the worker shows
+
+    /// The figures so far, with the peaks, the paces and the operator's settings of now.
+    var statistics: WorkerStatistics {
+        var statistics = counted
+        statistics.peakItemsInFlight = book.peakItemsInFlight
+        statistics.peakBytesInFlight = book.peakBytesInFlight
+        statistics.paused = controlled.paused
+        statistics.controlVersions = controlled.overrideVersions
+        for (api, rate) in dispatch.rates {
+            if let pace = rate.pace { statistics.rates[api.rawValue] = pace }
+            statistics.throttledCalls += rate.throttles
+        }
+        return statistics
+    }
+
+    /// Records read so far (redeliveries of records in flight excluded).
+    var recordsRead: Int { counted.records }
+
+    /// Whether the reader must wait before taking its next record: the gate holds reads, and the
+    /// partitions are not paused (while they are no record comes, and the reader goes on reading
+    /// to serve a rebalance at once).
+    var readsHeld: Bool { gate.readsHeld && !consumerPaused && phase != .stopped }
+
+    // MARK: - Records and assignments
+
+    /// A record arrived, decoded as `decoded`: admitted and planned, or rejected with an outcome
+    /// (a redelivery of a record in flight, or any record after a stop began, is ignored).
+    mutating func received(
+        _ record: KafkaRecord, _ decoded: Result<PipelineRequest, RequestRejection>, now: ContinuousClock.Instant, date: Date
+    ) -> [WorkerAction] {
+        // After a stop began, records are not tracked: their offsets are never stored, so they
+        // are delivered again to whoever takes the partition.
+        guard phase == .running else { return [] }
+        var actions: [WorkerAction] = []
+        switch book.receive(record, decoded, at: date) {
+        case .ignored:
+            return []
+        case .rejected(let publication):
+            counted.records += 1
+            actions.append(.log(.info, "rejected \(record.topicPartition) offset \(record.offset): \(publication.outcome.reason ?? "")"))
+            actions += publish([publication])
+        case .admitted(let handle, let request):
+            counted.records += 1
+            actions += dispatched(dispatch.add(request, handle: handle, now: now), now: now, date: date)
+        }
+        return actions + settled(now: now)
+    }
+
+    /// The group assigned `partitions` (added to those held): they are paused or resumed to match
+    /// the others, as librdkafka remembers a partition's pause across a revoke.
+    mutating func assigned(_ partitions: [KafkaTopicPartition]) -> [WorkerAction] {
+        let generation = book.assign(partitions)
+        joined = true
+        return [
+            .log(.info, "assigned \(partitions.map(\.description).joined(separator: ", ")) (\(generation))"),
+            consumerPaused ? .pausePartitions(partitions) : .resumePartitions(partitions),
+        ]
+    }
+
+    /// The group is taking `partitions` away (`lost`: already given to another member): their
+    /// waiting work is dropped at once. Returns the drain to wait for before `revokeFinished`
+    /// (nil for lost partitions, whose calls are not waited for).
+    mutating func revokeStarted(
+        _ partitions: [KafkaTopicPartition], lost: Bool, now: ContinuousClock.Instant, date: Date
+    ) -> (drain: DrainCondition?, actions: [WorkerAction]) {
+        let revoked = Set(partitions)
+        let handles = book.handles(in: revoked)
+        var actions: [WorkerAction] = [
+            .log(.info, "\(lost ? "lost" : "revoked") \(partitions.map(\.description).joined(separator: ", ")) with \(handles.count) requests in flight")
+        ]
+        actions += dispatched(dispatch.drop(handles, now: now), now: now, date: date)
+        return (lost ? nil : .partitions(revoked, handles), actions + settled(now: now))
+    }
+
+    /// The revoke's drain ended (or was skipped): what is done is stored (not for lost
+    /// partitions), and the rest abandoned, for the new owner to repeat.
+    mutating func revokeFinished(_ partitions: [KafkaTopicPartition], lost: Bool, now: ContinuousClock.Instant) -> [WorkerAction] {
+        var actions: [WorkerAction] = []
+        if !lost { actions += store(book.storable()) }
+        let abandoned = book.revoke(Set(partitions))
+        if !abandoned.isEmpty {
+            actions.append(.log(.info, "abandoned \(abandoned.count) requests of the revoked partitions; their new owner repeats them"))
+        }
+        return actions + settled(now: now)
+    }
+
+    // MARK: - Calls, timers, publications
+
+    /// The call `jobID` was answered.
+    mutating func callFinished(_ jobID: Int, _ answer: CallAnswer, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+        if case .failed = answer { counted.failedCalls += 1 }
+        return dispatched(dispatch.finished(jobID: jobID, answer, now: now), now: now, date: date) + settled(now: now)
+    }
+
+    /// The timer of `.setTimer` is due (or fired a little late, or was already replaced).
+    mutating func timerFired(now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+        guard phase != .stopped else { return [] }
+        return dispatched(dispatch.timerFired(now: now), now: now, date: date) + settled(now: now)
+    }
+
+    /// A hold of `.holdReads` reached its deadline.
+    mutating func holdExpired(now: ContinuousClock.Instant) -> [WorkerAction] {
+        guard phase != .stopped else { return [] }
+        return gated(gate.holdExpired(now: now)) + drainsHolding()
+    }
+
+    /// A publication of `.publish` ended with `result` at `date`: delivered, its offsets may be
+    /// stored; abandoned, its record is read again; refused for good, the worker cannot go on.
+    mutating func published(_ publication: Publication, _ result: PublishResult, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+        var actions: [WorkerAction] = []
+        switch result {
+        case .delivered:
+            let outcome = publication.outcome
+            let latency = Duration.milliseconds(Int64(date.timeIntervalSince(outcome.receivedAt) * 1_000))
+            counted.notePublished(outcome, deadLetterItems: publication.deadLetter?.items, latency: latency)
+            actions += store(book.published(publication.ticket))
+        case .abandoned:
+            book.publishFailed(publication.ticket)
+        case .refused(let topic, let error), .tooLarge(let topic, let error):
+            book.publishFailed(publication.ticket)
+            actions.append(.fail(.publish(topic: topic, requestID: publication.outcome.requestID, error)))
+        }
+        return actions + settled(now: now)
+    }
+
+    // MARK: - The operator
+
+    /// Puts an operator's `settings` in force at once (see `PipelineWorker.apply(_:)`); settings
+    /// equal to those in force change nothing.
+    mutating func apply(_ settings: ControlledSettings, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+        let previous = controlled
+        guard settings != previous else { return [] }
+        controlled = settings
+        let effective = settings.applied(to: configuration)
+        book.setMaxInFlightItems(effective.maxInFlightItems)
+        var actions = setPause(.control, settings.paused)
+        let changes = settings.changes(from: previous)
+        if !changes.isEmpty { actions.append(.log(.notice, "control: \(changes.joined(separator: "; "))")) }
+        actions += dispatched(dispatch.reconfigure(effective, paused: settings.paused, now: now), now: now, date: date)
+        return actions + settled(now: now)
+    }
+
+    // MARK: - Drains and the stop
+
+    /// Starts waiting for `condition`: nil when it holds now, else the id a later
+    /// `.drainEnded(id:drained:)` names.
+    mutating func beginDrain(_ condition: DrainCondition) -> Int? {
+        guard !isDrained(condition) else { return nil }
+        defer { nextDrain += 1 }
+        drains[nextDrain] = condition
+        return nextDrain
+    }
+
+    /// The drain `id` reached its deadline: true when it was still waiting (it ends undrained).
+    mutating func expireDrain(_ id: Int) -> Bool {
+        drains.removeValue(forKey: id) != nil
+    }
+
+    /// A stop begins: no record is taken from now on, the partitions are paused, work in
+    /// flight goes on. Nil (and nothing to do) when a stop already began.
+    mutating func beginStop(now: ContinuousClock.Instant) -> [WorkerAction]? {
+        guard phase == .running else { return nil }
+        phase = .stopping
+        return setPause(.stopping, true) + settled(now: now)
+    }
+
+    /// The stop's drain ended: no call starts any more, what is done is stored, every drain
+    /// ends undrained, and events change nothing from now on.
+    mutating func finishStop() -> [WorkerAction] {
+        dispatch.stop()
+        let actions = store(book.storable())
+        phase = .stopped
+        let ended = drains.keys.sorted().map { WorkerAction.drainEnded(id: $0, drained: false) }
+        drains = [:]
+        return actions + ended
+    }
+
+    /// Whether `condition` holds now.
+    func isDrained(_ condition: DrainCondition) -> Bool {
+        switch condition {
+        case .all: book.isIdle || (dispatch.paused && dispatch.runningCalls == 0 && !book.isPublishing)
+        case .partitions(let partitions, let handles): dispatch.runningCalls(carrying: handles) == 0 && book.publishing(in: partitions) == 0
+        }
+    }
+
+    // MARK: - Composition
+
+    /// What the dispatcher's `actions` mean for the worker.
+    private mutating func dispatched(_ actions: [DispatchAction], now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+        var performed: [WorkerAction] = []
+        for action in actions {
+            switch action {
+            case .start(let job):
+                counted.calls += 1
+                if job.attempts > 0 { counted.retries += job.items.count }
+                book.noteCall(for: job.origins.runs.lazy.map(\.request))
+                performed.append(.startCall(job))
+            case .settle(let settlements):
+                performed += publish(book.settle(settlements, at: date))
+            case .pauseForOutage(let paused):
+                performed += setPause(.breaker, paused)
+            case .breakerOpened(let error):
+                counted.breakerOpenings += 1
+                breakerOpenedAt = now
+                performed.append(.log(.warning, "circuit breaker open, pausing consumption: \(error)"))
+            case .setTimer(let instant):
+                performed.append(.setTimer(instant))
+            }
+        }
+        return performed
+    }
+
+    /// Counts the requests `publications` complete and has them published.
+    private mutating func publish(_ publications: [Publication]) -> [WorkerAction] {
+        publications.map { publication in
+            counted.noteCompleted(publication.outcome)
+            return .publish(publication)
+        }
+    }
+
+    /// After every event: the gate's decision on what is held now, and the drains that hold.
+    private mutating func settled(now: ContinuousClock.Instant) -> [WorkerAction] {
+        gated(gate.update(held: book.held, bound: book.bound, now: now)) + drainsHolding()
+    }
+
+    /// What the gate's `actions` mean for the worker.
+    private mutating func gated(_ actions: [ReadGate.Action]) -> [WorkerAction] {
+        var performed: [WorkerAction] = []
+        for action in actions {
+            switch action {
+            case .holdReads(let deadline):
+                performed.append(.holdReads(until: deadline))
+            case .releaseReads:
+                performed.append(.releaseReads)
+            case .pausePartitions:
+                performed.append(
+                    .log(
+                        .info,
+                        "\(book.itemsInFlight) items in \(book.bytesInFlight) record bytes held for \(ReadGate.holdLimit): pausing the partitions until half of them are done"
+                    ))
+                performed += setPause(.backpressure, true)
+            case .resumePartitions:
+                performed += setPause(.backpressure, false)
+            }
+        }
+        return performed
+    }
+
+    /// Pauses or resumes the assigned partitions when the set of reasons to pause becomes
+    /// non-empty or empty.
+    private mutating func setPause(_ reason: PauseReason, _ on: Bool) -> [WorkerAction] {
+        if on { pauseReasons.insert(reason) } else { pauseReasons.remove(reason) }
+        let wanted = !pauseReasons.isEmpty
+        guard wanted != consumerPaused else { return [] }
+        consumerPaused = wanted
+        let partitions = book.assignedPartitions.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+        var actions: [WorkerAction] = wanted ? [.wakeReader] : []
+        if !partitions.isEmpty { actions.append(wanted ? .pausePartitions(partitions) : .resumePartitions(partitions)) }
+        return actions
+    }
+
+    /// Ends the drains whose condition holds now.
+    private mutating func drainsHolding() -> [WorkerAction] {
+        guard !drains.isEmpty else { return [] }
+        let done = drains.filter { isDrained($0.value) }.keys.sorted()
+        for id in done { drains[id] = nil }
+        return done.map { .drainEnded(id: $0, drained: true) }
+    }
+
+    /// Offsets to store, if any.
+    private func store(_ offsets: [KafkaTopicPartition: Int64]) -> [WorkerAction] {
+        offsets.isEmpty ? [] : [.storeOffsets(offsets)]
+    }
+}
