@@ -85,6 +85,10 @@ struct DispatchMachine: Sendable {
     /// True while the circuit breaker lets calls flow.
     var breakerClosed: Bool { breaker.isClosed }
 
+    /// Whether the breaker is open and only suspects wait: new work alone can show whether the
+    /// system or those items fail (consumption goes on for it).
+    var awaitsNewWork: Bool { !breaker.isClosed && queue.holdsOnlySuspects }
+
     /// Running calls that carry an item of a request in `handles`.
     func runningCalls(carrying handles: Set<RequestHandle>) -> Int {
         running.values.count { call in call.job.origins.carries(any: handles) }

@@ -93,6 +93,11 @@ struct RequestBook: Sendable {
         return tracker.assign(partitions)
     }
 
+    /// The generation of `partition`'s current assignment (nil while it is not assigned).
+    func generation(of partition: KafkaTopicPartition) -> AssignmentGeneration? {
+        tracker.generation(of: partition)
+    }
+
     /// A record arrived, decoded as `decoded`.
     mutating func receive(_ record: KafkaRecord, _ decoded: Result<PipelineRequest, RequestRejection>, at now: Date) -> Admission {
         guard tracker.received(record.topicPartition, offset: record.offset),

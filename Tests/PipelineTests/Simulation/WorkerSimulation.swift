@@ -4,23 +4,28 @@ import Kafka
 
 @testable import Pipeline
 
-/// The worker's machines (`RequestBook` with its `OffsetTracker`, and `DispatchMachine`) driven
-/// as the worker drives them, by one seeded random sequence of events: records arriving on two
-/// partitions (requests, and bytes an adversary chose, through the real `RequestDecoder`), calls answered with anything `SimulatedBackend` can say, timers, clock jumps,
-/// acknowledgements in any order, revokes and reassignments that deliver again from the committed
-/// offset, and operator changes (concurrency, pause). After every step it checks the invariants
-/// and throws a `SimulationViolation` naming the first one broken.
+/// The worker's whole machine (`WorkerMachine`, composing `RequestBook` with its `OffsetTracker`,
+/// `DispatchMachine` and `ReadGate`) driven as `PipelineWorker` drives it, by one seeded random
+/// sequence of events: records arriving on two partitions (requests, and bytes an adversary chose,
+/// through the real `RequestDecoder`) unless the machine paused them or holds reads, calls answered
+/// with anything `SimulatedBackend` can say, timers and read holds, clock jumps, acknowledgements
+/// in any order, revokes (lost or not) and reassignments that deliver again from the committed
+/// offset, and operator changes (concurrency, in-flight bound, pause) through `ControlledSettings`.
+/// After every step it checks the invariants and throws a `SimulationViolation` naming the first
+/// one broken.
 ///
 /// A run has two phases: `chaos(steps:)`, then `heal()`, in which the backend answers healthily
 /// (but for ids of another project, and stuck ids that fail the same way for good), new work keeps
 /// arriving and the operator resumes: everything read must then be published and committed within
 /// a bounded simulated time, or the run stalled.
 struct WorkerSimulation {
-    /// What the simulation knows of a request the book admitted.
+    /// What the simulation knows of a request the machine admitted.
     private struct Admitted {
         var id: String
         var items: Int
-        var settled: Set<Int> = []
+        /// Each item's code in the last answer that carried it: its final code once the request
+        /// is published.
+        var lastCodes: [Int: ResultCode] = [:]
         var published = false
     }
 
@@ -32,24 +37,27 @@ struct WorkerSimulation {
         var generation: AssignmentGeneration?
         var acknowledged: Set<Int64> = []
         var assigned = true
+        /// Paused by the machine (`.pausePartitions`): nothing is fetched from it.
+        var paused = false
     }
 
     private let partitions = [KafkaTopicPartition(topic: "requests", partition: 0), KafkaTopicPartition(topic: "requests", partition: 1)]
     private var configuration: PipelineConfiguration
     private let decoder: RequestDecoder
-    private var book: RequestBook
-    private var dispatch: DispatchMachine
+    private var machine: WorkerMachine
+    private var controls = 0
     private var backend: SimulatedBackend
     private var random: SplitMix64
     private var now: ContinuousClock.Instant
     private let startedAt: ContinuousClock.Instant
     private var timer: ContinuousClock.Instant?
+    /// The deadline of the machine's read hold (`.holdReads`), until `.releaseReads`.
+    private var hold: ContinuousClock.Instant?
     private var running: [Int: CallJob] = [:]
     private var admitted: [RequestHandle: Admitted] = [:]
     private var handleByID: [String: RequestHandle] = [:]
     private var pending: [Publication] = []
     private var logs: [KafkaTopicPartition: PartitionLog] = [:]
-    private var outagePaused = false
     private var operatorPaused = false
     private var nextRequest = 0
     /// The longest any wait may last: a linger, a backoff (a server's `Retry-After` included), the
@@ -72,18 +80,26 @@ struct WorkerSimulation {
         // Issue 33: a third of the runs unpaced until the first throttle, as the shipped files are.
         let start = Double(1 + random.next() % 200)
         configuration.adaptiveRate.start = random.next() % 3 == 0 ? nil : start
+        // A third of the runs under a tight in-flight bound: the read gate holds and pauses.
+        configuration.maxInFlightItems = random.next() % 3 == 0 ? Int(20 + random.next() % 2_000) : 1_000_000
+        configuration.maxInFlightBytes = 1 << 40
         self.configuration = configuration
         self.decoder = RequestDecoder(configuration: configuration)
-        self.book = RequestBook(maxInFlightItems: 1_000_000, maxInFlightBytes: 1 << 40)
-        self.dispatch = DispatchMachine(configuration: configuration, random: SplitMix64(seed: random.next()))
+        let now = ContinuousClock.now
+        self.machine = WorkerMachine(
+            configuration: configuration, controlled: ControlledSettings(file: configuration, all: nil, own: nil), now: now,
+            random: SplitMix64(seed: random.next()))
         self.backend = SimulatedBackend(random: SplitMix64(seed: random.next()))
         self.random = random
-        self.now = ContinuousClock.now
+        self.now = now
         self.startedAt = now
         self.longestWait = max(
-            configuration.linger, configuration.retry.maxBackoff, configuration.breakerMaxCooldown, .seconds(1.0 / configuration.adaptiveRate.floor))
-        let generation = book.assign(partitions)
-        for partition in partitions { logs[partition] = PartitionLog(generation: generation) }
+            configuration.linger, configuration.retry.maxBackoff, configuration.breakerMaxCooldown, .seconds(1.0 / configuration.adaptiveRate.floor),
+            ReadGate.holdLimit)
+        for partition in partitions { logs[partition] = PartitionLog() }
+        try! perform(machine.assigned(partitions))
+        let generation = machine.book.generation(of: partitions[0])
+        for partition in partitions { logs[partition]!.generation = generation }
     }
 
     // MARK: - Phases
@@ -107,9 +123,9 @@ struct WorkerSimulation {
     /// The backend heals and the operator resumes; every record read must be published and its
     /// offset committed within a bounded simulated time.
     mutating func heal() throws {
-        if operatorPaused {
+        if operatorPaused || machine.controlled.summary != "" {
             operatorPaused = false
-            try perform(dispatch.reconfigure(configuration, paused: false, now: now), finishing: nil)
+            try perform(machine.apply(ControlledSettings(file: configuration, all: nil, own: nil), now: now, date: Date()))
         }
         let deadline = now + .seconds(3_600)
         var nextArrival = now
@@ -128,9 +144,9 @@ struct WorkerSimulation {
             var choices: [Int] = []
             if !running.isEmpty { choices.append(0) }
             if !pending.isEmpty { choices.append(1) }
-            if !outagePaused, partitions.contains(where: { hasUnread($0) }) { choices.append(2) }
+            if !machine.readsHeld, partitions.contains(where: { hasUnread($0) && !logs[$0]!.paused }) { choices.append(2) }
             if choices.isEmpty {
-                guard timer != nil else {
+                guard timer != nil || hold != nil else {
                     throw violation("stalled: nothing running, nothing to acknowledge, no timer set, and \(unfinished)")
                 }
                 try advance(jump: false)
@@ -139,7 +155,7 @@ struct WorkerSimulation {
             switch choices[Int(random.next() % UInt64(choices.count))] {
             case 0: try answerOne(healthy: true)
             case 1: try acknowledgeOne()
-            default: try deliverNext(partitions.first { hasUnread($0) }!)
+            default: try deliverNext(partitions.first { hasUnread($0) && !logs[$0]!.paused }!)
             }
         }
     }
@@ -147,7 +163,6 @@ struct WorkerSimulation {
     // MARK: - Events
 
     private mutating func arrive() throws {
-        guard !outagePaused else { return }
         let partition = partitions[Int(random.next() % 2)]
         if !hasUnread(partition) || random.next() % 3 != 0 { logs[partition]!.records.append(Array(newRequest().jsonBody())) }
         try deliverNext(partition)
@@ -156,7 +171,6 @@ struct WorkerSimulation {
     /// A record whose bytes an adversary chose: a request mangled (a byte flipped, cut short, a
     /// second `op`, an id of 5,000 bytes, a byte that is not UTF-8), or noise.
     private mutating func arriveHostile() throws {
-        guard !outagePaused else { return }
         let partition = partitions[Int(random.next() % 2)]
         var bytes = Array(newRequest().jsonBody())
         let at = Int(random.next() % UInt64(bytes.count))
@@ -173,23 +187,29 @@ struct WorkerSimulation {
         try deliverNext(partition)
     }
 
-    /// Delivers the next unread record of `partition` to the book and the dispatcher.
+    /// Delivers the next unread record of `partition` to the machine, as the consumer would: not
+    /// while the partition is paused or unassigned, nor while the machine holds reads.
     private mutating func deliverNext(_ partition: KafkaTopicPartition) throws {
-        guard let log = logs[partition], log.assigned, log.readPosition < Int64(log.records.count) else { return }
+        guard let log = logs[partition], log.assigned, !log.paused, !machine.readsHeld, log.readPosition < Int64(log.records.count) else { return }
         let offset = log.readPosition
         logs[partition]!.readPosition += 1
         let bytes = log.records[Int(offset)]
         let record = KafkaRecord(topic: partition.topic, partition: partition.partition, offset: offset, key: nil, value: bytes)
-        switch book.receive(record, decoder.decode(bytes), at: Date()) {
-        case .ignored:
+        let read = machine.recordsRead
+        let known = machine.book.handles(in: [partition])
+        let decoded = decoder.decode(bytes)
+        let actions = machine.received(record, decoded, now: now, date: Date())
+        guard machine.recordsRead == read + 1 else {
             throw violation("record \(partition) offset \(offset) ignored, though never delivered in this assignment")
-        case .rejected(let publication):
-            pending.append(publication)
-        case .admitted(let handle, let request):
+        }
+        // Admitted: the one handle of the partition the machine did not hold before.
+        let added = machine.book.handles(in: [partition]).subtracting(known)
+        if let handle = added.first, case .success(let request) = decoded {
+            guard added.count == 1 else { throw violation("one record admitted as \(added.count) requests") }
             admitted[handle] = Admitted(id: request.id, items: request.items.count)
             handleByID[request.id] = handle
-            try perform(dispatch.add(request, handle: handle, now: now), finishing: nil)
         }
+        try perform(actions)
     }
 
     private mutating func answerOne(healthy: Bool) throws {
@@ -200,7 +220,12 @@ struct WorkerSimulation {
         let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
         let answer = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
         if !healthy, random.next() % 10 == 0 { now += .milliseconds(Int64(random.next() % 2_000)) }
-        try perform(dispatch.finished(jobID: id, answer, now: now), finishing: (job, Self.codes(of: answer, count: job.items.count)))
+        // Each item's code in this answer, at its own position in the call.
+        let codes = Self.codes(of: answer, count: job.items.count)
+        for run in job.origins.runs where admitted[run.request] != nil {
+            for (index, position) in zip(run.indexes, run.positions) { admitted[run.request]!.lastCodes[index] = codes[position] }
+        }
+        try perform(machine.callFinished(id, answer, now: now, date: Date()))
     }
 
     /// The code each item of a call of `count` items gets from `answer`: its own entry, `INTERNAL`
@@ -215,13 +240,17 @@ struct WorkerSimulation {
     private mutating func advance(jump: Bool) throws {
         if jump {
             now += .milliseconds(Int64(random.next() % 60_000))
-        } else if let timer {
-            now = max(now, timer)
+        } else if let next = [timer, hold].compactMap({ $0 }).min() {
+            now = max(now, next)
         } else {
             now += .milliseconds(Int64(random.next() % 1_000))
         }
+        if let due = hold, due <= now {
+            hold = nil
+            try perform(machine.holdExpired(now: now))
+        }
         if let due = timer, due <= now { timer = nil }
-        try perform(dispatch.timerFired(now: now), finishing: nil)
+        try perform(machine.timerFired(now: now, date: Date()))
     }
 
     private mutating func acknowledgeOne() throws {
@@ -229,39 +258,47 @@ struct WorkerSimulation {
         let publication = pending.remove(at: Int(random.next() % UInt64(pending.count)))
         let ticket = publication.ticket
         if logs[ticket.partition]?.generation == ticket.generation { logs[ticket.partition]!.acknowledged.insert(ticket.offset) }
-        for (partition, offset) in book.published(ticket) { try commit(partition, offset) }
+        try perform(machine.published(publication, .delivered, now: now, date: Date()))
     }
 
     private mutating func revokeAndReassign() throws {
         let partition = partitions[Int(random.next() % 2)]
-        let handles = book.revoke([partition])
+        let lost = random.next() % 3 == 0
+        let revoked = machine.book.handles(in: [partition])
+        let (_, started) = machine.revokeStarted([partition], lost: lost, now: now, date: Date())
+        try perform(started)
+        // The drain is not waited for (as when it times out): what is done is stored, the rest
+        // abandoned.
+        try perform(machine.revokeFinished([partition], lost: lost, now: now))
         logs[partition]!.assigned = false
-        for handle in handles { admitted[handle] = nil }
-        try perform(dispatch.drop(handles, now: now), finishing: nil)
+        for handle in revoked { admitted[handle] = nil }
         // The partition comes back at once (a rebalance storm): read again from the commit.
-        let generation = book.assign([partition])
-        logs[partition]!.generation = generation
+        logs[partition]!.paused = false
         logs[partition]!.assigned = true
+        try perform(machine.assigned([partition]))
+        logs[partition]!.generation = machine.book.generation(of: partition)
         logs[partition]!.readPosition = logs[partition]!.committed
         logs[partition]!.acknowledged = []
     }
 
     private mutating func changeSettings() throws {
-        var changed = configuration
-        changed.concurrency = Int(1 + random.next() % 8)
+        controls += 1
+        let concurrency = Int(1 + random.next() % 8)
         operatorPaused = random.next() % 4 == 0
-        configuration = changed
-        try perform(dispatch.reconfigure(changed, paused: operatorPaused, now: now), finishing: nil)
+        var overrides: [ControlKey: ControlValue] = [.concurrency: .count(concurrency), .paused: .flag(operatorPaused)]
+        if random.next() % 3 == 0 { overrides[.maxInFlightItems] = .count(Int(10 + random.next() % 3_000)) }
+        let document = ControlDocument(version: controls, updatedAt: Date(), updatedBy: "simulation", reason: "step \(steps)", overrides: overrides)
+        configuration.concurrency = concurrency
+        try perform(machine.apply(ControlledSettings(file: machine.configuration, all: nil, own: document), now: now, date: Date()))
     }
 
     // MARK: - Actions and invariants
 
-    /// Performs `actions` as the worker does, checking each; `finishing` is the call whose answer
-    /// produced them, if any.
-    private mutating func perform(_ actions: [DispatchAction], finishing call: (job: CallJob, codes: [ResultCode])?) throws {
+    /// Performs `actions` as the worker does, checking each.
+    private mutating func perform(_ actions: [WorkerAction]) throws {
         for action in actions {
             switch action {
-            case .start(let job):
+            case .startCall(let job):
                 guard running[job.id] == nil else { throw violation("call \(job.id) started while a call with the same id is running") }
                 guard running.count < configuration.concurrency else {
                     throw violation("call \(job.id) started with \(running.count) running, concurrency \(configuration.concurrency)")
@@ -269,7 +306,7 @@ struct WorkerSimulation {
                 // Per API: under its concurrency limit (rate × latency), which is never above the cap.
                 let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
                 let ofAPI = running.values.count { CallExecutor.api(for: $0.op, topicBackend: configuration.topicBackend) == api }
-                let limit = dispatch.concurrencyLimits[api] ?? configuration.concurrency
+                let limit = machine.dispatch.concurrencyLimits[api] ?? configuration.concurrency
                 guard limit <= configuration.concurrency, ofAPI < limit else {
                     throw violation(
                         "call \(job.id) of \(api) started with \(ofAPI) of its calls running, its limit \(limit), the cap \(configuration.concurrency)")
@@ -279,68 +316,57 @@ struct WorkerSimulation {
                     job.items.count <= configuration.itemsPerCall(job.op)
                 else { throw violation("call \(job.id) of \(job.op) carries \(job.items.count) items, \(job.origins.count) origins") }
                 running[job.id] = job
-                book.noteCall(for: job.origins.runs.map(\.request))
-            case .settle(let settlements):
-                try settle(settlements, from: call)
-            case .pauseForOutage(let paused):
-                outagePaused = paused
-            case .breakerOpened:
-                break
+            case .publish(let publication):
+                try published(publication)
+            case .storeOffsets(let offsets):
+                for (partition, offset) in offsets { try commit(partition, offset) }
             case .setTimer(let instant):
                 guard instant <= now + longestWait + .milliseconds(1) else {
                     throw violation("a timer set \(instant - now) ahead, past the longest wait \(longestWait)")
                 }
                 timer = instant
+            case .holdReads(let deadline):
+                guard deadline <= now + ReadGate.holdLimit else { throw violation("reads held \(deadline - now), past \(ReadGate.holdLimit)") }
+                hold = deadline
+            case .releaseReads:
+                hold = nil
+            case .wakeReader:
+                break
+            case .pausePartitions(let paused), .resumePartitions(let paused):
+                let pausing = if case .pausePartitions = action { true } else { false }
+                for partition in paused {
+                    guard logs[partition]?.assigned == true || !pausing else { throw violation("\(partition) paused while not assigned") }
+                    logs[partition]?.paused = pausing
+                }
+            case .drainEnded:
+                throw violation("a drain ended that the simulation never began")
+            case .log:
+                break
+            case .fail(let error):
+                throw violation("the worker stopped itself: \(error)")
             }
         }
         try checkLiveness()
     }
 
-    private mutating func settle(_ settlements: [ItemSettlement], from answered: (job: CallJob, codes: [ResultCode])?) throws {
-        guard let (call, codes) = answered else { throw violation("items settled without an answer") }
-        for settlement in settlements {
-            let handle = settlement.origin.request
-            var carried = 0
-            for run in call.origins.runs where run.request == handle {
-                let lower = max(run.indexes.lowerBound, settlement.indexes.lowerBound)
-                let upper = min(run.indexes.upperBound, settlement.indexes.upperBound)
-                guard lower < upper else { continue }
-                let overlap = lower..<upper
-                carried += overlap.count
-                // Each item ends with its own answer's code, at its own position in the call.
-                for index in overlap where codes[run.positions.lowerBound + index - run.indexes.lowerBound] != settlement.answer.result.code {
-                    let position = run.positions.lowerBound + index - run.indexes.lowerBound
-                    throw violation(
-                        "item \(index) of request \(handle) settled \(settlement.answer.result.code), its answer in call \(call.id) was \(codes[position])")
-                }
-            }
-            guard carried == settlement.count else {
-                throw violation("items \(settlement.indexes) of request \(handle) settled by the answer of call \(call.id), which carried \(carried) of them")
-            }
-            for index in settlement.indexes {
-                guard admitted[handle] != nil else { continue }  // revoked meanwhile: the book ignores it
-                guard admitted[handle]!.settled.insert(index).inserted else {
-                    throw violation("item \(index) of request \(handle) settled twice")
-                }
-            }
+    /// A request's outcome: exactly once per admission, counting each item once, by the code of
+    /// the last answer that carried it.
+    private mutating func published(_ publication: Publication) throws {
+        defer { pending.append(publication) }
+        let outcome = publication.outcome
+        guard outcome.status != .rejected else { return }
+        guard let handle = handleByID[outcome.requestID], let request = admitted[handle] else { return }
+        guard !request.published else { throw violation("request \(request.id) published twice") }
+        admitted[handle]!.published = true
+        let counted = outcome.counts.values.reduce(0, +)
+        guard counted == request.items, request.lastCodes.count == request.items else {
+            throw violation("outcome of \(request.id) counts \(counted) items; \(request.lastCodes.count) of its \(request.items) were answered")
         }
-        let publications = book.settle(settlements, at: Date())
-        let completedIDs = Set(publications.map(\.outcome.requestID))
-        for handle in Set(settlements.map(\.origin.request)) {
-            guard let request = admitted[handle], !request.published else { continue }
-            let complete = request.settled.count == request.items
-            guard complete == completedIDs.contains(request.id) else {
-                throw violation("request \(request.id): \(request.settled.count) of \(request.items) items settled, outcome published: \(!complete)")
-            }
-            if complete { admitted[handle]!.published = true }
+        var expected: [String: Int] = [:]
+        for code in request.lastCodes.values { expected[code.rawValue, default: 0] += 1 }
+        guard expected == outcome.counts else {
+            throw violation("outcome of \(request.id) counts \(outcome.counts.sorted { $0.key < $1.key }), its answers \(expected.sorted { $0.key < $1.key })")
         }
-        for publication in publications {
-            let counted = publication.outcome.counts.values.reduce(0, +)
-            guard let handle = handleByID[publication.outcome.requestID], counted == admitted[handle]?.items else {
-                throw violation("outcome of \(publication.outcome.requestID) counts \(counted) items")
-            }
-        }
-        pending += publications
     }
 
     /// The store point never passes a record whose outcome is not acknowledged, and never moves back.
@@ -356,9 +382,9 @@ struct WorkerSimulation {
     /// Waiting work always has a way forward: a running call, a timer, or the operator's pause;
     /// and a key is held exactly by the jobs running, waiting to retry or backing off.
     private func checkLiveness() throws {
-        let misheld = dispatch.misheldKeys
+        let misheld = machine.dispatch.misheldKeys
         guard misheld.isEmpty else { throw violation("keys held by no job or by too few: \(misheld)") }
-        guard dispatch.hasWaitingWork, running.isEmpty, !operatorPaused else { return }
+        guard machine.dispatch.hasWaitingWork, running.isEmpty, !operatorPaused else { return }
         guard timer != nil else {
             throw violation("work is waiting, nothing runs, and no timer is set (\(unfinished))")
         }
@@ -407,7 +433,7 @@ struct WorkerSimulation {
     }
 
     private var isDone: Bool {
-        running.isEmpty && pending.isEmpty && !dispatch.hasWaitingWork
+        running.isEmpty && pending.isEmpty && !machine.dispatch.hasWaitingWork
             && partitions.allSatisfy { partition in
                 let log = logs[partition]!
                 return log.committed == Int64(log.records.count)
@@ -418,7 +444,8 @@ struct WorkerSimulation {
         let open = admitted.values.filter { !$0.published }.map(\.id).sorted().prefix(5)
         let commits = partitions.map { "\($0.partition): committed \(logs[$0]!.committed) of \(logs[$0]!.records.count)" }
         return "\(running.count) running, \(pending.count) unacknowledged, unsettled requests \(Array(open)), \(commits.joined(separator: ", "))"
-            + ", breaker closed: \(dispatch.breakerClosed), paused for an outage: \(outagePaused)"
+            + ", breaker closed: \(machine.dispatch.breakerClosed), partitions paused: \(machine.consumerPaused), reads held: \(machine.readsHeld)"
+            + ", held \(machine.book.held) of \(machine.book.bound), \(machine.book.requestsInFlight) requests in flight"
     }
 
     private func violation(_ message: String) -> SimulationViolation {

@@ -3,7 +3,8 @@ import Testing
 
 @testable import Pipeline
 
-/// The worker's machines under seeded random events and answers (see `WorkerSimulation`).
+/// The worker's machine (`WorkerMachine`, whole) under seeded random events and answers (see
+/// `WorkerSimulation`).
 ///
 /// Each seed is one run: a configuration, `IIDBATCH_SIM_STEPS` chaotic steps (default 400), then
 /// healing. The suite runs seeds 1 … `IIDBATCH_SIM_RUNS` (default 100; seconds); a longer
@@ -15,7 +16,7 @@ struct WorkerSimulationTests {
         ProcessInfo.processInfo.environment[name].flatMap { UInt64($0) }
     }
 
-    @Test("every seed: no trap, each item settled once by its own call, commits behind acknowledgements, no stall, waits bounded")
+    @Test("every seed: no trap, one outcome per request counting each item by its last answer, commits behind acknowledgements, no stall")
     func seeds() {
         let seeds = Self.setting("IIDBATCH_SIM_SEED").map { [$0] } ?? Array(1...(Self.setting("IIDBATCH_SIM_RUNS") ?? 100))
         let steps = Int(Self.setting("IIDBATCH_SIM_STEPS") ?? 400)

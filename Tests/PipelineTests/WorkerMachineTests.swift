@@ -1,0 +1,161 @@
+import Foundation
+import InstanceAPI
+import Kafka
+import Testing
+
+@testable import Pipeline
+
+/// `WorkerMachine` alone, with an injected clock: the composition of the request book, the
+/// dispatcher and the read gate, event by event, as `PipelineWorker` performs it.
+@Suite("WorkerMachine: one machine for the worker's decisions, with an injected clock")
+struct WorkerMachineTests {
+    private let partition = KafkaTopicPartition(topic: "requests", partition: 0)
+    private let start = ContinuousClock.now
+    private let date = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func machine(_ adjust: (inout PipelineConfiguration) -> Void = { _ in }, control: ControlDocument? = nil) -> WorkerMachine {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .zero, concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
+            breakerThreshold: 1, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        configuration.adaptiveRate.start = 1_000
+        adjust(&configuration)
+        return WorkerMachine(configuration: configuration, controlled: ControlledSettings(file: configuration, all: nil, own: control), now: start)
+    }
+
+    private func record(_ request: PipelineRequest, offset: Int64) -> KafkaRecord {
+        KafkaRecord(topic: partition.topic, partition: partition.partition, offset: offset, key: nil, value: Array(request.jsonBody()))
+    }
+
+    private func deletion(_ id: String, items: Int = 1) -> PipelineRequest {
+        PipelineRequest(id: id, op: .installationsDelete, target: .subject("s"), items: (0..<items).map { "fid-\(id)-\($0)" })
+    }
+
+    private func received(_ machine: inout WorkerMachine, _ request: PipelineRequest, offset: Int64, at now: ContinuousClock.Instant) -> [WorkerAction] {
+        machine.received(record(request, offset: offset), .success(request), now: now, date: date)
+    }
+
+    private func calls(_ actions: [WorkerAction]) -> [CallJob] {
+        actions.compactMap { if case .startCall(let job) = $0 { job } else { nil } }
+    }
+
+    private func publications(_ actions: [WorkerAction]) -> [Publication] {
+        actions.compactMap { if case .publish(let publication) = $0 { publication } else { nil } }
+    }
+
+    private func stored(_ actions: [WorkerAction]) -> [KafkaTopicPartition: Int64] {
+        actions.reduce(into: [:]) { stored, action in if case .storeOffsets(let offsets) = action { stored.merge(offsets) { $1 } } }
+    }
+
+    private func paused(_ actions: [WorkerAction]) -> [Bool] {
+        actions.compactMap { action in
+            switch action {
+            case .pausePartitions: true
+            case .resumePartitions: false
+            default: nil
+            }
+        }
+    }
+
+    private func ok(_ count: Int) -> CallAnswer {
+        .items(RunLengthList(Array(repeating: ItemAnswer(ItemResult(.ok)), count: count)))
+    }
+
+    @Test("a record's calls answered publish its outcome once; its acknowledgement stores the offset past it, not before")
+    func settlePublishStore() {
+        var machine = machine()
+        #expect(paused(machine.assigned([partition])) == [false], "a new partition is resumed to match the others")
+        let actions = received(&machine, deletion("a", items: 2), offset: 0, at: start)
+        let started = calls(actions)
+        #expect(started.count == 2, "one call per installation id")
+        #expect(machine.statistics.records == 1 && machine.statistics.calls == 2)
+
+        let first = machine.callFinished(started[0].id, ok(1), now: start + .milliseconds(5), date: date)
+        #expect(publications(first).isEmpty, "one of two items settled: no outcome yet")
+        let second = machine.callFinished(started[1].id, ok(1), now: start + .milliseconds(6), date: date)
+        let published = publications(second)
+        #expect(published.count == 1 && published.first?.outcome.counts == ["OK": 2])
+        #expect(stored(second).isEmpty, "nothing is stored before the broker acknowledges the outcome")
+
+        let acknowledged = machine.published(published[0], .delivered, now: start + .milliseconds(7), date: date)
+        #expect(stored(acknowledged) == [partition: 1])
+        #expect(machine.statistics.outcomeCount == 1)
+        #expect(machine.isDrained(.all))
+    }
+
+    @Test("at the in-flight bound reads are held; after the hold limit the partitions pause; work done to half resumes them")
+    func backpressure() {
+        var machine = machine { $0.maxInFlightItems = 2 }
+        _ = machine.assigned([partition])
+        let actions = received(&machine, deletion("a", items: 2), offset: 0, at: start)
+        #expect(actions.contains { if case .holdReads(let until) = $0 { until == start + ReadGate.holdLimit } else { false } })
+        #expect(machine.readsHeld)
+
+        let expired = machine.holdExpired(now: start + ReadGate.holdLimit)
+        #expect(paused(expired) == [true], "held for the limit: the partitions pause")
+        #expect(expired.contains { if case .releaseReads = $0 { true } else { false } }, "the reader goes on to serve rebalances")
+        #expect(!machine.readsHeld && machine.consumerPaused)
+
+        let jobs = calls(actions)
+        var last: [WorkerAction] = []
+        for job in jobs { last = machine.callFinished(job.id, ok(1), now: start + .seconds(6), date: date) }
+        let resumed = machine.published(publications(last)[0], .delivered, now: start + .seconds(7), date: date)
+        #expect(paused(resumed) == [false], "nothing held: the partitions resume")
+        #expect(!machine.consumerPaused)
+    }
+
+    @Test("an operator's pause starts no call and pauses the partitions; resume starts what waited, once")
+    func operatorPause() {
+        let pause = ControlDocument(version: 1, updatedAt: date, updatedBy: "tester", reason: "drill", overrides: [.paused: .flag(true)])
+        var machine = machine(control: pause)
+        #expect(paused(machine.assigned([partition])) == [true], "paused from the start, before the first record")
+        let actions = received(&machine, deletion("a"), offset: 0, at: start)
+        #expect(calls(actions).isEmpty)
+
+        let resume = ControlDocument(version: 2, updatedAt: date, updatedBy: "tester", reason: "over", overrides: [:])
+        let resumed = machine.apply(ControlledSettings(file: machine.configuration, all: nil, own: resume), now: start + .seconds(1), date: date)
+        #expect(paused(resumed) == [false])
+        #expect(calls(resumed).count == 1)
+        #expect(resumed.contains { if case .log(.notice, let line) = $0 { line.contains("paused: true → false") } else { false } })
+        #expect(machine.apply(machine.controlled, now: start + .seconds(2), date: date).isEmpty, "the same settings change nothing")
+    }
+
+    @Test("a drain ends with the event that makes it hold; the stop ends the others undrained; events after the stop change nothing")
+    func drainsAndStop() {
+        var machine = machine()
+        _ = machine.assigned([partition])
+        let job = calls(received(&machine, deletion("a"), offset: 0, at: start))[0]
+        let drain = machine.beginDrain(.all)
+        #expect(drain != nil, "a call is running")
+        let answered = machine.callFinished(job.id, ok(1), now: start + .milliseconds(1), date: date)
+        #expect(!answered.contains { if case .drainEnded = $0 { true } else { false } }, "its outcome is still publishing")
+        let other = machine.beginDrain(.partitions([partition], []))
+        let acknowledged = machine.published(publications(answered)[0], .delivered, now: start + .milliseconds(2), date: date)
+        #expect(acknowledged.contains { if case .drainEnded(let id, true) = $0 { id == drain } else { false } })
+        #expect(other == nil || acknowledged.contains { if case .drainEnded(let id, true) = $0 { id == other } else { false } })
+
+        let stuck = calls(received(&machine, deletion("b"), offset: 1, at: start + .milliseconds(3)))[0]
+        let waiting = machine.beginDrain(.all)
+        #expect(waiting != nil)
+        #expect(machine.beginStop(now: start + .seconds(1)).map(paused) == [true])
+        #expect(machine.beginStop(now: start + .seconds(1)) == nil, "a stop begins once")
+        let finished = machine.finishStop()
+        #expect(finished.contains { if case .drainEnded(let id, false) = $0 { id == waiting } else { false } })
+        #expect((stored(finished)[partition] ?? 1) == 1, "the store point stops before the unfinished record")
+        #expect(received(&machine, deletion("c"), offset: 2, at: start + .seconds(2)).isEmpty)
+        #expect(machine.timerFired(now: start + .seconds(3), date: date).isEmpty)
+        _ = stuck
+    }
+
+    @Test("a publication refused for good stops the worker, naming its topic and request")
+    func refusedPublication() {
+        var machine = machine()
+        _ = machine.assigned([partition])
+        let job = calls(received(&machine, deletion("a"), offset: 0, at: start))[0]
+        let publication = publications(machine.callFinished(job.id, ok(1), now: start, date: date))[0]
+        let refused = machine.published(
+            publication, .refused(topic: "outcomes", KafkaError.closed(operation: "send")), now: start, date: date)
+        #expect(refused.contains { if case .fail(.publish(let topic, let id, _)) = $0 { topic == "outcomes" && id == "a" } else { false } })
+        #expect(stored(refused).isEmpty)
+    }
+}
