@@ -134,7 +134,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// The most bytes a dead letter takes as the producer counts them (key, value and headers): a
     /// record of up to `maxRecordBytes` with a key of up to `deadLetterKeyBytes` and its headers
     /// (`DeadLetterHeader.maxBytes`). A larger one is published as a stub with the record's
-    /// coordinates (`Publication.DeadLetterRecord.stub()`).
+    /// coordinates (`DeadLetter.stub(of:)`).
     public var maxDeadLetterBytes: Int { maxRecordBytes + Self.deadLetterKeyBytes + DeadLetterHeader.maxBytes }
 
     /// The key a dead letter of a full-size record may carry whole.

@@ -75,12 +75,12 @@ extension PipelineWorker {
     }
 
     /// Sends a dead letter until acknowledged: whole when it takes at most `maxBytes` bytes and
-    /// the cluster takes it, else its stub (`Publication.DeadLetterRecord.stub()`). A stub refused
+    /// the cluster takes it, else its stub (`DeadLetter.stub(of:)`). A stub refused
     /// as too large is `.refused`: the cluster takes no record of a few kilobytes.
     nonisolated func deliverDeadLetter(
         _ producer: KafkaProducer, topic: String, _ deadLetter: Publication.DeadLetterRecord, maxBytes: Int, requestID: String
     ) async -> PublishResult {
-        var letter = deadLetter.fitted(maxBytes: maxBytes)
+        var letter = DeadLetter.fitted(deadLetter, maxBytes: maxBytes)
         while true {
             if letter.isStub {
                 logger.warning(
@@ -90,7 +90,7 @@ extension PipelineWorker {
             let result = await deliver(producer, topic: topic, key: letter.key, value: letter.value, headers: letter.headers)
             guard case .tooLarge(_, let error) = result else { return result }
             guard !letter.isStub else { return .refused(topic: topic, error) }
-            letter = letter.stub()
+            letter = DeadLetter.stub(of: letter)
         }
     }
 
