@@ -11,6 +11,20 @@ public enum APILimits {
     /// The largest page of one registration's topic subscriptions the FCM v1 list call returns.
     public static let topicListPage = 2_000
 
+    /// The most items (tokens, ids, members, groups) one call of `api` carries: `topicBatch` for
+    /// batchAdd / batchRemove, `importBatch` for batchImport, `groupMembers` for a device-group
+    /// change, and one for every per-item API (FCM v1 subscribe / unsubscribe / list, instance
+    /// info and relation, installation deletion, group export; the send and the token endpoint
+    /// carry no item list). Never less than one.
+    public static func itemsPerCall(_ api: BackendAPI) -> Int {
+        switch api {
+        case .batchAdd, .batchRemove: topicBatch
+        case .batchImport: importBatch
+        case .deviceGroup: groupMembers
+        case .instanceInfo, .topicRelation, .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .groupExport, .groupSend, .token: 1
+        }
+    }
+
     /// The topic name without a `/topics/` prefix, checked against `[a-zA-Z0-9-_.~%]+`.
     ///
     /// - Throws: `.invalidArgument` naming the topic when it is empty or has other characters.

@@ -16,9 +16,8 @@ struct DeadLetterBoundTests {
         // One character of 400 kB in the error: cut by bytes, between scalars.
         let grapheme = "a" + String(repeating: "\u{301}", count: 200_000)
         let codes = (0..<500).map { "UNKNOWN(\(String(repeating: "c", count: 70))-\($0))" }
-        var headers = DeadLetterHeader.headers(
-            partition: p0, offset: .max, requestID: String(repeating: "é", count: 300_000), error: grapheme, attempts: .max, codes: codes,
-            kind: .retryExhausted)
+        let leftover = PipelineRequest(id: String(repeating: "é", count: 300_000), op: .topicsSubscribe, target: .topic("t"), items: ["a"])
+        var headers = DeadLetter.leftover(leftover, key: nil, from: p0, offset: .max, lastError: grapheme, attempts: .max, codes: codes).headers
         headers.append(KafkaHeader(key: DeadLetterHeader.omittedBytes, string: "\(Int.max)"))
         #expect(DeadLetterHeader.bytes(of: headers) <= DeadLetterHeader.maxBytes)
         let error = headers.string(DeadLetterHeader.error) ?? ""
@@ -32,18 +31,20 @@ struct DeadLetterBoundTests {
 
     @Test("a dead letter within its bound is published whole; past it, a stub with the coordinates, the reason and the bytes left out")
     func stub() {
-        let headers = DeadLetterHeader.headers(partition: p0, offset: 41, requestID: "r-1", error: "id: has 600000 bytes", attempts: 0, kind: .undecodable)
         let key = Array(repeating: UInt8(ascii: "k"), count: 5_000)
-        let letter = Publication.DeadLetterRecord(key: key, value: Array(repeating: 0x20, count: 100_000), headers: headers, items: 1, kind: .undecodable)
+        let record = KafkaRecord(topic: p0.topic, partition: p0.partition, offset: 41, key: key, value: Array(repeating: 0x20, count: 100_000))
+        let letter = DeadLetter.rejected(record, RequestRejection(field: "id", reason: "has 600000 bytes", requestID: "r-1"), kind: .undecodable)
+        let headers = letter.headers
+        #expect(headers.string(DeadLetterHeader.error) == "id: has 600000 bytes" && headers.string(DeadLetterHeader.originalOffset) == "41")
         #expect(letter.bytes == 105_000 + DeadLetterHeader.bytes(of: headers))
-        #expect(letter.fitted(maxBytes: letter.bytes).value?.count == 100_000, "at the bound: whole")
-        let stub = letter.fitted(maxBytes: letter.bytes - 1)
+        #expect(DeadLetter.fitted(letter, maxBytes: letter.bytes).value?.count == 100_000, "at the bound: whole")
+        let stub = DeadLetter.fitted(letter, maxBytes: letter.bytes - 1)
         #expect(stub.isStub && !letter.isStub)
-        #expect(stub.value == nil && stub.key == Array(key.prefix(Publication.DeadLetterRecord.maxStubKeyBytes)))
+        #expect(stub.value == nil && stub.key == Array(key.prefix(DeadLetter.maxStubKeyBytes)))
         #expect(Array(stub.headers.dropLast()) == headers, "the coordinates, id and reason as they were")
         #expect(stub.headers.string(DeadLetterHeader.omittedBytes) == "\(100_000 + 5_000 - 1_024)")
-        #expect(stub.bytes <= Publication.DeadLetterRecord.maxStubKeyBytes + DeadLetterHeader.maxBytes)
-        #expect(stub.stub().headers == stub.headers, "a stub of a stub is itself")
+        #expect(stub.bytes <= DeadLetter.maxStubKeyBytes + DeadLetterHeader.maxBytes)
+        #expect(DeadLetter.stub(of: stub).headers == stub.headers, "a stub of a stub is itself")
         let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 0, key: stub.key, value: stub.value, headers: stub.headers))
         #expect(read.omittedBytes == 103_976 && read.requestID == "r-1" && read.request == nil && read.replay() == nil)
         #expect(!DeadLetterFilter().matches(read), "a stub is never replayed: its record is at its original offset")

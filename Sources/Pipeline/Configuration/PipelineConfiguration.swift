@@ -118,7 +118,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
     public var takenOps: [RequestOp] { ops.map { RequestOp.allCases.filter($0.contains) } ?? RequestOp.allCases }
 
     /// The backend APIs this pipeline's ops call.
-    public var apis: Set<BackendAPI> { Set(takenOps.map { CallExecutor.api(for: $0, topicBackend: topicBackend) }) }
+    public var apis: Set<BackendAPI> { Set(takenOps.map { $0.api(on: topicBackend) }) }
 
     /// Whether this pipeline takes requests of `op`.
     public func takes(_ op: RequestOp) -> Bool { ops?.contains(op) ?? true }
@@ -134,7 +134,7 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// The most bytes a dead letter takes as the producer counts them (key, value and headers): a
     /// record of up to `maxRecordBytes` with a key of up to `deadLetterKeyBytes` and its headers
     /// (`DeadLetterHeader.maxBytes`). A larger one is published as a stub with the record's
-    /// coordinates (`Publication.DeadLetterRecord.stub()`).
+    /// coordinates (`DeadLetter.stub(of:)`).
     public var maxDeadLetterBytes: Int { maxRecordBytes + Self.deadLetterKeyBytes + DeadLetterHeader.maxBytes }
 
     /// The key a dead letter of a full-size record may carry whole.
@@ -177,10 +177,10 @@ public struct PipelineConfiguration: Sendable, Hashable {
         return ["message.max.bytes": "\(max(1_000_000, largest))"]
     }
 
-    /// Items one call of `op` carries under this pipeline: the API's limit, the configured
-    /// maximum, and one per call for topics on FCM v1.
+    /// Items one call of `op` carries under this pipeline: the configured maximum within the
+    /// limit of the API the op calls on this pipeline's backend (`RequestOp.itemsPerCall(on:)`),
+    /// and at least one.
     public func itemsPerCall(_ op: RequestOp) -> Int {
-        if topicBackend == .fcmV1, op == .topicsSubscribe || op == .topicsUnsubscribe { return 1 }
-        return max(1, min(op.perCallLimit, maxItemsPerCall))
+        max(1, min(op.itemsPerCall(on: topicBackend), maxItemsPerCall))
     }
 }

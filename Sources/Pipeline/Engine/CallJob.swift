@@ -5,16 +5,12 @@ import InstanceAPI
 struct CallJob: Sendable {
     /// The attempt's id, unique among a worker's attempts: given when the attempt starts (0 before).
     var id = 0
-    /// The op.
-    let op: RequestOp
-    /// The target.
-    let target: RequestTarget
+    /// The planned call, as far as it is still to be carried out: its op and target, and the items
+    /// still waiting for a final result with their origins. The job's op, target, items and
+    /// origins are this call's, read through it.
+    private(set) var call: PlannedCall
     /// Calls with the same key take effect in arrival order; nil for independent work.
     let orderingKey: String?
-    /// The items still waiting for a final result.
-    var items: PackedStrings
-    /// Where each item came from.
-    var origins: OriginList
     /// Attempts made so far in this worker (every item of a job has had the same number).
     var attempts = 0
     /// Attempts answered with throttling (`RESOURCE_EXHAUSTED`, 429): paced, not charged to
@@ -32,36 +28,36 @@ struct CallJob: Sendable {
     /// own, and it is charged.
     var systemFailedAt: ContinuousClock.Instant?
 
+    /// The op.
+    var op: RequestOp { call.op }
+    /// The target.
+    var target: RequestTarget { call.target }
+    /// The items still waiting for a final result.
+    var items: PackedStrings { call.items }
+    /// Where each item came from.
+    var origins: OriginList { call.origins }
+
     /// The same job with no items, to take some of another attempt's items into.
     func emptied() -> CallJob {
         var job = self
-        job.items = []
-        job.origins = []
+        job.call = PlannedCall(op: call.op, target: call.target)
         return job
     }
 
     /// Takes the items at `positions` of `other` (an attempt of the same call).
     mutating func take(_ positions: Range<Int>, of other: CallJob) {
-        items.append(positions, of: other.items)
-        origins.append(positions, of: other.origins)
+        call.append(positions, of: other.call)
     }
 
     /// Removes the items whose request is in `handles`; returns how many were removed.
     @discardableResult
     mutating func drop(_ handles: Set<RequestHandle>) -> Int {
-        var call = PlannedCall(op: op, target: target, items: items, origins: origins)
-        let removed = call.drop(handles)
-        guard removed > 0 else { return 0 }
-        (items, origins) = (call.items, call.origins)
-        return removed
+        call.drop(handles)
     }
 
     /// A job for `call`'s first attempt.
     init(call: PlannedCall) {
-        self.op = call.op
-        self.target = call.target
+        self.call = call
         self.orderingKey = OrderingRule.key(op: call.op, target: call.target)
-        self.items = call.items
-        self.origins = call.origins
     }
 }

@@ -15,13 +15,14 @@ public struct CallPlanner: Sendable {
     /// Keys that got items since the last `take`: the only ones that can have a full call.
     private var touched: [String] = []
 
-    /// Items per call, per op, before the API's limit caps it. A function, not a table: it is
+    /// Items per call, per op (within the limit of the API the op calls: the caller's answer,
+    /// `PipelineConfiguration.itemsPerCall(_:)` for a worker). A function, not a table: it is
     /// asked for every waiting key at every take, and a table keyed by op hashes the op's name.
     private let itemsPerCall: @Sendable (RequestOp) -> Int
 
-    /// An empty planner packing at most `itemsPerCall(op)` items (capped by the API's limit)
-    /// into each call.
-    public init(itemsPerCall: @escaping @Sendable (RequestOp) -> Int = { $0.perCallLimit }) {
+    /// An empty planner packing at most `itemsPerCall(op)` items (at least one) into each call;
+    /// by default each op's limit on the Instance ID backend (`RequestOp.itemsPerCall(on:)`).
+    public init(itemsPerCall: @escaping @Sendable (RequestOp) -> Int = { $0.itemsPerCall(on: .iidBatch) }) {
         self.itemsPerCall = itemsPerCall
     }
 
@@ -93,7 +94,7 @@ public struct CallPlanner: Sendable {
     }
 
     /// Items per call for `op`.
-    private func limit(_ op: RequestOp) -> Int { max(1, min(op.perCallLimit, itemsPerCall(op))) }
+    private func limit(_ op: RequestOp) -> Int { max(1, itemsPerCall(op)) }
 
     /// True when no item waits to be planned.
     public var isEmpty: Bool { keyOrder.isEmpty }

@@ -441,7 +441,7 @@ struct DispatchMachine: Sendable {
     }
 
     private func api(of op: RequestOp) -> BackendAPI {
-        CallExecutor.api(for: op, topicBackend: configuration.topicBackend)
+        op.api(on: configuration.topicBackend)
     }
 
     private func revokedHandles(_ call: RunningCall) -> Set<RequestHandle> {

@@ -1,7 +1,7 @@
 import InstanceAPI
 
-/// One backend call the planner made: items of one op and target, at most the op's per-call
-/// limit, each remembering which request and position it came from.
+/// One backend call the planner made: items of one op and target, at most the items per call the
+/// planner was given for the op, each remembering which request and position it came from.
 public struct PlannedCall: Sendable, Hashable {
     /// Where one item of the call came from.
     public struct Origin: Sendable, Hashable {

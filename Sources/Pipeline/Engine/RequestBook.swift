@@ -212,12 +212,9 @@ struct RequestBook: Sendable {
     private mutating func publication(of state: RequestState, at now: Date) -> Publication {
         let outcome = state.outcome(completedAt: now)
         let deadLetter = state.deadLetter().map { letter in
-            Publication.DeadLetterRecord(
-                key: state.key, value: Array(letter.request.jsonBody()),
-                headers: DeadLetterHeader.headers(
-                    partition: state.partition, offset: state.offset, requestID: state.request.id, error: letter.lastError,
-                    attempts: letter.attempts, codes: letter.codes, kind: .retryExhausted),
-                items: letter.request.items.count, kind: .retryExhausted)
+            DeadLetter.leftover(
+                letter.request, key: state.key, from: state.partition, offset: state.offset, lastError: letter.lastError, attempts: letter.attempts,
+                codes: letter.codes)
         }
         publishing[state.partition, default: 0] += 1
         return Publication(
@@ -235,14 +232,11 @@ struct RequestBook: Sendable {
             requestID: rejection.requestID ?? RecordPosition(record).description, op: rejection.op, target: [:], status: .rejected, counts: [:],
             failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, backendCalls: 0, receivedAt: now,
             completedAt: now)
-        let headers = DeadLetterHeader.headers(
-            partition: record.topicPartition, offset: record.offset, requestID: rejection.requestID, error: rejection.description,
-            attempts: 0, kind: kind)
         publishing[record.topicPartition, default: 0] += 1
         let bytes = RequestState.bytes(of: record)
         hold(0, bytes: bytes)
         return Publication(
-            outcome: outcome, deadLetter: Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1, kind: kind),
+            outcome: outcome, deadLetter: DeadLetter.rejected(record, rejection, kind: kind),
             ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 0, bytes: bytes))
     }
 }

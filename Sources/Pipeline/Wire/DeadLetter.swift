@@ -1,8 +1,11 @@
 import Foundation
+import InstanceAPI
 import Kafka
 
 /// A record of a dead-letter topic, read back: where it came from, why it is there, and the
-/// request it holds, ready to replay.
+/// request it holds, ready to replay; and the one maker of the records the worker writes there
+/// (`leftover(_:key:from:offset:lastError:attempts:codes:)`, `rejected(_:_:kind:)`,
+/// `stub(of:)`), so that the format is written and read in this file only.
 public struct DeadLetter: Sendable {
     /// Why a record is in the dead-letter topic.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -67,5 +70,87 @@ public struct DeadLetter: Sendable {
         return KafkaProducerRecord(
             topic: originalTopic, key: record.key ?? Array(request.recordKey.utf8), value: Array(request.jsonBody()),
             headers: [KafkaHeader(key: DeadLetterHeader.replayedFrom, string: position)])
+    }
+
+    // MARK: - Writing
+
+    /// The most bytes of the key a stub keeps.
+    static let maxStubKeyBytes = 1_024
+
+    /// The dead letter of a request's leftover items, `retryExhausted`: `leftover` (a request of
+    /// the items that still failed for retryable reasons after their retries, with the original
+    /// id, op and target) as its value, `key` (the original record's) as its key, and headers
+    /// naming the original record at `partition`/`offset`, the last error, the attempts spent and
+    /// the codes the items ended on. Its headers take at most `DeadLetterHeader.maxBytes`.
+    static func leftover(
+        _ leftover: PipelineRequest, key: [UInt8]?, from partition: KafkaTopicPartition, offset: Int64, lastError: String, attempts: Int,
+        codes: [String]
+    ) -> Publication.DeadLetterRecord {
+        let headers = headers(
+            partition: partition, offset: offset, requestID: leftover.id, error: lastError, attempts: attempts, codes: codes, kind: .retryExhausted)
+        return Publication.DeadLetterRecord(
+            key: key, value: Array(leftover.jsonBody()), headers: headers, items: leftover.items.count, kind: .retryExhausted)
+    }
+
+    /// The dead letter of `record`, which is not a request to work on now (`undecodable`, or a
+    /// `duplicate` of a request in flight, as `kind` says): its key and value as read, and headers
+    /// naming it, the rejection's id and reason, and no attempts. It counts one item. Its headers
+    /// take at most `DeadLetterHeader.maxBytes`.
+    static func rejected(_ record: KafkaRecord, _ rejection: RequestRejection, kind: Kind) -> Publication.DeadLetterRecord {
+        let headers = headers(
+            partition: record.topicPartition, offset: record.offset, requestID: rejection.requestID, error: rejection.description, attempts: 0,
+            kind: kind)
+        return Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1, kind: kind)
+    }
+
+    /// `letter` in its smallest form, for when it cannot be published whole: no value, the key's
+    /// first `maxStubKeyBytes` bytes, and its headers (the original coordinates, the request id,
+    /// the reason; `DeadLetterHeader.maxBytes` at most) with `DeadLetterHeader.omittedBytes`
+    /// saying how many bytes were left out. A stub of a stub is itself.
+    static func stub(of letter: Publication.DeadLetterRecord) -> Publication.DeadLetterRecord {
+        guard !letter.isStub else { return letter }
+        let keptKey = letter.key.map { Array($0.prefix(maxStubKeyBytes)) }
+        let omitted = (letter.key?.count ?? 0) - (keptKey?.count ?? 0) + (letter.value?.count ?? 0)
+        return Publication.DeadLetterRecord(
+            key: keptKey, value: nil, headers: letter.headers + [KafkaHeader(key: DeadLetterHeader.omittedBytes, string: "\(omitted)")],
+            items: letter.items, kind: letter.kind)
+    }
+
+    /// `letter` itself when it takes at most `maxBytes` bytes (`Publication.DeadLetterRecord.bytes`),
+    /// else its `stub(of:)`.
+    static func fitted(_ letter: Publication.DeadLetterRecord, maxBytes: Int) -> Publication.DeadLetterRecord {
+        letter.bytes <= maxBytes ? letter : stub(of: letter)
+    }
+
+    /// The headers of a dead letter of the record at `partition`/`offset`, within
+    /// `DeadLetterHeader.maxBytes` whatever they hold: the error cut to
+    /// `DeadLetterHeader.maxErrorBytes` and the codes to `DeadLetterHeader.maxCodesBytes` at UTF-8
+    /// boundaries, the id in its `RequestID.shortForm(_:)`.
+    private static func headers(
+        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [],
+        kind deadLetterKind: Kind
+    ) -> [KafkaHeader] {
+        var headers = [
+            KafkaHeader(key: DeadLetterHeader.originalTopic, string: partition.topic),
+            KafkaHeader(key: DeadLetterHeader.originalPartition, string: "\(partition.partition)"),
+            KafkaHeader(key: DeadLetterHeader.originalOffset, string: "\(offset)"),
+            KafkaHeader(key: DeadLetterHeader.error, string: message.utf8Prefix(maxBytes: DeadLetterHeader.maxErrorBytes)),
+            KafkaHeader(key: DeadLetterHeader.attempts, string: "\(count)"),
+            KafkaHeader(key: DeadLetterHeader.kind, string: deadLetterKind.rawValue),
+        ]
+        if let requestID { headers.append(KafkaHeader(key: DeadLetterHeader.requestID, string: RequestID.shortForm(requestID))) }
+        if !resultCodes.isEmpty { headers.append(KafkaHeader(key: DeadLetterHeader.codes, string: list(resultCodes))) }
+        return headers
+    }
+
+    /// `codes` comma-separated, as many whole codes as fit in `DeadLetterHeader.maxCodesBytes`.
+    private static func list(_ codes: [String]) -> String {
+        var text = ""
+        for code in codes {
+            let next = text.isEmpty ? code : text + "," + code
+            guard next.utf8.count <= DeadLetterHeader.maxCodesBytes else { break }
+            text = next
+        }
+        return text
     }
 }

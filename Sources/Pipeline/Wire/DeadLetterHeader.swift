@@ -1,11 +1,12 @@
-import InstanceAPI
 import Kafka
 
-/// The headers of a dead-letter record: where it came from and why it is here.
+/// The headers of a dead-letter record: where it came from and why it is here; their names and
+/// bounds. `DeadLetter` writes and reads them.
 ///
-/// Guarantees: the headers `headers(...)` writes take at most `maxBytes` bytes together, whatever
-/// the record, the request id or the error held: the error is cut to `maxErrorBytes` and the codes
-/// to `maxCodesBytes` at UTF-8 boundaries, and the id is kept in its `RequestID.shortForm(_:)`.
+/// Guarantees: the headers `DeadLetter`'s makers write take at most `maxBytes` bytes together,
+/// whatever the record, the request id or the error held: the error is cut to `maxErrorBytes` and
+/// the codes to `maxCodesBytes` at UTF-8 boundaries, and the id is kept in its
+/// `RequestID.shortForm(_:)`.
 public enum DeadLetterHeader {
     /// The request topic the record was read from.
     public static let originalTopic = "iidbatch-original-topic"
@@ -41,35 +42,6 @@ public enum DeadLetterHeader {
     /// counts them: the error, the codes and the id at their bounds, a topic name of Kafka's
     /// longest (249 bytes), and the numbers, names and a stub's `omittedBytes`.
     public static let maxBytes = 4_096
-
-    /// The headers for a dead letter of the record at `partition`/`offset`.
-    static func headers(
-        partition: KafkaTopicPartition, offset: Int64, requestID: String?, error message: String, attempts count: Int, codes resultCodes: [String] = [],
-        kind deadLetterKind: DeadLetter.Kind
-    ) -> [KafkaHeader] {
-        var headers = [
-            KafkaHeader(key: originalTopic, string: partition.topic),
-            KafkaHeader(key: originalPartition, string: "\(partition.partition)"),
-            KafkaHeader(key: originalOffset, string: "\(offset)"),
-            KafkaHeader(key: error, string: message.utf8Prefix(maxBytes: maxErrorBytes)),
-            KafkaHeader(key: attempts, string: "\(count)"),
-            KafkaHeader(key: kind, string: deadLetterKind.rawValue),
-        ]
-        if let requestID { headers.append(KafkaHeader(key: Self.requestID, string: RequestID.shortForm(requestID))) }
-        if !resultCodes.isEmpty { headers.append(KafkaHeader(key: codes, string: list(resultCodes))) }
-        return headers
-    }
-
-    /// `codes` comma-separated, as many whole codes as fit in `maxCodesBytes`.
-    private static func list(_ codes: [String]) -> String {
-        var text = ""
-        for code in codes {
-            let next = text.isEmpty ? code : text + "," + code
-            guard next.utf8.count <= maxCodesBytes else { break }
-            text = next
-        }
-        return text
-    }
 
     /// The bytes `headers` take as the producer counts them against `message.max.bytes`: names
     /// and values, and up to 10 bytes of lengths each.

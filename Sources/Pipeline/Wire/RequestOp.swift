@@ -4,9 +4,9 @@ import InstanceAPI
 public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     /// Delete installations (FIDs or instance ids): GDPR erasure. One call per item.
     case installationsDelete = "installations.delete"
-    /// Subscribe tokens to a topic: batchAdd, 1,000 per call.
+    /// Subscribe tokens to a topic: batchAdd, 1,000 per call, or FCM v1, one per call (`itemsPerCall(on:)`).
     case topicsSubscribe = "topics.subscribe"
-    /// Unsubscribe tokens from a topic: batchRemove, 1,000 per call.
+    /// Unsubscribe tokens from a topic: batchRemove, 1,000 per call, or FCM v1, one per call.
     case topicsUnsubscribe = "topics.unsubscribe"
     /// Import APNs tokens as registration tokens: batchImport, 100 per call.
     case apnsImport = "apns.import"
@@ -49,15 +49,26 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
         return Set(["id", "op", "replayOf", "priorAttempts", itemsField] + target)
     }
 
-    /// Items one backend call may carry (`APILimits`).
-    public var perCallLimit: Int {
+    /// The backend API every call of this op makes when the pipeline's topic ops go to `backend`.
+    /// Topic ops and `instances.info` call the Instance ID API on `.iidBatch` and FCM HTTP v1 on
+    /// `.fcmV1`; every other op calls the same API on either. This is the one map from op to API:
+    /// rate limits, concurrency, statistics and the executor all key on its answer.
+    public func api(on backend: TopicBackend) -> BackendAPI {
         switch self {
-        case .installationsDelete, .instancesInfo, .groupsExport: 1
-        case .topicsSubscribe, .topicsUnsubscribe: APILimits.topicBatch
-        case .apnsImport: APILimits.importBatch
-        case .groupsCreate, .groupsAdd, .groupsRemove: APILimits.groupMembers
+        case .installationsDelete: .deleteInstance
+        case .topicsSubscribe: backend == .iidBatch ? .batchAdd : .fcmSubscribe
+        case .topicsUnsubscribe: backend == .iidBatch ? .batchRemove : .fcmUnsubscribe
+        case .apnsImport: .batchImport
+        case .groupsCreate, .groupsAdd, .groupsRemove: .deviceGroup
+        case .instancesInfo: backend == .iidBatch ? .instanceInfo : .fcmListTopics
+        case .groupsExport: .groupExport
         }
     }
+
+    /// The most items one call of this op carries on `backend`: the limit of the API it calls
+    /// there (`APILimits.itemsPerCall(_:)`), so 1,000 tokens per topic call on `.iidBatch` and
+    /// one on `.fcmV1`. Always at least one.
+    public func itemsPerCall(on backend: TopicBackend) -> Int { APILimits.itemsPerCall(api(on: backend)) }
 
     /// The most items one request of this op may hold, when the API sets one: a device group
     /// never holds more than `APILimits.groupMembers` members, so no request can add more.
@@ -68,8 +79,9 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// The largest per-call limit of any op: the most a pipeline's `batching.max-items` can say.
-    public static let largestCallLimit = allCases.map(\.perCallLimit).max()!
+    /// The most items any call carries, of any op on any backend: the most a pipeline's
+    /// `batching.max-items` can say.
+    public static let largestCallLimit = allCases.flatMap { op in TopicBackend.allCases.map(op.itemsPerCall(on:)) }.max()!
 
     /// Every op, as the wire spells them, for error messages.
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

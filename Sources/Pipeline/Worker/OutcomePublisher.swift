@@ -88,10 +88,10 @@ struct OutcomePublisher: Sendable {
     }
 
     /// Sends a dead letter until acknowledged: whole when it takes at most `maxDeadLetterBytes`
-    /// and the cluster takes it, else its stub (`Publication.DeadLetterRecord.stub()`). A stub
+    /// and the cluster takes it, else its stub (`DeadLetter.stub(of:)`). A stub
     /// refused as too large is `.refused`: the cluster takes no record of a few kilobytes.
     private func deliverDeadLetter(_ deadLetter: Publication.DeadLetterRecord, requestID: String) async -> PublishResult {
-        var letter = deadLetter.fitted(maxBytes: maxDeadLetterBytes)
+        var letter = DeadLetter.fitted(deadLetter, maxBytes: maxDeadLetterBytes)
         while true {
             if letter.isStub {
                 logger.warning(
@@ -101,7 +101,7 @@ struct OutcomePublisher: Sendable {
             let result = await deliver(topic: topics.deadLetter, key: letter.key, value: letter.value, headers: letter.headers)
             guard case .tooLarge(_, let error) = result else { return result }
             guard !letter.isStub else { return .refused(topic: topics.deadLetter, error) }
-            letter = letter.stub()
+            letter = DeadLetter.stub(of: letter)
         }
     }
 

@@ -349,11 +349,12 @@ public actor PipelineWorker {
         if job.attempts > 0 { metrics.retried(items: job.items.count) }
         let executor = self.executor
         let metrics = self.metrics
+        let api = job.op.api(on: configuration.topicBackend)
         spawn {
             let started = ContinuousClock.now
             let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
             let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
-            metrics.callAttempt(api: executor.api(for: job.op).rawValue, status: status, duration: .now - started)
+            metrics.callAttempt(api: api.rawValue, status: status, duration: .now - started)
             await self.callFinished(job.id, answer)
         }
     }

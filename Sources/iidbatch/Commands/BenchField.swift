@@ -70,7 +70,7 @@ struct BenchField: AsyncParsableCommand {
             path: (pipelines as NSString).appendingPathComponent(BenchShape.topics100.shippedFile), prefix: "bench-field-\(UUID().uuidString.prefix(6))")
         let pipeline = shipped.configuration
         guard pipeline.takes(.topicsSubscribe) else { throw RuntimeError(.config, "\(shipped.source) does not take topics.subscribe") }
-        let api = CallExecutor.api(for: .topicsSubscribe, topicBackend: pipeline.topicBackend).rawValue
+        let api = RequestOp.topicsSubscribe.api(on: pipeline.topicBackend).rawValue
         let callsPerRequest = max(1, Self.tokensPerRequest / pipeline.itemsPerCall(.topicsSubscribe))
         let requests = (calls + callsPerRequest - 1) / callsPerRequest
         let pools = BenchShape.Pools(count: BenchWorker.poolSize)

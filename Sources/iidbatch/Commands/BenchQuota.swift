@@ -93,7 +93,7 @@ struct BenchQuota: AsyncParsableCommand {
         try kafka.createTopic(file.requestTopic, partitions: partitions)
         for topic in Set([file.outcomeTopic, file.deadLetterTopic]) { try kafka.createTopic(topic, partitions: 4) }
         try kafka.createTopic(ControlTopic.embeddedSpec)
-        let api = CallExecutor.api(for: .topicsSubscribe, topicBackend: file.topicBackend).rawValue
+        let api = RequestOp.topicsSubscribe.api(on: file.topicBackend).rawValue
         let emulator = try await EmulatorServer.start(
             EmulatorConfiguration(faults: FaultPlan(quota: [api: quota], latencyMilliseconds: latency, jitterMilliseconds: jitter)))
         emulator.backend.seed(SeedRequest(tokens: tokens))

@@ -30,10 +30,11 @@ enum SubmitTarget {
         }
     }
 
-    /// Items per record when `--record-size` is not given.
+    /// Items per record when `--record-size` is not given: one full Instance ID call's worth for
+    /// topic and group ops, 100 for the others.
     static func defaultRecordSize(_ op: RequestOp) -> Int {
         switch op {
-        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: op.perCallLimit
+        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: op.itemsPerCall(on: .iidBatch)
         case .apnsImport, .installationsDelete, .instancesInfo, .groupsExport: 100
         }
     }

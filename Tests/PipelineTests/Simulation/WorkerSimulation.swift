@@ -217,7 +217,7 @@ struct WorkerSimulation {
         let ids = running.keys.sorted()
         let id = ids[Int(random.next() % UInt64(ids.count))]
         let job = running.removeValue(forKey: id)!
-        let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
+        let api = job.op.api(on: configuration.topicBackend)
         let answer = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
         if !healthy, random.next() % 10 == 0 { now += .milliseconds(Int64(random.next() % 2_000)) }
         // Each item's code in this answer, at its own position in the call.
@@ -304,8 +304,8 @@ struct WorkerSimulation {
                     throw violation("call \(job.id) started with \(running.count) running, concurrency \(configuration.concurrency)")
                 }
                 // Per API: under its concurrency limit (rate × latency), which is never above the cap.
-                let api = CallExecutor.api(for: job.op, topicBackend: configuration.topicBackend)
-                let ofAPI = running.values.count { CallExecutor.api(for: $0.op, topicBackend: configuration.topicBackend) == api }
+                let api = job.op.api(on: configuration.topicBackend)
+                let ofAPI = running.values.count { $0.op.api(on: configuration.topicBackend) == api }
                 let limit = machine.dispatch.concurrencyLimits[api] ?? configuration.concurrency
                 guard limit <= configuration.concurrency, ofAPI < limit else {
                     throw violation(

@@ -1,7 +1,9 @@
 import InstanceAPI
 
 /// Makes one attempt of a planned call with the backend client, and nothing else: no retries, no
-/// pacing. Every op maps to its API call here, and only here.
+/// pacing. The I/O adapter between the pipeline and `InstanceAPIClient`: which API an op calls and
+/// how many items a call carries are the op's (`RequestOp.api(on:)`, `RequestOp.itemsPerCall(on:)`);
+/// how each API's call is made for an op is here, and only here.
 public struct CallExecutor: Sendable {
     /// The client.
     public let client: InstanceAPIClient
@@ -14,23 +16,7 @@ public struct CallExecutor: Sendable {
         self.topicBackend = topicBackend
     }
 
-    /// The API a call of `op` uses, for per-API rate limits and statistics.
-    public func api(for op: RequestOp) -> BackendAPI { Self.api(for: op, topicBackend: topicBackend) }
-
-    /// The API a call of `op` uses when topic ops go to `topicBackend`.
-    public static func api(for op: RequestOp, topicBackend: TopicBackend) -> BackendAPI {
-        switch op {
-        case .installationsDelete: .deleteInstance
-        case .topicsSubscribe: topicBackend == .iidBatch ? .batchAdd : .fcmSubscribe
-        case .topicsUnsubscribe: topicBackend == .iidBatch ? .batchRemove : .fcmUnsubscribe
-        case .apnsImport: .batchImport
-        case .groupsCreate, .groupsAdd, .groupsRemove: .deviceGroup
-        case .instancesInfo: topicBackend == .iidBatch ? .instanceInfo : .fcmListTopics
-        case .groupsExport: .groupExport
-        }
-    }
-
-    /// One attempt of `op` on `target` for `items` (at most the op's per-call limit). `isRetry`
+    /// One attempt of `op` on `target` for `items` (at most `op.itemsPerCall(on: topicBackend)`). `isRetry`
     /// says an earlier attempt may have taken effect unseen (its answer was lost): a retried
     /// `groups.remove` that finds the group or member gone then ends `ALREADY_ABSENT`, not
     /// `NOT_FOUND`, since removing what the earlier attempt removed is success.

@@ -1,0 +1,42 @@
+import Foundation
+import InstanceAPI
+import Kafka
+import Testing
+
+@testable import Pipeline
+
+/// Issue 34: a dead letter the worker writes (`DeadLetter`'s makers) reads back as what it was made of.
+@Suite("Dead letters made and read in one place")
+struct DeadLetterMakeTests {
+    let origin = KafkaTopicPartition(topic: "requests", partition: 3)
+
+    @Test("a leftover reads back as retry-exhausted with its request, error, attempts and codes, and replays to its topic")
+    func leftover() throws {
+        let request = PipelineRequest(id: "r-9", op: .topicsSubscribe, target: .topic("movies"), items: ["t1", "t2"], priorAttempts: 4)
+        let letter = DeadLetter.leftover(
+            request, key: Array("movies".utf8), from: origin, offset: 12, lastError: "UNAVAILABLE: 503", attempts: 4,
+            codes: ["INTERNAL", "UNAVAILABLE"])
+        #expect(letter.kind == .retryExhausted && letter.items == 2 && !letter.isStub)
+        let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 5, key: letter.key, value: letter.value, headers: letter.headers))
+        #expect(read.kind == .retryExhausted && read.originalTopic == "requests" && read.requestID == "r-9")
+        #expect(read.error == "UNAVAILABLE: 503" && read.attempts == 4 && read.codes == ["INTERNAL", "UNAVAILABLE"] && read.omittedBytes == nil)
+        #expect(read.request == request)
+        #expect(letter.headers.string(DeadLetterHeader.originalPartition) == "3" && letter.headers.string(DeadLetterHeader.originalOffset) == "12")
+        let replay = try #require(read.replay())
+        #expect(replay.topic == "requests" && replay.key == Array("movies".utf8))
+    }
+
+    @Test("a rejected record keeps its bytes as read; a duplicate holds its request, an undecodable one none")
+    func rejected() {
+        let request = PipelineRequest(id: "r-1", op: .installationsDelete, target: .subject(nil), items: ["fid"])
+        let record = KafkaRecord(topic: "requests", partition: 3, offset: 8, key: [1, 2], value: Array(request.jsonBody()))
+        let duplicate = DeadLetter.rejected(record, RequestRejection(field: "id", reason: "in flight", requestID: "r-1"), kind: .duplicate)
+        #expect(duplicate.key == [1, 2] && duplicate.value == record.value && duplicate.items == 1)
+        let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 0, key: duplicate.key, value: duplicate.value, headers: duplicate.headers))
+        #expect(read.kind == .duplicate && read.request == request && read.attempts == 0 && read.codes.isEmpty && read.error == "id: in flight")
+        let garbage = KafkaRecord(topic: "requests", partition: 3, offset: 9, key: nil, value: Array("{".utf8))
+        let undecodable = DeadLetter.rejected(garbage, RequestRejection(field: nil, reason: "not JSON"), kind: .undecodable)
+        let back = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 1, key: nil, value: undecodable.value, headers: undecodable.headers))
+        #expect(back.kind == .undecodable && back.request == nil && back.requestID == nil && back.replay() == nil)
+    }
+}
