@@ -1,3 +1,5 @@
+import WireJSON
+
 /// Body of `POST /iid/v1:batchAdd` and `:batchRemove` (§2.3).
 public struct TopicBatchRequest: Codable, Sendable, Hashable {
     /// `/topics/{name}`.

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// Makes one attempt of a planned call with the backend client, and nothing else: no retries, no
 /// pacing. Every op maps to its API call here, and only here.

@@ -1,5 +1,6 @@
 import Foundation
 import InstanceAPI
+import WireJSON
 
 /// What became of one request: published once, when every item is final, keyed by the request id.
 ///
