@@ -1,4 +1,3 @@
-import InstanceAPI
 import WireJSON
 
 /// A value as an operator wrote it, before `ControlKey.value(from:)` reads it for a key: a JSON

@@ -1,4 +1,3 @@
-import InstanceAPI
 import WireJSON
 
 /// Where each item of a call came from, kept as runs: consecutive items of one request at

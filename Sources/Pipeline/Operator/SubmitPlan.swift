@@ -1,4 +1,3 @@
-import InstanceAPI
 import WireJSON
 
 /// How `iidbatch submit` cuts a list of items into request records: `recordSize` items per
