@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "iidbatch", targets: ["iidbatch"]),
         .library(name: "Kafka", targets: ["Kafka"]),
+        .library(name: "WireJSON", targets: ["WireJSON"]),
         .library(name: "InstanceAPI", targets: ["InstanceAPI"]),
         .library(name: "Emulator", targets: ["Emulator"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
@@ -42,10 +43,14 @@ let package = Package(
             name: "Kafka",
             dependencies: ["CRdKafka"]
         ),
+        // Strict JSON reading and fast writing, the packed containers items travel in, the wire time
+        // format: the one owner of the JSON every other module reads and writes. Of Foundation, Data and Date only.
+        .target(name: "WireJSON"),
         // The backend APIs: typed operations, the HTTP client, service-account auth, result taxonomy.
         .target(
             name: "InstanceAPI",
             dependencies: [
+                "WireJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -63,7 +68,7 @@ let package = Package(
         .target(
             name: "Emulator",
             dependencies: [
-                "InstanceAPI",
+                "InstanceAPI", "WireJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -83,7 +88,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Kafka", "InstanceAPI",
+                "Kafka", "InstanceAPI", "WireJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -106,6 +111,7 @@ let package = Package(
                 "InstanceAPI",
                 "Emulator",
                 "Pipeline",
+                "WireJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -127,12 +133,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "InstanceAPI", "Kafka", .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: ["Pipeline", "InstanceAPI", "Kafka", "WireJSON", .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
         .testTarget(
             name: "InstanceAPITests",
             dependencies: [
                 "InstanceAPI",
+                "WireJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -141,6 +148,12 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
+        ),
+        // The strict parser (with its differential fuzz test against Foundation), the writer, the packed
+        // containers. InstanceAPI only for SplitMix64, the seeded generator of the fuzz cases.
+        .testTarget(
+            name: "WireJSONTests",
+            dependencies: ["WireJSON", "InstanceAPI"]
         ),
         // The client against the emulator over real HTTP.
         .testTarget(
@@ -163,7 +176,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "InstanceAPI", "Kafka", "Emulator", "Pipeline", .product(name: "Yams", package: "Yams"),
+                "InstanceAPI", "Kafka", "Emulator", "Pipeline", "WireJSON", .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

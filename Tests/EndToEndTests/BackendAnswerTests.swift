@@ -3,6 +3,7 @@ import Foundation
 import InstanceAPI
 import Pipeline
 import Testing
+import WireJSON
 
 /// What the backend answers, end to end (issue 31): a real worker, EmbeddedKafka over TCP and the
 /// emulator over HTTP answering what Google, a proxy in front of it, or a wrong base path would.

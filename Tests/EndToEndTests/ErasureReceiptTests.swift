@@ -3,6 +3,7 @@ import Foundation
 import InstanceAPI
 import Pipeline
 import Testing
+import WireJSON
 
 /// The GDPR question, "is subject S erased, and when?", answered by `iidbatch outcomes --subject`
 /// from the outcomes of real deletions; and `outcomes --follow` watching them arrive.

@@ -5,6 +5,7 @@ import InstanceAPI
 import NIOSSL
 import Pipeline
 import Testing
+import WireJSON
 
 /// `iidbatch run` calling `iidbatch emulator --tls-cert/--tls-key` over HTTPS and HTTP/2, trusting
 /// the emulator's self-signed certificate through `--ca-file` or `$SSL_CERT_FILE`.

@@ -3,6 +3,7 @@ import InstanceAPI
 import Kafka
 import Pipeline
 import Testing
+import WireJSON
 
 /// Kafka settings without secrets in argv: `iidbatch run -F FILE` (kcat's properties file) and
 /// `IIDBATCH_KAFKA_*` variables, named with their origins in the run's log, secrets never shown.

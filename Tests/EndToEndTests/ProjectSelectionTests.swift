@@ -4,6 +4,7 @@ import InstanceAPI
 import Kafka
 import Pipeline
 import Testing
+import WireJSON
 
 /// `iidbatch run` calls the Firebase project chosen per pipeline (its file's `project:` >
 /// `--project` > `$GOOGLE_CLOUD_PROJECT` > the credentials' own) and says which and why. The

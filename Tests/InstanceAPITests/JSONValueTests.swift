@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Testing
+import WireJSON
 
 @Suite("The fast JSON path of the batch bodies")
 struct JSONValueTests {

@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Testing
+import WireJSON
 
 @Suite("Reading batchAdd/batchRemove answers")
 struct TopicBatchResponseTests {

@@ -1,5 +1,6 @@
 import InstanceAPI
 import Testing
+import WireJSON
 
 @testable import Pipeline
 

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 @testable import Pipeline
 

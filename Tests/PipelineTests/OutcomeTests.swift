@@ -2,6 +2,7 @@ import Foundation
 import InstanceAPI
 import Pipeline
 import Testing
+import WireJSON
 
 @Suite("Outcomes on the wire")
 struct OutcomeTests {

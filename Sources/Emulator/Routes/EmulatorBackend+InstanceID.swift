@@ -1,5 +1,6 @@
 import Foundation
 import InstanceAPI
+import WireJSON
 
 extension EmulatorBackend {
     /// §2.1 `GET /iid/info/{token}`.

@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 /// A Google API error answer as the FCM v1 API sends it (§2.6).
 ///

@@ -1,3 +1,5 @@
+import WireJSON
+
 extension ImportRequest {
     /// The JSON body, written directly: what a `JSONEncoder` writes for the same request (its
     /// members in another order), minus its cost.

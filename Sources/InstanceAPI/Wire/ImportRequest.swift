@@ -14,7 +14,8 @@ public struct ImportRequest: Codable, Sendable, Hashable {
         self.apnsTokens = apnsTokens
     }
 
-    enum CodingKeys: String, CodingKey {
+    /// The wire names, every one written by `jsonBytes()` too (a test holds the two together).
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case application, sandbox
         case apnsTokens = "apns_tokens"
     }

@@ -1,3 +1,5 @@
+import WireJSON
+
 extension ImportResponse {
     /// The JSON body, written directly: what a `JSONEncoder` writes for the same answer (members
     /// in another order; no `registration_token` where there is none), minus its cost.

@@ -16,7 +16,9 @@ public struct ImportResponse: Codable, Sendable, Hashable {
             self.registrationToken = registrationToken
         }
 
-        enum CodingKeys: String, CodingKey {
+        /// The wire names, every one written by `ImportResponse.jsonBytes()` too (a test holds the
+        /// two together).
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case status
             case apnsToken = "apns_token"
             case registrationToken = "registration_token"
@@ -28,4 +30,9 @@ public struct ImportResponse: Codable, Sendable, Hashable {
 
     /// An answer.
     public init(results: [Entry]) { self.results = results }
+
+    /// The wire names, every one written by `jsonBytes()` too (a test holds the two together).
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case results
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 extension TopicBatchRequest {
     /// The JSON body, written directly (the bytes a `JSONEncoder` would produce, minus its cost).

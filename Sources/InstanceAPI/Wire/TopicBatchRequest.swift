@@ -1,3 +1,5 @@
+import WireJSON
+
 /// Body of `POST /iid/v1:batchAdd` and `:batchRemove` (§2.3).
 public struct TopicBatchRequest: Codable, Sendable, Hashable {
     /// `/topics/{name}`.
@@ -16,7 +18,8 @@ public struct TopicBatchRequest: Codable, Sendable, Hashable {
         self.init(topic: topic, tokens: PackedStrings(tokens))
     }
 
-    enum CodingKeys: String, CodingKey {
+    /// The wire names, every one written by `jsonBytes()` too (a test holds the two together).
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case to
         case registrationTokens = "registration_tokens"
     }

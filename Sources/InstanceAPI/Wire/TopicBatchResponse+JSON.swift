@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 extension TopicBatchResponse {
     /// The JSON body, written directly: `{"results":[{},{"error":"NOT_FOUND"}]}`.

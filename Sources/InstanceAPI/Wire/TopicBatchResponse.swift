@@ -6,6 +6,12 @@ public struct TopicBatchResponse: Codable, Sendable, Hashable {
         public var error: String?
         /// An entry; nil `error` means success.
         public init(error: String? = nil) { self.error = error }
+
+        /// The wire names, every one written by `TopicBatchResponse.jsonBody()` too (a test holds
+        /// the two together).
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case error
+        }
     }
 
     /// One entry per token, in request order.
@@ -13,4 +19,9 @@ public struct TopicBatchResponse: Codable, Sendable, Hashable {
 
     /// An answer.
     public init(results: [Entry]) { self.results = results }
+
+    /// The wire names, every one written by `jsonBody()` too (a test holds the two together).
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case results
+    }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import InstanceAPI
+import WireJSON
 
 /// One version of the overrides of one scope (a pipeline's name, or `*` for all): the value of a
 /// record of the compacted control topic, keyed by the scope.

@@ -1,4 +1,4 @@
-import InstanceAPI
+import WireJSON
 
 /// A value as an operator wrote it, before `ControlKey.value(from:)` reads it for a key: a JSON
 /// value of a control document, or the text after `=` in `iidbatch control set key=value`.

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// What one attempt of a backend call came back with.
 public enum CallAnswer: Sendable {

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// A planned call being carried out: its items still waiting for a final result, and how many
 /// attempts they have had. Retryable items of an attempt become the next attempt's job.

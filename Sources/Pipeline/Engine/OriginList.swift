@@ -1,4 +1,4 @@
-import InstanceAPI
+import WireJSON
 
 /// Where each item of a call came from, kept as runs: consecutive items of one request at
 /// consecutive positions in it are one run. A call's items come in such runs (a request's items

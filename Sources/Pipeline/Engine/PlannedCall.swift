@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// One backend call the planner made: items of one op and target, at most the items per call the
 /// planner was given for the op, each remembering which request and position it came from.

@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Kafka
+import WireJSON
 
 /// One request while its items are being worked on: each item's final result as it arrives,
 /// and, once all are final, the outcome and the dead letter to publish.

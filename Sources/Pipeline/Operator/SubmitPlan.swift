@@ -1,4 +1,4 @@
-import InstanceAPI
+import WireJSON
 
 /// How `iidbatch submit` cuts a list of items into request records: `recordSize` items per
 /// record, each with an id that depends only on the work, so submitting the same input again

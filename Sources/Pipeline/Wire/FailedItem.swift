@@ -24,4 +24,9 @@ public struct FailedItem: Sendable, Hashable, Codable {
         self.attempts = attempts
         self.message = message
     }
+
+    /// The wire names, every one written by `Outcome`'s writer too (a test holds the two together).
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case index, item, code, retryable, attempts, message
+    }
 }

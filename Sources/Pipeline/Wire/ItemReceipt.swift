@@ -17,4 +17,9 @@ public struct ItemReceipt: Sendable, Hashable, Codable {
         self.code = code
         self.at = at
     }
+
+    /// The wire names, every one written by `Outcome`'s writer too (a test holds the two together).
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case item, code, at
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import InstanceAPI
+import WireJSON
 
 /// What became of one request: published once, when every item is final, keyed by the request id.
 ///
@@ -68,7 +69,8 @@ public struct Outcome: Sendable, Hashable, Codable {
         self.completedAt = completedAt
     }
 
-    enum CodingKeys: String, CodingKey {
+    /// The wire names, every one written by `jsonBytes()` too (a test holds the two together).
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case requestID = "requestId"
         case op, target, status, counts, failedItems, imports, receipt, notificationKey, topics, topicsOmitted, groupMembers, reason, replayOf,
             backendCalls, receivedAt, completedAt

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// The most bytes a request's outcome can take on the wire, computed from the request alone, so
 /// that a request whose outcome could not be published is refused when it arrives instead of

@@ -1,5 +1,5 @@
 import Foundation
-import InstanceAPI
+import WireJSON
 
 /// One request record: an id chosen by its producer, an op, the op's target and the items.
 ///

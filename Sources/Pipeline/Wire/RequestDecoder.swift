@@ -1,5 +1,6 @@
 import Foundation
 import InstanceAPI
+import WireJSON
 
 /// Reads request records strictly: anything that is not a valid request is rejected with a reason
 /// that names the field and the offending value. It never traps, whatever the bytes.

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// Makes one attempt of a planned call with the backend client, and nothing else: no retries, no
 /// pacing. The I/O adapter between the pipeline and `InstanceAPIClient`: which API an op calls and

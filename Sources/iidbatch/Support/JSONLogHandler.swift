@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Pipeline
 import Synchronization
+import WireJSON
 
 /// A swift-log handler writing one JSON object per line to stderr (`--log-format json`), in
 /// Google Cloud Logging's structured form, which its agents (GKE, Cloud Run, the Ops Agent) read

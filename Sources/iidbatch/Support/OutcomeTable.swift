@@ -1,5 +1,6 @@
 import Foundation
 import Pipeline
+import WireJSON
 
 /// Outcomes as a table for a terminal, and the counts under it.
 struct OutcomeTable {

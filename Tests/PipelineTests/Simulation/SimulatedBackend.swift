@@ -1,5 +1,6 @@
 import Foundation
 import InstanceAPI
+import WireJSON
 
 @testable import Pipeline
 

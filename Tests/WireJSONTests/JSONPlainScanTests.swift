@@ -1,6 +1,6 @@
 import Testing
 
-@testable import InstanceAPI
+@testable import WireJSON
 
 /// Issue 33's performance part: the parser's eight-bytes-at-a-time scan of plain text finds the
 /// same end, and the same `/`, as a byte-by-byte one, wherever in a word the stop falls.

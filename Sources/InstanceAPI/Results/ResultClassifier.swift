@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 /// The one place that turns what the backend said into the result taxonomy.
 ///

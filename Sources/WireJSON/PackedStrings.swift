@@ -19,15 +19,15 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
     /// of elements is a stretch of the buffer).
     private var bounds: [Range<Int>] = []
     /// Whether no element has a byte that needs escaping in a JSON string.
-    public private(set) var isPlainJSON = true
+    package private(set) var isPlainJSON = true
     /// The elements' bytes in all.
-    public private(set) var byteCount = 0
+    package private(set) var byteCount = 0
 
     /// An empty list.
     public init() {}
 
     /// An empty list with room for `count` strings of `bytes` bytes in all.
-    public init(reservingCapacity count: Int, bytes: Int = 0) {
+    package init(reservingCapacity count: Int, bytes: Int = 0) {
         bounds.reserveCapacity(count)
         storage.reserveCapacity(bytes)
     }
@@ -63,10 +63,10 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
     }
 
     /// The UTF-8 bytes of element `index`.
-    public func bytes(_ index: Int) -> ArraySlice<UInt8> { storage[bounds[index]] }
+    package func bytes(_ index: Int) -> ArraySlice<UInt8> { storage[bounds[index]] }
 
     /// The number of UTF-8 bytes of element `index`.
-    public func byteCount(_ index: Int) -> Int { bounds[index].count }
+    package func byteCount(_ index: Int) -> Int { bounds[index].count }
 
     /// The elements, as an array of `String`s.
     public var strings: [String] { map { $0 } }
@@ -87,14 +87,14 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
     }
 
     /// Appends element `index` of `other`.
-    public mutating func append(_ index: Int, of other: PackedStrings) {
+    package mutating func append(_ index: Int, of other: PackedStrings) {
         append(index..<index + 1, of: other)
     }
 
     /// Appends elements `range` of `other`, in order. When they lie in `other`'s buffer with at
     /// most a separator (`","`) between each two, that stretch is copied at once, else each
     /// element alone. An empty list given all of `other` takes its buffer as it is.
-    public mutating func append(_ range: Range<Int>, of other: PackedStrings) {
+    package mutating func append(_ range: Range<Int>, of other: PackedStrings) {
         guard !range.isEmpty else { return }
         guard !isEmpty || range != other.indices else {
             self = other
@@ -128,14 +128,14 @@ public struct PackedStrings: Sendable, Hashable, RandomAccessCollection, Express
     }
 
     /// The elements in `range`, as a list of their own sharing this one's buffer.
-    public func extracting(_ range: Range<Int>) -> PackedStrings {
+    package func extracting(_ range: Range<Int>) -> PackedStrings {
         var part = PackedStrings(storage: storage, bounds: Array(bounds[range]), isPlainJSON: isPlainJSON)
         part.recheckPlainness()
         return part
     }
 
     /// Removes the first `count` elements.
-    public mutating func removeFirst(_ count: Int) {
+    package mutating func removeFirst(_ count: Int) {
         guard count > 0 else { return }
         byteCount -= bounds[..<count].reduce(0) { $0 + $1.count }
         bounds.removeFirst(count)

@@ -1,6 +1,6 @@
 import Foundation
-import InstanceAPI
 import Testing
+import WireJSON
 
 /// RFC 8259, strictly, for the records an adversary writes and the answers a backend gives: each
 /// rule on its own, with the offset the refusal names.

@@ -42,7 +42,7 @@ public struct RunLengthList<Element: Equatable>: RandomAccessCollection, Express
     public subscript(index: Int) -> Element { runs[run(containing: index)].value }
 
     /// The position in `runs` of the run holding element `index`.
-    public func run(containing index: Int) -> Int {
+    func run(containing index: Int) -> Int {
         runs.run(containing: index) { $0.end }
     }
 

@@ -1,5 +1,5 @@
-import InstanceAPI
 import Testing
+import WireJSON
 
 @Suite("Run-length lists: answers kept as runs of equal adjacent elements")
 struct RunLengthListTests {

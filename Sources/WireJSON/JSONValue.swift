@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials  // Data only
+#else
+    import Foundation
+#endif
 
 /// A parsed JSON document, for the hot batch bodies where Foundation's generic Codable path costs
 /// more than the call itself (1,000-entry arrays), and for request records, whose bytes anyone
@@ -25,15 +29,21 @@ public enum JSONValue: Sendable, Hashable {
         public var reason: String
         /// `invalid JSON at byte <offset>: <reason>`.
         public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+
+        /// A refusal at byte `offset` for `reason`.
+        package init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
     }
 
     /// Parses a whole document.
-    public static func parse(_ data: Data) throws(ParseError) -> JSONValue {
+    package static func parse(_ data: Data) throws(ParseError) -> JSONValue {
         try parse(bytes: [UInt8](data))
     }
 
     /// Parses a whole document held in `bytes` (a record's value, read without a copy).
-    public static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
+    package static func parse(bytes: [UInt8]) throws(ParseError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         let value = try parser.value(depth: 0)
         try parser.finish()
@@ -43,7 +53,7 @@ public enum JSONValue: Sendable, Hashable {
     /// Parses a document that must be one object, reading each member whose value is an array
     /// of strings into packed strings (no `String` per element); nil when the document is valid
     /// JSON but not an object. The same document gives the same values as `parse(bytes:)`.
-    public static func parseMembers(bytes: [UInt8]) throws(ParseError) -> [String: JSONMember]? {
+    package static func parseMembers(bytes: [UInt8]) throws(ParseError) -> [String: JSONMember]? {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
@@ -56,25 +66,25 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The member `key` of an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
     /// The string, if this is one.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
     /// The elements, if this is an array.
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
     /// The boolean, if this is one.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
@@ -82,7 +92,7 @@ public enum JSONValue: Sendable, Hashable {
     /// True when no byte of `text` is one a JSON writer may escape: a control character, `"`,
     /// `\` or `/` (Foundation's encoder escapes `/`). Such text is written as it is, and takes
     /// exactly its UTF-8 length inside a JSON string. Tokens, ids and codes are plain.
-    public static func isPlain(_ text: String) -> Bool {
+    package static func isPlain(_ text: String) -> Bool {
         JSONWriter.isPlain(text.utf8.span)
     }
 }

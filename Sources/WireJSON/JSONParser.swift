@@ -17,11 +17,12 @@
 /// Text runs are scanned eight bytes at a time without decoding (printable ASCII without `"` and
 /// `\` in a few word operations), and an ASCII string without escapes is made from its bytes as
 /// they are.
-struct JSONParser {
+package struct JSONParser {
     let bytes: [UInt8]
     var index = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    /// A parser at the start of `bytes`.
+    package init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// How deep arrays and objects may nest: the 65th opening bracket inside others is refused.
     /// Requests nest 2 deep and backend answers 4.
@@ -38,7 +39,7 @@ struct JSONParser {
 
     /// Skips whitespace, then takes `byte` when it comes next; false, taking nothing more, when
     /// something else does.
-    mutating func take(_ byte: UInt8) -> Bool {
+    package mutating func take(_ byte: UInt8) -> Bool {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == byte else { return false }
         index += 1
@@ -46,14 +47,14 @@ struct JSONParser {
     }
 
     /// Skips whitespace, then reads a string when one comes next; nil when something else does.
-    mutating func takeString() throws(JSONValue.ParseError) -> String? {
+    package mutating func takeString() throws(JSONValue.ParseError) -> String? {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == Self.quote else { return nil }
         return try string()
     }
 
     /// True when nothing but whitespace is left.
-    mutating func atEnd() -> Bool {
+    package mutating func atEnd() -> Bool {
         skipWhitespace()
         return index == bytes.count
     }

@@ -6,30 +6,30 @@
 /// integers are written in decimal, and commas and colons are placed by the writer. The caller
 /// writes an object's members in the order it wants them (sorted, to match `.sortedKeys`);
 /// `members(_:)` sorts a dictionary's keys as `.sortedKeys` does.
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
     /// The document written so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     /// Whether the next value or key follows another one in its container.
     private var needsComma = false
 
     /// An empty writer with room for `capacity` bytes.
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         bytes.reserveCapacity(capacity)
     }
 
     // MARK: - Containers
 
     /// Opens an object (`{`).
-    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
 
     /// Closes the object opened last (`}`).
-    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array (`[`).
-    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
 
     /// Closes the array opened last (`]`).
-    public mutating func endArray() { close(UInt8(ascii: "]")) }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
 
     private mutating func open(_ bracket: UInt8) {
         separate()
@@ -43,7 +43,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a member's key; its value follows.
-    public mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         separate()
         appendQuoted(name)
         bytes.append(UInt8(ascii: ":"))
@@ -53,14 +53,14 @@ public struct JSONWriter: Sendable {
     // MARK: - Values
 
     /// Writes a string value.
-    public mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         separate()
         appendQuoted(text)
         needsComma = true
     }
 
     /// Writes an integer value.
-    public mutating func int(_ value: Int) {
+    package mutating func int(_ value: Int) {
         separate()
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
@@ -82,14 +82,14 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes `true` or `false`.
-    public mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
     /// Writes a string value whose text is `ascii`, bytes that need no escaping (a formatted date).
-    public mutating func plainString(_ ascii: some Sequence<UInt8>) {
+    package mutating func plainString(_ ascii: some Sequence<UInt8>) {
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: ascii)
@@ -100,19 +100,19 @@ public struct JSONWriter: Sendable {
     // MARK: - Whole members
 
     /// Writes `"name":"text"`.
-    public mutating func member(_ name: String, _ text: String) {
+    package mutating func member(_ name: String, _ text: String) {
         key(name)
         string(text)
     }
 
     /// Writes `"name":value`.
-    public mutating func member(_ name: String, _ value: Int) {
+    package mutating func member(_ name: String, _ value: Int) {
         key(name)
         int(value)
     }
 
     /// Writes `"name":true|false`.
-    public mutating func member(_ name: String, _ value: Bool) {
+    package mutating func member(_ name: String, _ value: Bool) {
         key(name)
         bool(value)
     }
@@ -120,7 +120,7 @@ public struct JSONWriter: Sendable {
     /// Writes an object of `dictionary`'s members, keys sorted as `.sortedKeys` sorts them, each
     /// value written by `value`.
     @inlinable
-    public mutating func members<Value>(_ dictionary: [String: Value], _ value: (inout JSONWriter, Value) -> Void) {
+    package mutating func members<Value>(_ dictionary: [String: Value], _ value: (inout JSONWriter, Value) -> Void) {
         beginObject()
         for name in dictionary.keys.sorted() {
             key(name)
@@ -131,7 +131,7 @@ public struct JSONWriter: Sendable {
 
     /// Writes an array of objects, one per element of `elements`, its members written by `members`.
     @inlinable
-    public mutating func objects<Element>(_ elements: some Sequence<Element>, _ members: (inout JSONWriter, Element) -> Void) {
+    package mutating func objects<Element>(_ elements: some Sequence<Element>, _ members: (inout JSONWriter, Element) -> Void) {
         beginArray()
         for element in elements {
             beginObject()
@@ -142,7 +142,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes an array of `strings`.
-    public mutating func strings(_ strings: [String]) {
+    package mutating func strings(_ strings: [String]) {
         beginArray()
         for text in strings { string(text) }
         endArray()
@@ -150,7 +150,7 @@ public struct JSONWriter: Sendable {
 
     /// Writes an array of `strings`; when none needs escaping (the usual case: tokens and ids),
     /// as copies of their bytes, whole stretches of a compact record's array at once.
-    public mutating func strings(_ strings: PackedStrings) {
+    package mutating func strings(_ strings: PackedStrings) {
         guard strings.isPlainJSON else { return self.strings(strings.strings) }
         beginArray()
         bytes.reserveCapacity(bytes.count + strings.byteCount + 3 * strings.count + 1)
@@ -162,7 +162,7 @@ public struct JSONWriter: Sendable {
 
     /// Whether none of `bytes` needs escaping in a JSON string: no `"`, `\`, `/` or control
     /// character. The one place that rule is written.
-    public static func isPlain(_ bytes: Span<UInt8>) -> Bool {
+    package static func isPlain(_ bytes: Span<UInt8>) -> Bool {
         // Branch-free over the bytes, so the compiler vectorises it: this runs per item.
         var special: UInt8 = 0
         var index = 0

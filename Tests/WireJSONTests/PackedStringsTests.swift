@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import InstanceAPI
+@testable import WireJSON
 
 @Suite("Packed strings: items as one buffer, read and written as arrays of strings are")
 struct PackedStringsTests {

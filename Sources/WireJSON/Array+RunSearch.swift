@@ -3,7 +3,7 @@ extension Array {
     /// later: the index of the run holding `position`, by binary search. The last index when
     /// `position` is past every run's end; 0 for an empty array.
     @inlinable
-    public func run(containing position: Int, end: (Element) -> Int) -> Int {
+    package func run(containing position: Int, end: (Element) -> Int) -> Int {
         var low = 0
         var high = count - 1
         while low < high {

@@ -1,5 +1,5 @@
 import Foundation
-import InstanceAPI
+import WireJSON
 
 extension JSONValue {
     /// Where this value differs from what Foundation's `JSONSerialization` read from the same

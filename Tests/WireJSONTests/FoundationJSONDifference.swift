@@ -1,5 +1,5 @@
 import Foundation
-import InstanceAPI
+import WireJSON
 
 /// The places where Foundation's `JSONSerialization` (swift-corelibs-foundation, on Linux) accepts
 /// a document that RFC 8259, and so `JSONValue`, refuses on purpose. The differential fuzz test

@@ -1,3 +1,5 @@
+import WireJSON
+
 /// The limits and shape rules of the backend APIs, checked before any call is sent.
 public enum APILimits {
     /// Tokens per batchAdd / batchRemove call.

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// Makes the documents of the differential fuzz test from a seed: a random JSON value written
 /// with random spelling (whitespace, escapes, raw and escaped non-ASCII text, every number form),

@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Testing
+import WireJSON
 
 /// `JSONValue`'s parser against Foundation's `JSONSerialization` over random and damaged
 /// documents (`JSONFuzzGenerator`). The suite runs seed 31, so a run in CI is the same every time;

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import WireJSON
 
 extension InstanceAPIClient {
     /// §2.3 batchAdd: subscribes up to 1,000 tokens to `topic`; one result per token, in order.

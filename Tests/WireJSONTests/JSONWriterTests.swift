@@ -1,6 +1,6 @@
 import Foundation
-import InstanceAPI
 import Testing
+import WireJSON
 
 @Suite("JSONWriter writes what JSONEncoder writes")
 struct JSONWriterTests {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials  // Date, and its ISO 8601 reader for other offsets
+#else
+    import Foundation
+#endif
 
 /// The one time format of the pipeline's records: ISO 8601 in UTC with milliseconds,
 /// `2026-11-23T10:00:00.125Z`, computed without a formatter or a calendar, since every outcome
@@ -9,9 +13,9 @@ import Foundation
 /// truncates to `.657`. So milliseconds are truncated, as Foundation writes them, except that an
 /// instant within a microsecond below the next millisecond (below a `Date`'s own precision there)
 /// counts as that millisecond.
-public enum WireDate {
+package enum WireDate {
     /// `date`'s text, as ASCII bytes.
-    public static func bytes(_ date: Date) -> [UInt8] {
+    package static func bytes(_ date: Date) -> [UInt8] {
         // Whole seconds first (their fraction is exact), then the fraction's milliseconds.
         let interval = date.timeIntervalSince1970
         let seconds = interval.rounded(.down)
@@ -38,12 +42,12 @@ public enum WireDate {
     }
 
     /// `date`'s text.
-    public static func text(_ date: Date) -> String { String(decoding: bytes(date), as: UTF8.self) }
+    package static func text(_ date: Date) -> String { String(decoding: bytes(date), as: UTF8.self) }
 
     /// Reads a time written in ISO 8601, with or without fractional seconds. Times in this
     /// format are read exactly (to the double nearest their millisecond) and strictly: a month,
     /// day or hour out of range is nil, not rolled over into the next.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         if isWireShaped(text) { return millisecondsSinceEpoch(text).map { Date(timeIntervalSince1970: Double($0) / 1_000) } }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         return try? Date(text, strategy: .iso8601)

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import WireJSON
+
+@testable import InstanceAPI
+@testable import Pipeline
+
+/// Every hot wire type with a hand writer (the outcome, the batch bodies) against its Codable
+/// keys: the names a full value is written with are exactly its `CodingKeys`, at every level, so a
+/// field added to the Codable form and not to the writer (or the reverse) fails here, without a
+/// list of names kept by hand. A new hand writer gets a test here.
+@Suite("Hand writers write every Codable field")
+struct WireFieldParityTests {
+    /// Expects the members of the object `value` to be named exactly by `Keys`, naming the
+    /// difference: a name only in `Keys` is a field the writer leaves out (or the test's value
+    /// does not set), a name only written is a field the Codable form does not know.
+    private static func expectNames<Keys: CodingKey & CaseIterable>(
+        of value: JSONValue?, _ keys: Keys.Type, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard case .object(let members)? = value else {
+            Issue.record("not an object: \(String(describing: value))", sourceLocation: sourceLocation)
+            return
+        }
+        let written = Set(members.keys)
+        let declared = Set(keys.allCases.map(\.stringValue))
+        #expect(
+            written == declared, "not written: \(declared.subtracting(written).sorted()); not Codable: \(written.subtracting(declared).sorted())",
+            sourceLocation: sourceLocation)
+    }
+
+    /// An outcome with every optional field set, so the writer leaves none out.
+    private static func fullOutcome() -> Outcome {
+        let now = Date(timeIntervalSince1970: 1_795_413_917.842)
+        var outcome = Outcome(
+            requestID: "r-1", op: .installationsDelete, target: ["subject": "s"], status: .partial, counts: ["OK": 1, "NOT_FOUND": 1],
+            failedItems: [FailedItem(index: 1, item: "b", code: .notFound, attempts: 2, message: "gone")],
+            imports: ["ab": "reg"], receipt: [ItemReceipt(item: "a", code: .ok, at: now)], notificationKey: "key",
+            topics: ["t": ["movies"]], groupMembers: ["g": ["t"]], reason: "why", replayOf: "r-0",
+            backendCalls: 1, receivedAt: now, completedAt: now)
+        outcome.topicsOmitted = ["u"]
+        return outcome
+    }
+
+    @Test("an outcome: its members, failed items and receipt lines")
+    func outcome() throws {
+        let outcome = Self.fullOutcome()
+        let written = try JSONValue.parse(bytes: outcome.wireBytes(limit: .max))
+        Self.expectNames(of: written, Outcome.CodingKeys.self)
+        Self.expectNames(of: written["failedItems"]?.arrayValue?.first, FailedItem.CodingKeys.self)
+        Self.expectNames(of: written["receipt"]?.arrayValue?.first, ItemReceipt.CodingKeys.self)
+        #expect(String(decoding: outcome.wireBytes(limit: .max), as: UTF8.self) == String(decoding: try Outcome.encoder().encode(outcome), as: UTF8.self))
+    }
+
+    @Test("batchAdd/batchRemove requests and answers")
+    func topicBatches() throws {
+        let request = try JSONValue.parse(bytes: TopicBatchRequest(topic: "movies", tokens: ["t1", "t2"]).jsonBytes())
+        Self.expectNames(of: request, TopicBatchRequest.CodingKeys.self)
+        // Every optional field set: an entry with an error.
+        let answer = try JSONValue.parse(bytes: Array(TopicBatchResponse(results: [.init(error: "NOT_FOUND")]).jsonBody()))
+        Self.expectNames(of: answer, TopicBatchResponse.CodingKeys.self)
+        Self.expectNames(of: answer["results"]?.arrayValue?.first, TopicBatchResponse.Entry.CodingKeys.self)
+    }
+
+    @Test("batchImport requests and answers")
+    func imports() throws {
+        let request = try JSONValue.parse(bytes: ImportRequest(application: "com.example", sandbox: true, apnsTokens: ["ab"]).jsonBytes())
+        Self.expectNames(of: request, ImportRequest.CodingKeys.self)
+        // Every optional field set: an entry with its registration token.
+        let answer = try JSONValue.parse(bytes: ImportResponse(results: [.init(apnsToken: "ab", status: "OK", registrationToken: "reg")]).jsonBytes())
+        Self.expectNames(of: answer, ImportResponse.CodingKeys.self)
+        Self.expectNames(of: answer["results"]?.arrayValue?.first, ImportResponse.Entry.CodingKeys.self)
+    }
+}
