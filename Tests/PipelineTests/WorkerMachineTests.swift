@@ -2,6 +2,7 @@ import Foundation
 import InstanceAPI
 import Kafka
 import Testing
+import WireJSON
 
 @testable import Pipeline
 
