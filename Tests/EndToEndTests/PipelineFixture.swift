@@ -3,6 +3,7 @@ import Foundation
 import InstanceAPI
 import Kafka
 import Pipeline
+import TestSupport
 
 /// An embedded Kafka cluster and an emulator, both on loopback sockets, with a reader of the
 /// outcome and dead-letter topics running from the start: the world a worker runs in.
@@ -132,7 +133,7 @@ final class PipelineFixture: Sendable {
         _ what: @escaping @Sendable (Collected) -> String, timeout: Duration = .seconds(120),
         until condition: @escaping @Sendable (Collected) -> Bool
     ) async throws -> Collected {
-        try await collected.wait(timeout: timeout, until: condition, orThrow: { FixtureError("timed out waiting for \(what($0))") })
+        try await collected.wait(timeout: timeout, until: condition, orThrow: { FixtureFailure("timed out waiting for \(what($0))") })
     }
 
     /// Waits until outcomes for every id in `ids` were read; returns the latest outcome per id.
@@ -183,12 +184,6 @@ struct RunningWorker: Sendable {
         await worker.shutdown()
         await task.value
     }
-}
-
-/// A fixture expectation that did not come true in time.
-struct FixtureError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Runs `body` with a started fixture and always stops it.

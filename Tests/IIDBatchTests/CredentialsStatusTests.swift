@@ -1,7 +1,7 @@
 import InstanceAPI
 import Testing
 
-@testable import iidbatch
+@testable import CommandSupport
 
 /// Credentials found nowhere end by their cause.
 @Suite("ExitStatus: credentials found nowhere")

@@ -1,6 +1,7 @@
 import Kafka
 import Testing
 
+@testable import CommandSupport
 @testable import iidbatch
 
 /// A cluster that refuses the client while it connects (TLS, SASL) is a configuration to fix

@@ -4,6 +4,7 @@ import Kafka
 import Pipeline
 import Testing
 
+@testable import CommandSupport
 @testable import iidbatch
 
 /// Which sysexits status each kind of failure ends a command with.

@@ -4,7 +4,7 @@ import NIOCore
 import Pipeline
 import Testing
 
-@testable import iidbatch
+@testable import CommandSupport
 
 /// A service of `run` that stops is named in the exit message, with the status of its cause.
 @Suite("ServiceFailure: the failing service by name, the status by cause")
