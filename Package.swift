@@ -147,8 +147,8 @@ let package = Package(
             ],
             plugins: ["BuildInfoPlugin"]
         ),
-        // What two or more test targets share: a loopback socket of their own, the failure of a
-        // fixture. Only what is shared lives here; a target's own fixtures stay with it.
+        // What two or more test targets share: a loopback socket of their own, a fixture's failure,
+        // a fixture always stopped. Only what is shared lives here; a target's own fixtures stay with it.
         .target(
             name: "TestSupport",
             path: "Tests/TestSupport"

@@ -192,12 +192,5 @@ func withPipelineFixture<T>(
     _ body: (PipelineFixture) async throws -> T
 ) async throws -> T {
     let fixture = try await PipelineFixture.start(partitions: partitions, faults: faults, kafkaPort: kafkaPort, emulator: emulator)
-    do {
-        let result = try await body(fixture)
-        await fixture.stop()
-        return result
-    } catch {
-        await fixture.stop()
-        throw error
-    }
+    return try await withStarted(fixture, stop: { await $0.stop() }, body)
 }
