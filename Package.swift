@@ -104,9 +104,38 @@ let package = Package(
             capability: .buildTool(),
             path: "Sources/BuildInfoPlugin"
         ),
+        // What every `iidbatch` command shares, the product's and the benchmarks' alike: its output
+        // lines and log format, its errors and exit statuses, how the process exits and stops on a
+        // signal, how a worker process runs its tasks and timers.
+        .target(
+            name: "CommandSupport",
+            dependencies: [
+                "Kafka", "WireJSON", "InstanceAPI", "Pipeline",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The benchmark harness, `iidbatch bench …`: figures from the shipped pipeline files, the
+        // embedded broker and the emulator; none of the product's commands use it.
+        .target(
+            name: "Bench",
+            dependencies: [
+                "CommandSupport", "Kafka", "InstanceAPI", "Emulator", "Pipeline",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .executableTarget(
             name: "iidbatch",
             dependencies: [
+                "Bench",
+                "CommandSupport",
                 "Kafka",
                 "InstanceAPI",
                 "Emulator",
@@ -119,27 +148,29 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             plugins: ["BuildInfoPlugin"]
         ),
+        // What two or more test targets share: a loopback socket of their own, a fixture's failure,
+        // a fixture always stopped. Only what is shared lives here; a target's own fixtures stay with it.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "KafkaTests",
-            dependencies: ["Kafka"]
+            dependencies: ["Kafka", "TestSupport"]
         ),
         .testTarget(
             name: "PipelineTests",
-            dependencies: ["Pipeline", "InstanceAPI", "Kafka", "WireJSON", .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: ["Pipeline", "InstanceAPI", "Kafka", "WireJSON", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
         .testTarget(
             name: "InstanceAPITests",
             dependencies: [
-                "InstanceAPI",
-                "WireJSON",
+                "InstanceAPI", "WireJSON", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -159,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorTests",
             dependencies: [
-                "InstanceAPI", "Emulator",
+                "InstanceAPI", "Emulator", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -170,13 +201,21 @@ let package = Package(
         // The command line's own decisions as pure functions: exit statuses, log severities.
         .testTarget(
             name: "IIDBatchTests",
-            dependencies: ["iidbatch", "InstanceAPI", "Kafka", "Pipeline", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "iidbatch", "CommandSupport", "InstanceAPI", "Kafka", "Pipeline", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The benchmark harness's own rules: real-size items, how a shipped pipeline file is rewritten.
+        .testTarget(
+            name: "BenchTests",
+            dependencies: ["Bench", "CommandSupport", "Pipeline"]
         ),
         // Runs the built `iidbatch` binary as a user would, next to kcat and real sockets.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "InstanceAPI", "Kafka", "Emulator", "Pipeline", "WireJSON", .product(name: "Yams", package: "Yams"),
+                "InstanceAPI", "Kafka", "Emulator", "Pipeline", "WireJSON", "TestSupport", .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

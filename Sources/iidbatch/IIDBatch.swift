@@ -1,4 +1,6 @@
 import ArgumentParser
+import Bench
+import CommandSupport
 import Foundation
 
 /// The `iidbatch` command line.

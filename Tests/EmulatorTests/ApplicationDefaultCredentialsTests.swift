@@ -1,6 +1,7 @@
 import Emulator
 import Foundation
 import InstanceAPI
+import TestSupport
 import Testing
 
 /// Credentials found as Google's libraries find them, each source over real HTTP against the
@@ -97,10 +98,4 @@ struct ApplicationDefaultCredentialsTests {
         #expect(text.contains("the metadata server at 127.0.0.1:1"), "\(text)")
         #expect(text.contains("--credentials"), "\(text)")
     }
-}
-
-/// A test precondition that did not hold.
-struct FixtureFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

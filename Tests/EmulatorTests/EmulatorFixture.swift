@@ -3,6 +3,7 @@ import Foundation
 import InstanceAPI
 import Logging
 import Synchronization
+import TestSupport
 
 /// An emulator on an ephemeral loopback port and a client holding a key it accepts.
 struct EmulatorFixture {
@@ -49,14 +50,7 @@ func withEmulator<T>(
 ) async throws -> T {
     let fixture = try await EmulatorFixture.start(
         faults: faults, seed: seed, keyProject: keyProject, clientProject: clientProject, logger: logger, configure: configure)
-    do {
-        let result = try await body(fixture)
-        await fixture.stop()
-        return result
-    } catch {
-        await fixture.stop()
-        throw error
-    }
+    return try await withStarted(fixture, stop: { await $0.stop() }, body)
 }
 
 /// A log handler that keeps every line, for checking what reaches logs.

@@ -1,6 +1,7 @@
 import Emulator
 import Foundation
 import Pipeline
+import TestSupport
 import Testing
 
 /// The alert rules in deploy/prometheus/ as Prometheus runs them (`promtool`, installed from
@@ -79,7 +80,7 @@ struct AlertRulesTests {
 
     private func scrape(_ port: Int) async throws -> Scrape {
         let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sSf", "http://127.0.0.1:\(port)/metrics"], seconds: 30)
-        guard result.status == 0 else { throw FixtureError("GET /metrics: \(result.output)") }
+        guard result.status == 0 else { throw FixtureFailure("GET /metrics: \(result.output)") }
         return Scrape(result.output)
     }
 

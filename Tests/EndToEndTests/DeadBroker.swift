@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -27,41 +28,14 @@ final class DeadBroker: Sendable {
     /// A port that refuses connections until this object goes away: bound, so nobody else can
     /// take it, and never listening, so the kernel answers a connection with a reset.
     static func closed() throws -> DeadBroker {
-        let (fd, port) = try bound()
+        let (fd, port) = try LoopbackSocket.open(listening: false)
         return DeadBroker(port: port, socket: fd)
     }
 
     /// A port that accepts connections and never answers, until this object goes away.
     static func silent() throws -> DeadBroker {
-        let (fd, port) = try bound()
-        guard listen(fd, 16) == 0 else {
-            close(fd)
-            throw ProcessFailure(message: "listen failed: errno \(errno)")
-        }
+        let (fd, port) = try LoopbackSocket.open(listening: true)
         return DeadBroker(port: port, socket: fd)
-    }
-
-    /// A TCP socket bound to an ephemeral loopback port, and the port.
-    private static func bound() throws -> (Int32, UInt16) {
-        #if canImport(Glibc)
-            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw ProcessFailure(message: "socket failed: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard named else {
-            close(fd)
-            throw ProcessFailure(message: "bind failed: errno \(errno)")
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
     deinit {

@@ -3,6 +3,7 @@ import Foundation
 import InstanceAPI
 import Kafka
 import Pipeline
+import TestSupport
 
 /// An embedded Kafka cluster and an emulator, both on loopback sockets, with a reader of the
 /// outcome and dead-letter topics running from the start: the world a worker runs in.
@@ -132,7 +133,7 @@ final class PipelineFixture: Sendable {
         _ what: @escaping @Sendable (Collected) -> String, timeout: Duration = .seconds(120),
         until condition: @escaping @Sendable (Collected) -> Bool
     ) async throws -> Collected {
-        try await collected.wait(timeout: timeout, until: condition, orThrow: { FixtureError("timed out waiting for \(what($0))") })
+        try await collected.wait(timeout: timeout, until: condition, orThrow: { FixtureFailure("timed out waiting for \(what($0))") })
     }
 
     /// Waits until outcomes for every id in `ids` were read; returns the latest outcome per id.
@@ -185,24 +186,11 @@ struct RunningWorker: Sendable {
     }
 }
 
-/// A fixture expectation that did not come true in time.
-struct FixtureError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Runs `body` with a started fixture and always stops it.
 func withPipelineFixture<T>(
     partitions: Int = 4, faults: FaultPlan = FaultPlan(), kafkaPort: Int? = nil, emulator: (inout EmulatorConfiguration) -> Void = { _ in },
     _ body: (PipelineFixture) async throws -> T
 ) async throws -> T {
     let fixture = try await PipelineFixture.start(partitions: partitions, faults: faults, kafkaPort: kafkaPort, emulator: emulator)
-    do {
-        let result = try await body(fixture)
-        await fixture.stop()
-        return result
-    } catch {
-        await fixture.stop()
-        throw error
-    }
+    return try await withStarted(fixture, stop: { await $0.stop() }, body)
 }

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 
-@testable import iidbatch
+@testable import CommandSupport
 
 /// The JSON log lines' form: Cloud Logging's severities, time, labels and metadata.
 @Suite("JSON log lines in Cloud Logging's structured form")

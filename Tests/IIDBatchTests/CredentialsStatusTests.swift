@@ -1,7 +1,7 @@
 import InstanceAPI
 import Testing
 
-@testable import iidbatch
+@testable import CommandSupport
 
 /// Credentials found nowhere end by their cause.
 @Suite("ExitStatus: credentials found nowhere")
@@ -10,10 +10,10 @@ struct CredentialsStatusTests {
     func statuses() {
         typealias NotFound = ApplicationDefaultCredentials.NotFound
         let missing = CredentialsError.fileNotFound(path: "/missing.json")
-        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == iidbatch.ExitStatus(missing))
-        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == .noInput)
-        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], keyFileError: .invalidJSON(path: "k.json"))) == .config)
-        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"], unansweredMetadataServer: "metadata.google.internal")) == .unavailable)
-        #expect(iidbatch.ExitStatus(NotFound(tried: ["x"])) == .config)
+        #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == CommandSupport.ExitStatus(missing))
+        #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == .noInput)
+        #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], keyFileError: .invalidJSON(path: "k.json"))) == .config)
+        #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], unansweredMetadataServer: "metadata.google.internal")) == .unavailable)
+        #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"])) == .config)
     }
 }

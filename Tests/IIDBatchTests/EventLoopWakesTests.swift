@@ -2,7 +2,7 @@ import Pipeline
 import Synchronization
 import Testing
 
-@testable import iidbatch
+@testable import CommandSupport
 
 /// `WorkerSetup.eventLoopWakes()`: the worker's timers on an event loop. The machines take a wake
 /// before their instant for nothing to do and arm no other, so a timer must never run early.

@@ -1,6 +1,7 @@
 import Kafka
 import Testing
 
+@testable import CommandSupport
 @testable import iidbatch
 
 /// A cluster that refuses the client while it connects (TLS, SASL) is a configuration to fix
@@ -16,7 +17,7 @@ struct ExitStatusRefusalTests {
             .broker(code: .authentication, message: "SASL authentication error: Authentication failed"),
             .broker(code: .saslAuthenticationFailed, message: "Invalid username or password"),
         ] {
-            #expect(iidbatch.ExitStatus(error) == .config, "\(error)")
+            #expect(CommandSupport.ExitStatus(error) == .config, "\(error)")
             let failure = timeout.failure("reading o", configuration, error)
             #expect(failure.status == .config && failure.description.hasPrefix("reading o failed at broker-1:9093: "), "\(failure)")
             #expect(!failure.description.contains("did not answer"), "\(failure)")

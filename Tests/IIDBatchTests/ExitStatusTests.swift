@@ -4,6 +4,7 @@ import Kafka
 import Pipeline
 import Testing
 
+@testable import CommandSupport
 @testable import iidbatch
 
 /// Which sysexits status each kind of failure ends a command with.
@@ -11,14 +12,14 @@ import Testing
 struct ExitStatusTests {
     @Test("the numbers are sysexits.h's")
     func numbers() {
-        #expect(iidbatch.ExitStatus.allCases.map(\.rawValue) == [0, 64, 65, 66, 69, 70, 74, 78])
+        #expect(CommandSupport.ExitStatus.allCases.map(\.rawValue) == [0, 64, 65, 66, 69, 70, 74, 78])
         #expect(ProcessExit.checkFailedStatus == 70)
     }
 
     @Test(
         "Kafka errors: no answer is 69, a refusal of credentials or a missing topic is 78, a record too large is 65, a closed client is 70",
         arguments: [
-            (KafkaError.timedOut(operation: "metadata", timeout: .seconds(2)), iidbatch.ExitStatus.unavailable),
+            (KafkaError.timedOut(operation: "metadata", timeout: .seconds(2)), CommandSupport.ExitStatus.unavailable),
             (.broker(code: .transport, message: "Connection refused"), .unavailable),
             (.broker(code: .allBrokersDown, message: "down"), .unavailable),
             (.broker(code: .messageTimedOut, message: "timed out"), .unavailable),
@@ -35,9 +36,9 @@ struct ExitStatusTests {
             (.closed(operation: "send"), .software),
             (.cancelled(operation: "send"), .software),
         ])
-    func kafka(_ error: KafkaError, _ status: iidbatch.ExitStatus) {
-        #expect(iidbatch.ExitStatus(error) == status, "\(error)")
-        #expect(iidbatch.ExitStatus(unclassified: error) == status, "an unclassified Kafka error is judged by its kind")
+    func kafka(_ error: KafkaError, _ status: CommandSupport.ExitStatus) {
+        #expect(CommandSupport.ExitStatus(error) == status, "\(error)")
+        #expect(CommandSupport.ExitStatus(unclassified: error) == status, "an unclassified Kafka error is judged by its kind")
     }
 
     @Test("only errors that say the cluster did not answer are reported as 'did not answer within --timeout'")
@@ -68,13 +69,13 @@ struct ExitStatusTests {
 
     @Test("pipeline files are configuration; a key file that is missing is no input, a malformed one configuration")
     func files() {
-        #expect(iidbatch.ExitStatus(PipelineFileError(file: "p.yaml", key: nil, reason: "is not valid YAML")) == .config)
-        #expect(iidbatch.ExitStatus(unclassified: CredentialsError.fileNotFound(path: "k.json")) == .noInput)
-        #expect(iidbatch.ExitStatus(unclassified: CredentialsError.invalidJSON(path: "k.json")) == .config)
-        #expect(iidbatch.ExitStatus(unclassified: RuntimeError(.dataError, "bad")) == .dataError)
+        #expect(CommandSupport.ExitStatus(PipelineFileError(file: "p.yaml", key: nil, reason: "is not valid YAML")) == .config)
+        #expect(CommandSupport.ExitStatus(unclassified: CredentialsError.fileNotFound(path: "k.json")) == .noInput)
+        #expect(CommandSupport.ExitStatus(unclassified: CredentialsError.invalidJSON(path: "k.json")) == .config)
+        #expect(CommandSupport.ExitStatus(unclassified: RuntimeError(.dataError, "bad")) == .dataError)
         let refused = PipelineWorkerError.publish(topic: "o", requestID: "r", .broker(code: .topicAuthorizationFailed, message: "ACL"))
-        #expect(iidbatch.ExitStatus(unclassified: refused) == .config, "a worker stopped by a refused topic")
-        #expect(iidbatch.ExitStatus(unclassified: PipelineWorkerError.unpublishable(requestID: "r", reason: "x")) == .software)
-        #expect(iidbatch.ExitStatus(unclassified: CocoaError(.fileReadCorruptFile)) == .software, "anything unknown is internal")
+        #expect(CommandSupport.ExitStatus(unclassified: refused) == .config, "a worker stopped by a refused topic")
+        #expect(CommandSupport.ExitStatus(unclassified: PipelineWorkerError.unpublishable(requestID: "r", reason: "x")) == .software)
+        #expect(CommandSupport.ExitStatus(unclassified: CocoaError(.fileReadCorruptFile)) == .software, "anything unknown is internal")
     }
 }

@@ -4,7 +4,7 @@ import NIOCore
 import Pipeline
 import Testing
 
-@testable import iidbatch
+@testable import CommandSupport
 
 /// A service of `run` that stops is named in the exit message, with the status of its cause.
 @Suite("ServiceFailure: the failing service by name, the status by cause")
@@ -16,11 +16,11 @@ struct ServiceFailureTests {
         let server = "the HTTP server on port 9464 (--http-port)"
         let inUse = ServiceFailure(service: server, error: IOError(errnoCode: EADDRINUSE, reason: "bind(descriptor:ptr:bytes:)"))
         #expect(inUse.status == .unavailable, "\(inUse)")
-        #expect(iidbatch.ExitStatus(unclassified: inUse) == .unavailable)
+        #expect(CommandSupport.ExitStatus(unclassified: inUse) == .unavailable)
         for errno in [EACCES, EADDRNOTAVAIL] {
             let failure = ServiceFailure(service: server, error: IOError(errnoCode: errno, reason: "bind(descriptor:ptr:bytes:)"))
             #expect(failure.status == .config, "\(failure)")
-            #expect(iidbatch.ExitStatus(unclassified: failure) == .config)
+            #expect(CommandSupport.ExitStatus(unclassified: failure) == .config)
         }
         #expect(ServiceFailure(service: server, error: IOError(errnoCode: EIO, reason: "read")).status == .software)
         let refused = PipelineWorkerError.consumer(topic: "requests", .broker(code: .topicAuthorizationFailed, message: "ACL"))

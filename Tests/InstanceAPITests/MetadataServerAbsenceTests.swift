@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import InstanceAPI
@@ -27,7 +28,7 @@ struct MetadataServerAbsenceTests {
     @Test(
         "a name that does not resolve or a port that refuses: not found, with no unanswered server (not an outage)", arguments: ["metadata.invalid", "REFUSED"])
     func absent(_ given: String) async throws {
-        let refusing = try Self.socket(listening: false)
+        let refusing = try LoopbackSocket.open(listening: false)
         defer { close(refusing.fd) }
         let host = given == "REFUSED" ? "127.0.0.1:\(refusing.port)" : given
         let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
@@ -40,7 +41,7 @@ struct MetadataServerAbsenceTests {
 
     @Test("a server that accepts and never answers: not found, naming it as unanswered (an outage)")
     func silent() async throws {
-        let silent = try Self.socket(listening: true)
+        let silent = try LoopbackSocket.open(listening: true)
         defer { close(silent.fd) }
         let host = "127.0.0.1:\(silent.port)"
         let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
@@ -57,24 +58,5 @@ struct MetadataServerAbsenceTests {
         }
         #expect(error?.keyFileError == .fileNotFound(path: "/missing.json"), "\(String(describing: error))")
         #expect(error?.description.contains("GOOGLE_APPLICATION_CREDENTIALS=/missing.json") == true, "\(String(describing: error))")
-    }
-
-    /// A TCP socket bound to an ephemeral loopback port (listening, so connections complete and
-    /// are never answered, or not, so they are refused), and the port.
-    private static func socket(listening: Bool) throws -> (fd: Int32, port: UInt16) {
-        #if canImport(Glibc)
-            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard fd >= 0, named, !listening || listen(fd, 16) == 0 else { throw IOError(errnoCode: errno, reason: "test socket") }
-        return (fd, UInt16(bigEndian: address.sin_port))
     }
 }

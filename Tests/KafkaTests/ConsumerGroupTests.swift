@@ -266,7 +266,7 @@ private func isTimeout(_ error: KafkaError?) -> Bool {
 /// call that ignores cancellation, which is the failure this guards against.
 private func withTimeoutResult(_ body: @escaping @Sendable () async throws(KafkaError) -> Void) async -> KafkaError? {
     let finished: KafkaError?? = await withCheckedContinuation { continuation in
-        let first = FirstAnswer(continuation)
+        let first = FirstResume(continuation)
         Task {
             var result: KafkaError? = nil
             do throws(KafkaError) { try await body() } catch { result = error }
@@ -282,13 +282,6 @@ private func withTimeoutResult(_ body: @escaping @Sendable () async throws(Kafka
         return nil
     }
     return finished
-}
-
-/// Resumes a continuation with the first of several answers; later ones are dropped.
-private final class FirstAnswer<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, Never>?>
-    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
-    func resume(returning value: T) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }
 
 /// Returns once `condition` holds, checking it again after each change to what the tests watch

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -16,25 +17,9 @@ final class NotTLSListener: @unchecked Sendable {
 
     /// Listens on an ephemeral loopback port and answers on a thread of its own until deinit.
     init() throws {
-        #if canImport(Glibc)
-            let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard named, listen(fd, 16) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRINUSE)
-        }
+        let (fd, port) = try LoopbackSocket.open(listening: true)
         self.socket = fd
-        self.address = "127.0.0.1:\(UInt16(bigEndian: address.sin_port))"
+        self.address = "127.0.0.1:\(port)"
         Thread.detachNewThread {
             let answer = Array("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n".utf8)
             while true {

@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Kafka
+import TestSupport
 import Testing
 
 @testable import Pipeline
@@ -147,10 +148,4 @@ extension RequestBookTests {
         book.revoke([p0])
         #expect(book.held == ReadGate.Load(items: 0, bytes: 0))
     }
-}
-
-/// A test precondition that did not hold.
-struct FixtureFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

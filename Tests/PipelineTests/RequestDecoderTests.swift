@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Pipeline
+import TestSupport
 import Testing
 
 @Suite("Request decoding and validation")

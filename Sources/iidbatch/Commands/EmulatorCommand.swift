@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Emulator
 import Foundation
 import InstanceAPI

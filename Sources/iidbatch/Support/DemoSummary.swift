@@ -1,3 +1,4 @@
+import CommandSupport
 import Emulator
 import Foundation
 import Pipeline

@@ -1,3 +1,4 @@
+import CommandSupport
 import Pipeline
 
 /// Prints an erasure report: each installation's final code and time, then the verdict.

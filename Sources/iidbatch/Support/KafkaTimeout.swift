@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Kafka
 
 /// `--timeout`: how long a command waits for the Kafka cluster to answer (a metadata request,

@@ -1,3 +1,4 @@
+import CommandSupport
 import ServiceLifecycle
 
 /// A service of `iidbatch run` whose failure names it: an error it stops with reaches the

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Pipeline
 
 /// `iidbatch control get`: the settings in force and where each comes from.

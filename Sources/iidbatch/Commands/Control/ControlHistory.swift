@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Pipeline
 
 /// `iidbatch control history`: every version the control topic holds.

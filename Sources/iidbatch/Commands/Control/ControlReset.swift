@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Pipeline
 
 /// `iidbatch control reset`: a pipeline (or every scope) back to its files.

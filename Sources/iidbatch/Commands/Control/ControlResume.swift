@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Pipeline
 
 /// `iidbatch control resume`: undoes `pause`.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Kafka
 import Pipeline
@@ -86,14 +87,7 @@ struct BenchWorker: AsyncParsableCommand {
         Output.line(
             "bench worker: \(items) items per shape, backend latency \(backendLatency) ms, pipelines from \(pipelines)/, release build: \(Self.isRelease)")
         // Stopped by a signal, the benchmark stops its children too instead of leaving them behind.
-        let signals = Task {
-            let signal = await Signals.waitForTermination()
-            guard !Task.isCancelled else { return }
-            await BenchChild.stopAll()
-            try? FileManager.default.removeItem(at: folder)
-            Output.line("bench worker: stopped on \(signal)")
-            ProcessExit.now(130)
-        }
+        let signals = BenchChild.stopAllOnSignal("bench worker", removing: folder)
         defer { signals.cancel() }
         for shape in shapes {
             try await measure(shape, folder: folder, pools: pools, seed: (seed.tokens.path, seed.installations.path))

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import iidbatch
+@testable import Bench
 
 /// Benchmarks send items of the sizes and alphabets Google's have, the same on every run.
 @Suite("Bench: real-size items")

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import CommandSupport
 import Emulator
 import Foundation
 import NIOCore

@@ -1,3 +1,4 @@
+import CommandSupport
 /// Runs a number of calls with bounded concurrency and reports throughput and latency.
 enum BenchCalls {
     struct Figures {

@@ -5,20 +5,22 @@ import Synchronization
 /// Writes lines to stdout and flushes at once, so a pipe or a test reading them sees each line
 /// when it is written. With `--log-format json` (`asLog`), lines go to the log instead, so every
 /// line the process writes is JSON.
-enum Output {
+package enum Output {
     private static let logger = Mutex<Logger?>(nil)
 
     /// From now on, lines are notice-level log records of `logger` and errors error-level ones.
-    static func asLog(_ target: Logger) {
+    package static func asLog(_ target: Logger) {
         logger.withLock { $0 = target }
     }
 
-    static func line(_ text: String) {
+    /// Writes `text` as one line to stdout (or a notice-level log record, after `asLog`).
+    package static func line(_ text: String) {
         if let log = logger.withLock({ $0 }) { return log.notice("\(text)") }
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
-    static func error(_ text: String) {
+    /// Writes `text` as one line to stderr (or an error-level log record, after `asLog`).
+    package static func error(_ text: String) {
         if let log = logger.withLock({ $0 }) { return log.error("\(text)") }
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

@@ -18,23 +18,34 @@ import WireJSON
 /// Other metadata stays under `metadata` rather than at the top level, where Cloud Logging gives
 /// some names a meaning of their own (`httpRequest`, `logging.googleapis.com/trace`, …): a
 /// metadata key can never change how the entry is read, and is found at `jsonPayload.metadata.KEY`.
-struct JSONLogHandler: LogHandler {
+package struct JSONLogHandler: LogHandler {
     /// The key of the entry's labels, as Cloud Logging reads it.
-    static let labelsKey = "logging.googleapis.com/labels"
+    package static let labelsKey = "logging.googleapis.com/labels"
 
     /// One writer for every handler: lines from many threads never interleave.
     private static let output = Mutex(FileHandle.standardError)
 
-    let label: String
-    var logLevel: Logger.Level
-    var metadata: Logger.Metadata = [:]
+    /// The logger's label, written as the entry's `logger` label.
+    package let label: String
+    /// The least severe level written.
+    package var logLevel: Logger.Level
+    /// The logger's metadata, written with every entry.
+    package var metadata: Logger.Metadata = [:]
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    /// A handler for the logger `label`, writing `logLevel` and above.
+    package init(label: String, logLevel: Logger.Level) {
+        self.label = label
+        self.logLevel = logLevel
+    }
+
+    /// One metadata value, by key.
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    /// Writes `event` as one JSON line, its metadata merged over the logger's.
+    package func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         Self.write(Self.entry(severity: Self.severity(event.level), message: "\(event.message)", label: label, metadata: merged, time: Date()))
@@ -42,7 +53,7 @@ struct JSONLogHandler: LogHandler {
 
     /// Cloud Logging's name for `level`: trace and debug are DEBUG, the others their own name in
     /// capitals (INFO, NOTICE, WARNING, ERROR, CRITICAL).
-    static func severity(_ level: Logger.Level) -> String {
+    package static func severity(_ level: Logger.Level) -> String {
         switch level {
         case .trace, .debug: "DEBUG"
         case .info: "INFO"
@@ -55,7 +66,7 @@ struct JSONLogHandler: LogHandler {
 
     /// One line's object: `severity`, `message`, `time`, the labels (`logger` = `label`, and
     /// `pipeline` taken out of `metadata`), and the rest of `metadata` under `metadata`.
-    static func entry(severity: String, message: String, label: String, metadata: Logger.Metadata, time: Date) -> [String: Any] {
+    package static func entry(severity: String, message: String, label: String, metadata: Logger.Metadata, time: Date) -> [String: Any] {
         var metadata = metadata
         var labels = ["logger": label]
         if let pipeline = metadata.removeValue(forKey: "pipeline") { labels["pipeline"] = "\(pipeline)" }
@@ -65,7 +76,7 @@ struct JSONLogHandler: LogHandler {
     }
 
     /// Writes `object` as one line.
-    static func write(_ object: [String: Any]) {
+    package static func write(_ object: [String: Any]) {
         guard var line = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         line.append(UInt8(ascii: "\n"))
         output.withLock { $0.write(line) }

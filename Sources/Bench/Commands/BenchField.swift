@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import CommandSupport
 import Emulator
 import Foundation
 import Kafka
@@ -83,14 +84,7 @@ struct BenchField: AsyncParsableCommand {
         Output.line(
             "bench field: \(requests * callsPerRequest) \(api) calls, quota \(Self.number(quota))/s, latency \(Self.number(latency)) + 0–\(Self.number(jitter)) ms over HTTPS, release build: \(BenchWorker.isRelease)"
         )
-        let signals = Task {
-            let signal = await Signals.waitForTermination()
-            guard !Task.isCancelled else { return }
-            await BenchChild.stopAll()
-            try? FileManager.default.removeItem(at: folder)
-            Output.line("bench field: stopped on \(signal)")
-            ProcessExit.now(130)
-        }
+        let signals = BenchChild.stopAllOnSignal("bench field", removing: folder)
         defer { signals.cancel() }
         var children: [BenchChild] = []
         defer { for child in children { Task { await child.stop() } } }

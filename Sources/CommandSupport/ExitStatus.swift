@@ -8,7 +8,7 @@ import Pipeline
 /// 1 is not among them: it is the answer "no" of a command that checks something (`reconcile`
 /// found a request without an outcome, `outcomes --subject` found the subject not erased,
 /// `demo` lost a request), not a failure.
-enum ExitStatus: Int32, Sendable, CaseIterable {
+package enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Everything worked.
     case ok = 0
     /// EX_USAGE: the command line is wrong (an unknown flag, a missing or malformed value); usage
@@ -36,7 +36,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case config = 78
 
     /// The status for a Kafka failure that ends a command.
-    init(_ error: KafkaError) {
+    package init(_ error: KafkaError) {
         switch error {
         case .invalidConfiguration, .malformedPropertyAssignment, .malformedPropertiesFile, .malformedPropertyVariable, .clientCreation:
             self = .config
@@ -64,13 +64,13 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
 
     /// The status for a pipeline file that cannot be used: configuration, whether the file is
     /// missing, unreadable or wrong.
-    init(_ error: PipelineFileError) {
+    package init(_ error: PipelineFileError) {
         self = .config
     }
 
     /// The status for credentials that cannot be had: a key file that is missing or unreadable
     /// is no input, one that is malformed is configuration.
-    init(_ error: CredentialsError) {
+    package init(_ error: CredentialsError) {
         switch error {
         case .fileNotFound, .unreadable: self = .noInput
         default: self = .config
@@ -82,7 +82,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     /// server that is there and did not answer (on GKE, GCE or Cloud Run it serves them) is
     /// unavailable; none there (off Google Cloud) or one without credentials is configuration,
     /// so a supervisor does not restart into the same failure.
-    init(_ error: ApplicationDefaultCredentials.NotFound) {
+    package init(_ error: ApplicationDefaultCredentials.NotFound) {
         if let keyFile = error.keyFileError {
             self.init(keyFile)
         } else {
@@ -92,7 +92,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
 
     /// The status for a worker that stopped itself: its Kafka error's, or internal for an
     /// outcome that cannot be encoded.
-    init(_ error: PipelineWorkerError) {
+    package init(_ error: PipelineWorkerError) {
         switch error {
         case .consumer(_, let kafka), .publish(_, _, let kafka): self.init(kafka)
         case .unpublishable: self = .software
@@ -101,7 +101,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
 
     /// The status for an error no command classified: a Kafka error by its kind, anything else
     /// internal.
-    init(unclassified error: any Error) {
+    package init(unclassified error: any Error) {
         switch error {
         case let error as RuntimeError: self = error.status
         case let error as ServiceFailure: self = error.status

@@ -8,20 +8,20 @@ import Kafka
 /// With `IIDBATCH_EXIT_CHECK=1` in the environment, the exit fails the process (status 70, a line
 /// on stderr) when a librdkafka thread still runs at the moment of exit: the switch the
 /// end-to-end tests use to prove that every Kafka client was destroyed first.
-enum ProcessExit {
+package enum ProcessExit {
     /// The environment switch of the exit check.
-    static let checkVariable = "IIDBATCH_EXIT_CHECK"
+    package static let checkVariable = "IIDBATCH_EXIT_CHECK"
     /// The status of a process whose exit check failed (EX_SOFTWARE).
-    static let checkFailedStatus = ExitStatus.software.rawValue
+    package static let checkFailedStatus = ExitStatus.software.rawValue
     /// How long the exit waits for the clients' destroys. By then every command has closed its
     /// clients, and a destroy takes milliseconds; only a client still referenced, or a destroy
     /// waiting for a broker that went away, takes longer. Kept short: `run`'s stop may already
     /// have spent most of a 60 s grace period on an unreachable cluster.
-    static let destroyWait = Duration.seconds(5)
+    package static let destroyWait = Duration.seconds(5)
 
     /// Ends the process with `status` once every Kafka client was destroyed, or after
     /// `destroyWait`.
-    static func exit(_ status: Int32) async -> Never {
+    package static func exit(_ status: Int32) async -> Never {
         var status = status
         let clients = await KafkaClients.awaitDestroyed(within: destroyWait)
         if !clients.live.isEmpty {
@@ -38,7 +38,7 @@ enum ProcessExit {
 
     /// Ends the process with `status` at once, without waiting for Kafka clients still in use:
     /// for a command stopped by a signal in the middle of work it cannot stop.
-    static func now(_ status: Int32) -> Never {
+    package static func now(_ status: Int32) -> Never {
         KafkaClients.exitProcess(status)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 
 /// Real-size items for benchmarks, the sizes Google's are: FCM registration tokens of 163
 /// characters (an installation id, `:APA91b`, then base64url), Firebase installation ids (FIDs)
@@ -55,17 +56,11 @@ enum BenchItems {
 
     /// SplitMix64 seeded by the index: its first word is a bijection of the seed.
     private struct Bits {
-        var state: UInt64
+        var random: SplitMix64
 
-        init(_ index: Int) { state = UInt64(bitPattern: Int64(index)) }
+        init(_ index: Int) { random = SplitMix64(seed: UInt64(bitPattern: Int64(index))) }
 
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        mutating func next() -> UInt64 { random.next() }
 
         /// `count` bytes, the first word's big-endian bytes first.
         mutating func bytes(_ count: Int) -> [UInt8] {

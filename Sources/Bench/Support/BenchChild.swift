@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import Synchronization
 
@@ -131,6 +132,21 @@ final class BenchChild: Sendable {
     /// emulator it uses): the benchmark is being stopped.
     static func stopAll() async {
         for child in live.withLock({ $0 }).reversed() { await child.stop() }
+    }
+
+    /// Until cancelled, waits for SIGINT or SIGTERM, then stops every child still running,
+    /// removes `folder`, says `<bench>: stopped on <signal>` and ends the process with 130: a
+    /// benchmark stopped by a signal leaves no process or file behind. Cancel it when the
+    /// benchmark ends.
+    static func stopAllOnSignal(_ bench: String, removing folder: URL) -> Task<Void, Never> {
+        Task {
+            let signal = await Signals.waitForTermination()
+            guard !Task.isCancelled else { return }
+            await stopAll()
+            try? FileManager.default.removeItem(at: folder)
+            Output.line("\(bench): stopped on \(signal)")
+            ProcessExit.now(130)
+        }
     }
 
     // MARK: - Events

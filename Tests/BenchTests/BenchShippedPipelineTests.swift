@@ -1,8 +1,9 @@
+import CommandSupport
 import Foundation
 import Pipeline
 import Testing
 
-@testable import iidbatch
+@testable import Bench
 
 /// A benchmark runs the shipped pipeline files as shipped: only topic and group names change,
 /// and each override is reported.

@@ -6,7 +6,7 @@ import NIOPosix
 import Pipeline
 
 /// What `run`, `demo` and the benchmarks share to start workers.
-enum WorkerSetup {
+package enum WorkerSetup {
     /// Makes SwiftNIO's event-loop threads run every Swift task of the process, in place of the
     /// default global executor's own thread pool, and says whether that took.
     ///
@@ -19,7 +19,7 @@ enum WorkerSetup {
     /// the circuit breaker allows for (`CircuitBreaker`). Call once, first thing, in a process
     /// that runs a worker.
     @discardableResult
-    static func runTasksOnEventLoops() -> Bool {
+    package static func runTasksOnEventLoops() -> Bool {
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
@@ -27,7 +27,7 @@ enum WorkerSetup {
     /// the loop's poll times them, with no Dispatch timer and no thread woken but the loop's
     /// (`WakeScheduler`). Never early: a timer due in part of a nanosecond waits the whole one, as
     /// the worker's machines take a wake before their instant for nothing to do.
-    static func eventLoopWakes() -> WakeScheduler {
+    package static func eventLoopWakes() -> WakeScheduler {
         let loop = NIOSingletons.posixEventLoopGroup.next()
         return WakeScheduler { instant, body in
             let (seconds, attoseconds) = (instant - .now).components
@@ -41,7 +41,7 @@ enum WorkerSetup {
     /// object per line in Cloud Logging's form (`JSONLogHandler`), and records the format for the
     /// process's last error line (`LogFormat.current`); in json with `linesAsLog`, the command's
     /// own lines become log lines too.
-    static func bootstrapLogging(_ levelName: String, format: String = LogFormat.text.rawValue, linesAsLog: Bool = false) throws {
+    package static func bootstrapLogging(_ levelName: String, format: String = LogFormat.text.rawValue, linesAsLog: Bool = false) throws {
         guard let chosen = LogFormat(rawValue: format) else {
             throw ValidationError("\(LogFormat.option): '\(format)' is not \(LogFormat.allCases.map(\.rawValue).joined(separator: " or "))")
         }
@@ -65,7 +65,7 @@ enum WorkerSetup {
 
     /// Hands librdkafka's log lines, and the Kafka module's own, to swift-log (label
     /// `iidbatch.kafka`), so they share the run's format and obey its `--log-level`.
-    static func kafkaLogHandler() -> @Sendable (KafkaLogLevel, String) -> Void {
+    package static func kafkaLogHandler() -> @Sendable (KafkaLogLevel, String) -> Void {
         let logger = Logger(label: "iidbatch.kafka")
         return { level, message in
             let mapped: Logger.Level =
@@ -82,7 +82,7 @@ enum WorkerSetup {
     }
 
     /// `configuration` with its log lines sent through swift-log.
-    static func logging(_ configuration: KafkaConfiguration) -> KafkaConfiguration {
+    package static func logging(_ configuration: KafkaConfiguration) -> KafkaConfiguration {
         var configuration = configuration
         configuration.logHandler = kafkaLogHandler()
         return configuration
