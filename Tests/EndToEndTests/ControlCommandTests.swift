@@ -38,7 +38,7 @@ struct ControlCommandTests {
         return end.merging(first) { _, unfinished in unfinished }
     }
 
-    @Test("pause: no call 1 s after the worker applies it, in-flight requests publish and commit exactly; rate-limit=5 holds; resume finishes the backlog")
+    @Test("pause: no call starts once the worker applies it, in-flight requests publish and commit exactly; rate-limit=5 holds; resume finishes the backlog")
     func pauseRateLimitResume() async throws {
         try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 100)) { fixture in
             let folder = try RunFolder(fixture, name: "control")
@@ -57,16 +57,17 @@ struct ControlCommandTests {
             #expect(pause.status == 0, "\(pause.output)")
             #expect(pause.output.contains("paused: false → true"), "set prints what changed: \(pause.output)")
             try await worker.waitFor("control: paused: false → true")
-            // The worker has applied the pause by now. How soon it reads the control topic depends
-            // on the broker and on the machine's load (the project's CI once took over a second on
-            // a busy 2-core runner), so the bound is taken from here, not from the write: calls
-            // started before the pause took effect finish; none arrives a second after it did.
+            // The worker has applied the pause by now: no call starts from here. Calls it started
+            // before (at most `concurrency: 4`) may still arrive, later than a second on a loaded
+            // 2-core runner (the project's CI saw two arrive 1.2 s after), so what is bounded is
+            // their number, not their arrival: unpaused, 3 s at 10 calls/s would bring 30.
             let applied = ContinuousClock.now
             try await Task.sleep(for: .seconds(3))
-            let late = fixture.backend.callArrivals(after: applied + .seconds(1))
+            let late = fixture.backend.callArrivals(after: applied)
             #expect(
-                late.isEmpty,
-                "\(late.count) calls arrived more than 1 s after the worker applied the pause (written \(applied - paused) before it was seen applied)")
+                late.count <= 4,
+                "\(late.count) calls arrived after the worker applied the pause, more than the 4 it may have had running (written \(applied - paused) before it was seen applied)"
+            )
             let callsWhilePaused = calls(fixture)
             #expect(callsWhilePaused < requests.count, "the pause came mid-run")
             // One call per request (10 items each, 10 per call, no faults): every request whose

@@ -71,9 +71,9 @@ struct WorkerMachineTests {
         #expect(started.count == 2, "one call per installation id")
         #expect(machine.statistics.records == 1 && machine.statistics.calls == 2)
 
-        let first = machine.callFinished(started[0].id, ok(1), now: start + .milliseconds(5), date: date)
+        let first = machine.callFinished(started[0].id, of: .deleteInstance, ok(1), now: start + .milliseconds(5), date: date)
         #expect(publications(first).isEmpty, "one of two items settled: no outcome yet")
-        let second = machine.callFinished(started[1].id, ok(1), now: start + .milliseconds(6), date: date)
+        let second = machine.callFinished(started[1].id, of: .deleteInstance, ok(1), now: start + .milliseconds(6), date: date)
         let published = publications(second)
         #expect(published.count == 1 && published.first?.outcome.counts == ["OK": 2])
         #expect(stored(second).isEmpty, "nothing is stored before the broker acknowledges the outcome")
@@ -99,7 +99,7 @@ struct WorkerMachineTests {
 
         let jobs = calls(actions)
         var last: [WorkerAction] = []
-        for job in jobs { last = machine.callFinished(job.id, ok(1), now: start + .seconds(6), date: date) }
+        for job in jobs { last = machine.callFinished(job.id, of: .deleteInstance, ok(1), now: start + .seconds(6), date: date) }
         let resumed = machine.published(publications(last)[0], .delivered, now: start + .seconds(7), date: date)
         #expect(paused(resumed) == [false], "nothing held: the partitions resume")
         #expect(!machine.consumerPaused)
@@ -128,7 +128,7 @@ struct WorkerMachineTests {
         let job = calls(received(&machine, deletion("a"), offset: 0, at: start))[0]
         let drain = machine.beginDrain(.all)
         #expect(drain != nil, "a call is running")
-        let answered = machine.callFinished(job.id, ok(1), now: start + .milliseconds(1), date: date)
+        let answered = machine.callFinished(job.id, of: .deleteInstance, ok(1), now: start + .milliseconds(1), date: date)
         #expect(!answered.contains { if case .drainEnded = $0 { true } else { false } }, "its outcome is still publishing")
         let other = machine.beginDrain(.partitions([partition], []))
         let acknowledged = machine.published(publications(answered)[0], .delivered, now: start + .milliseconds(2), date: date)
@@ -153,10 +153,38 @@ struct WorkerMachineTests {
         var machine = machine()
         _ = machine.assigned([partition])
         let job = calls(received(&machine, deletion("a"), offset: 0, at: start))[0]
-        let publication = publications(machine.callFinished(job.id, ok(1), now: start, date: date))[0]
+        let publication = publications(machine.callFinished(job.id, of: .deleteInstance, ok(1), now: start, date: date))[0]
         let refused = machine.published(
             publication, .refused(topic: "outcomes", KafkaError.closed(operation: "send")), now: start, date: date)
         #expect(refused.contains { if case .fail(.publish(let topic, let id, _)) = $0 { topic == "outcomes" && id == "a" } else { false } })
         #expect(stored(refused).isEmpty)
+    }
+
+    @Test("the breaker open with only suspect calls waiting at the in-flight bound lets new records in, the one way to close it")
+    func breakerAwaitingNewWorkWaivesBackpressure() {
+        var machine = machine { $0.maxInFlightItems = 1 }
+        _ = machine.assigned([partition])
+        let actions = received(&machine, deletion("stuck"), offset: 0, at: start)
+        #expect(machine.readsHeld, "one item held of one: reads are held")
+        let job = calls(actions)[0]
+        let outage = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "", retryAfter: nil)
+        let failed = machine.callFinished(job.id, of: .deleteInstance, .failed(outage), now: start + .milliseconds(10), date: date)
+        #expect(!machine.dispatch.breakerClosed, "one outage opens a breaker of threshold 1")
+        #expect(machine.dispatch.awaitsNewWork, "only the suspect attempt waits")
+        #expect(!machine.readsHeld, "a new record is the one thing that can show whether the backend or the item fails")
+        #expect(failed.contains { if case .wakeReader = $0 { true } else { false } }, "the held reader goes on")
+        // Past the hold limit the partitions are not paused for backpressure while it waits so.
+        let expired = machine.holdExpired(now: start + ReadGate.holdLimit + .milliseconds(10))
+        #expect(!paused(expired).contains(true))
+        #expect(!machine.consumerPaused)
+        // A new record arrives past the bound, its cooldown over: its call is the breaker's probe,
+        // whose success closes it.
+        let next = received(&machine, deletion("fresh"), offset: 1, at: start + ReadGate.holdLimit + .milliseconds(20))
+        #expect(machine.recordsRead == 2)
+        let probe = calls(next)
+        #expect(probe.map { Array($0.items) } == [["fid-fresh-0"]], "the new record's call probes, not the suspect's")
+        _ = machine.callFinished(probe[0].id, of: .deleteInstance, ok(1), now: start + ReadGate.holdLimit + .milliseconds(30), date: date)
+        #expect(machine.dispatch.breakerClosed)
+        #expect(!machine.dispatch.awaitsNewWork)
     }
 }

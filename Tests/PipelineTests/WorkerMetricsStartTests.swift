@@ -1,3 +1,4 @@
+import Foundation
 import InstanceAPI
 import MetricsTestKit
 import Testing
@@ -27,7 +28,12 @@ struct WorkerMetricsStartTests {
             try factory.expectCounter(MetricName.throttledAttempts.rawValue, [("pipeline", "deletions"), ("api", BackendAPI.deleteInstance.rawValue)])
                 .totalValue == 0)
         // The first success counts on the series made at the start.
-        metrics.outcomePublished(op: "installations.delete", status: "succeeded", codes: ["OK": 1], latency: .seconds(1))
+        var statistics = WorkerStatistics()
+        statistics.notePublished(
+            Outcome(
+                requestID: "r", op: .installationsDelete, target: [:], status: .succeeded, counts: ["OK": 1], failedItems: [], backendCalls: 1,
+                receivedAt: Date(), completedAt: Date()), deadLetter: nil, latency: .seconds(1))
+        metrics.follow(statistics)
         #expect(
             try factory.expectCounter(MetricName.items.rawValue, [("pipeline", "deletions"), ("op", "installations.delete"), ("code", "OK")])
                 .totalValue == 1)

@@ -1,3 +1,4 @@
+import Foundation
 import InstanceAPI
 import MetricsTestKit
 import Testing
@@ -10,13 +11,21 @@ struct WorkerMetricsTests {
     func seriesMadeOnce() throws {
         let factory = TestMetrics()
         let metrics = WorkerMetrics(pipeline: "p", factory: factory)
+        var statistics = WorkerStatistics()
+        let partial = Outcome(
+            requestID: "r", op: .topicsSubscribe, target: [:], status: .partial, counts: ["OK": 2, "NOT_FOUND": 1], failedItems: [], backendCalls: 1,
+            receivedAt: Date(), completedAt: Date())
         for _ in 0..<3 {
-            metrics.outcomePublished(op: "topics.subscribe", status: "partial", codes: ["OK": 2, "NOT_FOUND": 1], latency: .milliseconds(5))
+            statistics.notePublished(partial, deadLetter: nil, latency: .milliseconds(5))
+            metrics.follow(statistics)
         }
-        metrics.outcomePublished(op: "topics.subscribe", status: "succeeded", codes: ["OK": 4], latency: .milliseconds(5))
-        metrics.callAttempt(api: "iid-batch", status: "200", duration: .milliseconds(3))
-        metrics.callAttempt(api: "iid-batch", status: "429", duration: .milliseconds(3))
-
+        var succeeded = partial
+        succeeded.status = .succeeded
+        succeeded.counts = ["OK": 4]
+        statistics.notePublished(succeeded, deadLetter: nil, latency: .milliseconds(5))
+        statistics.callAnswers = ["iid-batch": ["200": 1, "429": 1]]
+        metrics.follow(statistics)
+        metrics.follow(statistics)  // nothing new: nothing counted again
         let requests = MetricName.requests.rawValue
         let items = MetricName.items.rawValue
         #expect(try factory.expectCounter(requests, [("pipeline", "p"), ("op", "topics.subscribe"), ("status", "partial")]).totalValue == 3)

@@ -83,6 +83,10 @@ struct WorkerMachine {
     /// Records read so far (redeliveries of records in flight excluded).
     var recordsRead: Int { counted.records }
 
+    /// What was counted so far, event by event, without the figures `statistics` adds from the
+    /// machines' state: what the metrics follow (`WorkerMetrics.follow(_:)`).
+    var counts: WorkerStatistics { counted }
+
     /// Whether the reader must wait before taking its next record: the gate holds reads, and the
     /// partitions are not paused (while they are no record comes, and the reader goes on reading
     /// to serve a rebalance at once).
@@ -154,9 +158,11 @@ struct WorkerMachine {
 
     // MARK: - Calls, timers, publications
 
-    /// The call `jobID` was answered.
-    mutating func callFinished(_ jobID: Int, _ answer: CallAnswer, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+    /// The call `jobID` of `api` was answered.
+    mutating func callFinished(_ jobID: Int, of api: BackendAPI, _ answer: CallAnswer, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+        let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
         if case .failed = answer { counted.failedCalls += 1 }
+        counted.callAnswers[api.rawValue, default: [:]][status, default: 0] += 1
         return dispatched(dispatch.finished(jobID: jobID, answer, now: now), now: now, date: date) + settled(now: now)
     }
 
@@ -180,7 +186,7 @@ struct WorkerMachine {
         case .delivered:
             let outcome = publication.outcome
             let latency = Duration.milliseconds(Int64(date.timeIntervalSince(outcome.receivedAt) * 1_000))
-            counted.notePublished(outcome, deadLetterItems: publication.deadLetter?.items, latency: latency)
+            counted.notePublished(outcome, deadLetter: publication.deadLetter.map { ($0.kind.rawValue, $0.items) }, latency: latency)
             actions += store(book.published(publication.ticket))
         case .abandoned:
             book.publishFailed(publication.ticket)
@@ -278,12 +284,9 @@ struct WorkerMachine {
         return performed
     }
 
-    /// Counts the requests `publications` complete and has them published.
-    private mutating func publish(_ publications: [Publication]) -> [WorkerAction] {
-        publications.map { publication in
-            counted.noteCompleted(publication.outcome)
-            return .publish(publication)
-        }
+    /// Has the requests `publications` complete published.
+    private func publish(_ publications: [Publication]) -> [WorkerAction] {
+        publications.map { .publish($0) }
     }
 
     /// After every event: the gate's decision on what is held now, whether its pause is waived

@@ -241,9 +241,7 @@ public actor PipelineWorker {
                 switch event {
                 case .record(let record):
                     let decoded = record.value.map { decoder.decode($0) } ?? .failure(RequestRejection(field: nil, reason: "the record has no value"))
-                    let before = machine.recordsRead
                     perform(machine.received(record, decoded, now: clock.now, date: Date()))
-                    if machine.recordsRead > before { metrics.recordConsumed() }
                 case .partitionsAssigned(let partitions):
                     perform(machine.assigned(partitions))
                 case .partitionsRevoked(let partitions, let lost):
@@ -288,18 +286,16 @@ public actor PipelineWorker {
         if machine.expireDrain(id) { drainWaiters.removeValue(forKey: id)?.resume(returning: false) }
     }
 
-    private func callFinished(_ jobID: Int, _ answer: CallAnswer) {
-        perform(machine.callFinished(jobID, answer, now: clock.now, date: Date()))
+    private func callFinished(_ jobID: Int, of api: BackendAPI, _ answer: CallAnswer) {
+        perform(machine.callFinished(jobID, of: api, answer, now: clock.now, date: Date()))
     }
 
     private func published(_ publication: Publication, _ result: PublishResult) {
+        let date = Date()
         if result == .delivered {
-            let outcome = publication.outcome
-            if let deadLetter = publication.deadLetter { metrics.deadLettered(kind: deadLetter.kind.rawValue) }
-            let latency = Duration.milliseconds(Int64(Date().timeIntervalSince(outcome.receivedAt) * 1_000))
-            metrics.outcomePublished(op: outcome.op?.rawValue ?? "none", status: outcome.status.rawValue, codes: outcome.counts, latency: latency)
+            metrics.observeRequest(latency: .milliseconds(Int64(date.timeIntervalSince(publication.outcome.receivedAt) * 1_000)))
         }
-        perform(machine.published(publication, result, now: clock.now, date: Date()))
+        perform(machine.published(publication, result, now: clock.now, date: date))
     }
 
     // MARK: - Performing the machine's actions
@@ -346,16 +342,14 @@ public actor PipelineWorker {
     }
 
     private func start(_ job: CallJob) {
-        if job.attempts > 0 { metrics.retried(items: job.items.count) }
         let executor = self.executor
         let metrics = self.metrics
         let api = job.op.api(on: configuration.topicBackend)
         spawn {
             let started = ContinuousClock.now
             let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
-            let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
-            metrics.callAttempt(api: api.rawValue, status: status, duration: .now - started)
-            await self.callFinished(job.id, answer)
+            metrics.observeCall(api: api.rawValue, duration: .now - started)
+            await self.callFinished(job.id, of: api, answer)
         }
     }
 
@@ -391,6 +385,7 @@ public actor PipelineWorker {
     }
 
     private func updateGauges() {
+        metrics.follow(machine.counts)
         let dispatch = machine.dispatch
         metrics.state(
             itemsInFlight: machine.book.itemsInFlight, pausedPartitions: machine.consumerPaused ? machine.book.assignedPartitions.count : 0,

@@ -17,6 +17,8 @@ final class WorkerMetrics: Sendable {
     private let circuitBreakerOpen: Gauge
     /// The throttling answers of each API already counted (`AdaptiveRate.throttles` is the count).
     private let throttlesCounted = Mutex<[BackendAPI: Int]>([:])
+    /// The statistics the counters last followed.
+    private let followed = Mutex(WorkerStatistics())
 
     /// Metrics of pipeline `pipeline`, made by `factory` (the process's metrics backend unless a
     /// test passes its own).
@@ -40,29 +42,61 @@ final class WorkerMetrics: Sendable {
         for api in apis { _ = counter(.throttledAttempts, ("api", api.rawValue)) }
     }
 
-    /// A record was read from the request topic.
-    func recordConsumed() { counter(.recordsConsumed).increment() }
+    /// Counts what `statistics` counted since the last call: records read, requests by op and
+    /// status, items by op and final code, dead letters by kind, call attempts by API and status,
+    /// item retries. The statistics are the one count of each event; the counters follow them.
+    /// A code the taxonomy does not know counts as UNKNOWN: its verbatim text (which a backend may
+    /// fill with a token) would make a series per text.
+    func follow(_ statistics: WorkerStatistics) {
+        let previous = followed.withLock { followed in
+            defer { followed = statistics }
+            return followed
+        }
+        if statistics.records > previous.records { counter(.recordsConsumed).increment(by: statistics.records - previous.records) }
+        if statistics.retries > previous.retries { counter(.itemRetries).increment(by: statistics.retries - previous.retries) }
+        if statistics.outcomes != previous.outcomes {
+            for (op, statuses) in statistics.outcomes {
+                for (status, count) in statuses {
+                    let added = count - (previous.outcomes[op]?[status] ?? 0)
+                    if added > 0 { counter(.requests, ("op", Self.opLabel(op)), ("status", status.rawValue)).increment(by: added) }
+                }
+            }
+        }
+        if statistics.itemCodes != previous.itemCodes {
+            for (op, codes) in statistics.itemCodes {
+                for (code, count) in codes {
+                    let added = count - (previous.itemCodes[op]?[code] ?? 0)
+                    if added > 0 {
+                        counter(.items, ("op", Self.opLabel(op)), ("code", code.hasPrefix("UNKNOWN(") ? "UNKNOWN" : code)).increment(by: added)
+                    }
+                }
+            }
+        }
+        for (kind, count) in statistics.deadLetterKinds where count > previous.deadLetterKinds[kind] ?? 0 {
+            counter(.deadLetters, ("kind", kind)).increment(by: count - (previous.deadLetterKinds[kind] ?? 0))
+        }
+        if statistics.callAnswers != previous.callAnswers {
+            for (api, statuses) in statistics.callAnswers {
+                for (status, count) in statuses {
+                    let added = count - (previous.callAnswers[api]?[status] ?? 0)
+                    if added > 0 { counter(.callAttempts, ("api", api), ("status", status)).increment(by: added) }
+                }
+            }
+        }
+    }
 
-    /// An outcome was acknowledged: the request's status and its items' final codes.
-    func outcomePublished(op: String, status: String, codes: [String: Int], latency: Duration) {
-        counter(.requests, ("op", op), ("status", status)).increment()
-        // A code the taxonomy does not know counts as UNKNOWN: its verbatim text (which a backend
-        // may fill with a token) would make a series per text.
-        for (code, count) in codes { counter(.items, ("op", op), ("code", code.hasPrefix("UNKNOWN(") ? "UNKNOWN" : code)).increment(by: count) }
+    /// A request's outcome was acknowledged `latency` after it arrived.
+    func observeRequest(latency: Duration) {
         timer(.requestDuration).recordNanoseconds(Self.nanoseconds(latency))
     }
 
-    /// A dead letter of `kind` was acknowledged.
-    func deadLettered(kind: String) { counter(.deadLetters, ("kind", kind)).increment() }
-
-    /// A call attempt of `api` ended with HTTP `status` (or `none` without an answer) after `duration`.
-    func callAttempt(api: String, status: String, duration: Duration) {
-        counter(.callAttempts, ("api", api), ("status", status)).increment()
+    /// A call attempt of `api` took `duration`, start to answer.
+    func observeCall(api: String, duration: Duration) {
         timer(.callDuration, ("api", api)).recordNanoseconds(Self.nanoseconds(duration))
     }
 
-    /// Items started again after a failed attempt.
-    func retried(items: Int) { counter(.itemRetries).increment(by: items) }
+    /// The label of an op as statistics name it (`?` for a rejected record without one).
+    private static func opLabel(_ op: String) -> String { op == "?" ? "none" : op }
 
     /// The state the gauges show: an API's rate while it has a pace (unpaced without a ceiling it
     /// has none), and the calls in flight each API may have.

@@ -4,16 +4,18 @@ public struct WorkerStatistics: Sendable, Hashable {
     public var records = 0
     /// Outcomes published, by op (`?` for a rejected record without one) and status.
     public var outcomes: [String: [OutcomeStatus: Int]] = [:]
-    /// Final item results, by op and code.
+    /// Final item results of acknowledged outcomes, by op and code.
     public var itemCodes: [String: [String: Int]] = [:]
     /// Backend call attempts made, and how many failed as a whole.
     public var calls = 0
+    /// Call attempts answered, by API and HTTP status (`none` without an answer).
+    public var callAnswers: [String: [String: Int]] = [:]
     /// Call attempts that failed as a whole (5xx, 429, timeouts, refused connections).
     public var failedCalls = 0
     /// Item attempts beyond each item's first.
     public var retries = 0
-    /// Dead-letter records published, and the items they hold (undecodable records count one).
-    public var deadLetters = 0
+    /// Dead-letter records published, by kind (`DeadLetter.Kind`).
+    public var deadLetterKinds: [String: Int] = [:]
     /// Items in published dead letters.
     public var deadLetterItems = 0
     /// Call attempts answered with throttling (`RESOURCE_EXHAUSTED`, HTTP 429).
@@ -39,26 +41,28 @@ public struct WorkerStatistics: Sendable, Hashable {
     /// No figures yet.
     public init() {}
 
+    /// Dead-letter records published in all.
+    public var deadLetters: Int { deadLetterKinds.values.reduce(0, +) }
+
     /// Outcomes published in all.
     public var outcomeCount: Int { outcomes.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
 
     /// Final items in all.
     public var items: Int { itemCodes.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
 
-    /// A request's items are all final: counts them by op and code (rejections hold no items).
-    mutating func noteCompleted(_ outcome: Outcome) {
-        guard outcome.status != .rejected else { return }
-        for (code, count) in outcome.counts { itemCodes[outcome.op?.rawValue ?? "?", default: [:]][code, default: 0] += count }
-    }
-
-    /// An outcome, and its dead letter of `deadLetterItems` items if any, was acknowledged
-    /// `latency` after its request arrived.
-    mutating func notePublished(_ outcome: Outcome, deadLetterItems: Int?, latency: Duration) {
-        outcomes[outcome.op?.rawValue ?? "?", default: [:]][outcome.status, default: 0] += 1
+    /// An outcome, and its dead letter of `kind` and `deadLetterItems` items if any, was
+    /// acknowledged `latency` after its request arrived: its status, and its items by final code
+    /// (a rejection holds none).
+    mutating func notePublished(_ outcome: Outcome, deadLetter: (kind: String, items: Int)?, latency: Duration) {
+        let op = outcome.op?.rawValue ?? "?"
+        outcomes[op, default: [:]][outcome.status, default: 0] += 1
+        if outcome.status != .rejected {
+            for (code, count) in outcome.counts { itemCodes[op, default: [:]][code, default: 0] += count }
+        }
         self.latency.record(latency)
-        if let deadLetterItems {
-            deadLetters += 1
-            self.deadLetterItems += deadLetterItems
+        if let deadLetter {
+            deadLetterKinds[deadLetter.kind, default: 0] += 1
+            deadLetterItems += deadLetter.items
         }
     }
 
@@ -68,9 +72,10 @@ public struct WorkerStatistics: Sendable, Hashable {
         for (op, statuses) in other.outcomes { outcomes[op, default: [:]].merge(statuses, uniquingKeysWith: +) }
         for (op, codes) in other.itemCodes { itemCodes[op, default: [:]].merge(codes, uniquingKeysWith: +) }
         calls += other.calls
+        for (api, statuses) in other.callAnswers { callAnswers[api, default: [:]].merge(statuses, uniquingKeysWith: +) }
         failedCalls += other.failedCalls
         retries += other.retries
-        deadLetters += other.deadLetters
+        deadLetterKinds.merge(other.deadLetterKinds, uniquingKeysWith: +)
         deadLetterItems += other.deadLetterItems
         breakerOpenings += other.breakerOpenings
         throttledCalls += other.throttledCalls

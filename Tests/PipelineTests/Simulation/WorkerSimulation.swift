@@ -225,7 +225,7 @@ struct WorkerSimulation {
         for run in job.origins.runs where admitted[run.request] != nil {
             for (index, position) in zip(run.indexes, run.positions) { admitted[run.request]!.lastCodes[index] = codes[position] }
         }
-        try perform(machine.callFinished(id, answer, now: now, date: Date()))
+        try perform(machine.callFinished(id, of: api, answer, now: now, date: Date()))
     }
 
     /// The code each item of a call of `count` items gets from `answer`: its own entry, `INTERNAL`
