@@ -158,6 +158,9 @@ struct WorkerMachineTests {
             publication, .refused(topic: "outcomes", KafkaError.closed(operation: "send")), now: start, date: date)
         #expect(refused.contains { if case .fail(.publish(let topic, let id, _)) = $0 { topic == "outcomes" && id == "a" } else { false } })
         #expect(stored(refused).isEmpty)
+        #expect(paused(refused) == [true], "the stop begins at once: the partitions pause")
+        #expect(received(&machine, deletion("b"), offset: 1, at: start).isEmpty, "no record is taken once the worker cannot publish")
+        #expect(machine.recordsRead == 1)
     }
 
     @Test("the breaker open with only suspect calls waiting at the in-flight bound lets new records in, the one way to close it")

@@ -10,7 +10,8 @@ import Kafka
 ///
 /// A pure value: every event carries its instants (`now` on the monotonic clock for timers,
 /// `date` on the wall clock for the times outcomes record), so it is tested, and driven by the
-/// seeded simulation, with an injected clock. Events after a stop change nothing.
+/// seeded simulation, with an injected clock. Once a stop began no record is taken and no call
+/// starts after `finishStop()`; answers and acknowledgements of work in flight are still booked.
 struct WorkerMachine {
     /// The worker's life: running, draining for a stop, stopped.
     enum Phase: Sendable {
@@ -108,6 +109,7 @@ struct WorkerMachine {
             return []
         case .rejected(let publication):
             counted.records += 1
+            if gate.state != .open, backpressureWaived { readsPastBound += 1 }
             actions.append(.log(.info, "rejected \(record.topicPartition) offset \(record.offset): \(publication.outcome.reason ?? "")"))
             actions += publish([publication])
         case .admitted(let handle, let request):
@@ -191,8 +193,11 @@ struct WorkerMachine {
         case .abandoned:
             book.publishFailed(publication.ticket)
         case .refused(let topic, let error), .tooLarge(let topic, let error):
+            // The worker cannot go on: it takes no record from here (what it would read could
+            // never be published either), and stops without a drain.
             book.publishFailed(publication.ticket)
             actions.append(.fail(.publish(topic: topic, requestID: publication.outcome.requestID, error)))
+            actions += beginStop(now: now) ?? []
         }
         return actions + settled(now: now)
     }
@@ -327,11 +332,13 @@ struct WorkerMachine {
             case .releaseReads:
                 performed.append(.releaseReads)
             case .pausePartitions:
-                performed.append(
-                    .log(
-                        .info,
-                        "\(book.itemsInFlight) items in \(book.bytesInFlight) record bytes held for \(ReadGate.holdLimit): pausing the partitions until half of them are done"
-                    ))
+                if !backpressureWaived {
+                    performed.append(
+                        .log(
+                            .info,
+                            "\(book.itemsInFlight) items in \(book.bytesInFlight) record bytes held for \(ReadGate.holdLimit): pausing the partitions until half of them are done"
+                        ))
+                }
                 performed += setPause(.backpressure, !backpressureWaived)
             case .resumePartitions:
                 performed += setPause(.backpressure, false)

@@ -64,9 +64,13 @@ public actor PipelineWorker {
     private var progress = ProgressWaiters()
     /// Why the worker stopped itself, if it did.
     public private(set) var failure: PipelineWorkerError?
+    /// Whether `stop(drain:)` began (it runs once).
+    private var stopStarted = false
 
     /// A worker for `configuration`, joining its consumer group, calling through `client`, or
-    /// a view of it for the file's `project:` (`PipelineConfiguration.client(from:)`).
+    /// a view of it for the file's `project:` (`PipelineConfiguration.client(from:)`); `wakes`
+    /// runs its timers (`WakeScheduler`: a process whose tasks run on NIO event loops passes one
+    /// on a loop).
     ///
     /// - Throws: the consumer's or producer's configuration error.
     public init(
@@ -188,8 +192,9 @@ public actor PipelineWorker {
     }
 
     private func stop(drain: Bool) async {
-        guard let actions = machine.beginStop(now: clock.now) else { return }
-        perform(actions)
+        guard !stopStarted else { return }
+        stopStarted = true
+        if let actions = machine.beginStop(now: clock.now) { perform(actions) }
         if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) {
             logger.warning(
                 "stopping with \(machine.book.requestsInFlight) requests unfinished after \(configuration.drainTimeout); they will be delivered again")
@@ -208,12 +213,14 @@ public actor PipelineWorker {
         spawner.finish()
     }
 
-    /// The worker cannot go on: logs why, records it and stops without waiting for a drain.
-    private func fail(_ error: PipelineWorkerError) async {
+    /// The worker cannot go on: logs why, records it, takes no record from now on, and stops
+    /// without waiting for a drain (in a task of its own: the stop awaits the clients).
+    private func fail(_ error: PipelineWorkerError) {
         guard failure == nil else { return }
         failure = error
         logger.critical("\(error); stopping the worker")
-        await stop(drain: false)
+        if let actions = machine.beginStop(now: clock.now) { perform(actions) }
+        spawn { await self.stop(drain: false) }
     }
 
     /// Hands `task` to `run()`'s task group.
@@ -250,7 +257,7 @@ public actor PipelineWorker {
                 await readsAllowed()
             }
         } catch {
-            await fail(.consumer(topic: configuration.requestTopic, error))
+            fail(.consumer(topic: configuration.requestTopic, error))
         }
     }
 
@@ -334,7 +341,7 @@ public actor PipelineWorker {
             case .log(let level, let line):
                 logger.log(level: level, "\(line)")
             case .fail(let error):
-                spawn { await self.fail(error) }
+                fail(error)
             }
         }
         if !progress.isEmpty { progress.resume(with: machine.statistics) }
@@ -361,7 +368,7 @@ public actor PipelineWorker {
             exports = try publication.groupExports.map { ($0.recordKey, try $0.wireBytes()) }
         } catch {
             // Outcomes are plain values; this cannot fail short of a bug. Do not lose the record.
-            spawn { await self.fail(.unpublishable(requestID: publication.outcome.requestID, reason: "\(error)")) }
+            fail(.unpublishable(requestID: publication.outcome.requestID, reason: "\(error)"))
             return
         }
         let publisher = self.publisher

@@ -17,8 +17,30 @@ final class WorkerMetrics: Sendable {
     private let circuitBreakerOpen: Gauge
     /// The throttling answers of each API already counted (`AdaptiveRate.throttles` is the count).
     private let throttlesCounted = Mutex<[BackendAPI: Int]>([:])
-    /// The statistics the counters last followed.
-    private let followed = Mutex(WorkerStatistics())
+    /// The figures the counters last followed: only those, not the whole statistics, whose
+    /// latency histogram the snapshot would otherwise share and copy on the next outcome.
+    private let followed = Mutex(Followed())
+
+    /// The counted figures of `WorkerStatistics` the counters follow.
+    private struct Followed: Sendable {
+        var records = 0
+        var retries = 0
+        var outcomes: [String: [OutcomeStatus: Int]] = [:]
+        var itemCodes: [String: [String: Int]] = [:]
+        var deadLetterKinds: [String: Int] = [:]
+        var callAnswers: [String: [String: Int]] = [:]
+
+        init() {}
+
+        init(_ statistics: WorkerStatistics) {
+            records = statistics.records
+            retries = statistics.retries
+            outcomes = statistics.outcomes
+            itemCodes = statistics.itemCodes
+            deadLetterKinds = statistics.deadLetterKinds
+            callAnswers = statistics.callAnswers
+        }
+    }
 
     /// Metrics of pipeline `pipeline`, made by `factory` (the process's metrics backend unless a
     /// test passes its own).
@@ -49,7 +71,7 @@ final class WorkerMetrics: Sendable {
     /// fill with a token) would make a series per text.
     func follow(_ statistics: WorkerStatistics) {
         let previous = followed.withLock { followed in
-            defer { followed = statistics }
+            defer { followed = Followed(statistics) }
             return followed
         }
         if statistics.records > previous.records { counter(.recordsConsumed).increment(by: statistics.records - previous.records) }

@@ -47,7 +47,7 @@ public struct WorkerStatistics: Sendable, Hashable {
     /// Outcomes published in all.
     public var outcomeCount: Int { outcomes.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
 
-    /// Final items in all.
+    /// Final items of acknowledged outcomes in all.
     public var items: Int { itemCodes.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
 
     /// An outcome, and its dead letter of `kind` and `deadLetterItems` items if any, was

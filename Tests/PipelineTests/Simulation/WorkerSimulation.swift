@@ -312,6 +312,9 @@ struct WorkerSimulation {
                         "call \(job.id) of \(api) started with \(ofAPI) of its calls running, its limit \(limit), the cap \(configuration.concurrency)")
                 }
                 guard !operatorPaused else { throw violation("call \(job.id) started while the operator paused the pipeline") }
+                for run in job.origins.runs where admitted[run.request]?.published == true {
+                    throw violation("call \(job.id) carries items \(run.indexes) of request \(admitted[run.request]!.id), already published")
+                }
                 guard job.items.count == job.origins.count, job.items.count > 0,
                     job.items.count <= configuration.itemsPerCall(job.op)
                 else { throw violation("call \(job.id) of \(job.op) carries \(job.items.count) items, \(job.origins.count) origins") }
@@ -355,7 +358,8 @@ struct WorkerSimulation {
         defer { pending.append(publication) }
         let outcome = publication.outcome
         guard outcome.status != .rejected else { return }
-        guard let handle = handleByID[outcome.requestID], let request = admitted[handle] else { return }
+        guard let handle = handleByID[outcome.requestID] else { throw violation("an outcome of \(outcome.requestID), a request never admitted") }
+        guard let request = admitted[handle] else { throw violation("an outcome of \(outcome.requestID) after its partition was revoked") }
         guard !request.published else { throw violation("request \(request.id) published twice") }
         admitted[handle]!.published = true
         let counted = outcome.counts.values.reduce(0, +)
@@ -364,6 +368,10 @@ struct WorkerSimulation {
         }
         var expected: [String: Int] = [:]
         for code in request.lastCodes.values { expected[code.rawValue, default: 0] += 1 }
+        // Each failed item by its own index and code, not only the totals.
+        for failed in outcome.failedItems where request.lastCodes[failed.index] != failed.code {
+            throw violation("item \(failed.index) of \(request.id) reported \(failed.code), its last answer \(String(describing: request.lastCodes[failed.index]))")
+        }
         guard expected == outcome.counts else {
             throw violation("outcome of \(request.id) counts \(outcome.counts.sorted { $0.key < $1.key }), its answers \(expected.sorted { $0.key < $1.key })")
         }
