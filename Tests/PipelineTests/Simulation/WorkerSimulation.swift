@@ -370,7 +370,8 @@ struct WorkerSimulation {
         for code in request.lastCodes.values { expected[code.rawValue, default: 0] += 1 }
         // Each failed item by its own index and code, not only the totals.
         for failed in outcome.failedItems where request.lastCodes[failed.index] != failed.code {
-            throw violation("item \(failed.index) of \(request.id) reported \(failed.code), its last answer \(String(describing: request.lastCodes[failed.index]))")
+            let last = request.lastCodes[failed.index].map(\.rawValue) ?? "none"
+            throw violation("item \(failed.index) of \(request.id) reported \(failed.code), its last answer \(last)")
         }
         guard expected == outcome.counts else {
             throw violation("outcome of \(request.id) counts \(outcome.counts.sorted { $0.key < $1.key }), its answers \(expected.sorted { $0.key < $1.key })")
