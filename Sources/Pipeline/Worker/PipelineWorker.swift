@@ -22,8 +22,10 @@ import Logging
 ///   of a revoked partition never starts after the revoke returns.
 /// - At most `maxInFlightItems` items and `maxInFlightBytes` record bytes are held until their
 ///   outcomes are acknowledged; past either the worker takes no more records (`ReadGate`: it holds
-///   its reads, then pauses its partitions if that lasts); while the circuit breaker is open,
-///   partitions are paused, newly assigned ones included.
+///   its reads, then pauses its partitions if that lasts), but for up to
+///   `WorkerMachine.probeRecords` records per opening of the circuit breaker while only calls
+///   that failed like an outage wait (new work is then the one way to close it); while the
+///   breaker is open and other work waits, partitions are paused, newly assigned ones included.
 /// - Operator overrides (`apply(_:)`) take effect at once: while paused no call starts, calls in
 ///   flight finish and publish, and partitions stay paused with the group kept.
 /// - `shutdown()` stops fetching, finishes in-flight work within `drainTimeout` (abandoning the
