@@ -22,7 +22,7 @@ struct MigrationTests {
             #expect(pipeline.topicBackend == .fcmV1)
             #expect(pipeline.turnedDownAPIs.isEmpty, "the shipped topic pipeline calls nothing that is turned down")
             let tokens = fixture.seedTokens(300, prefix: "mig")
-            let fids = (0..<40).map { String(format: "fid%019d", $0) }
+            let fids = (0..<40).map { "fid\(NumberText.digits($0, width: 19))" }
             fixture.backend.seed(SeedRequest(installations: fids))
             let busy = tokens[0]
             let manyTopics = (0..<12).map { "many-\($0)" }

@@ -13,7 +13,7 @@ struct PipelineFaultTests {
     func transientFaults() async throws {
         try await withPipelineFixture(faults: FaultPlan(itemErrors: ["INTERNAL": 0.2], quota: ["installations.delete": 200])) { fixture in
             let tokens = fixture.seedTokens(3_000, prefix: "transient")
-            let fids = (0..<300).map { String(format: "fid-transient-%08d", $0) }
+            let fids = (0..<300).map { "fid-transient-\(NumberText.digits($0, width: 8))" }
             fixture.backend.seed(SeedRequest(installations: fids))
             var requests = stride(from: 0, to: tokens.count, by: 250).map { start in
                 PipelineRequest(id: "topics-\(start)", op: .topicsSubscribe, target: .topic("t\(start % 3)"), items: Array(tokens[start..<start + 250]))

@@ -15,7 +15,7 @@ struct PipelineOperationTests {
             let tokens = fixture.seedTokens(10, prefix: "op")
             let fids = ["fid-op-0000000000001", "fid-op-0000000000002"]
             fixture.backend.seed(SeedRequest(installations: fids))
-            let apns = (1...3).map { String(format: "%064x", $0 * 7_919) }
+            let apns = (1...3).map { NumberText.digits($0 * 7_919, radix: 16, width: 64) }
             let requests = [
                 PipelineRequest(id: "sub", op: .topicsSubscribe, target: .topic("movies"), items: Array(tokens[0..<5])),
                 PipelineRequest(id: "unsub", op: .topicsUnsubscribe, target: .topic("movies"), items: [tokens[0]]),
@@ -64,7 +64,7 @@ struct PipelineOperationTests {
             requests += [100, 101].map { count in
                 PipelineRequest(
                     id: "import-\(count)", op: .apnsImport, target: .apns(application: "app\(count)", sandbox: false),
-                    items: (0..<count).map { String(format: "%064x", $0 + 1) })
+                    items: (0..<count).map { NumberText.digits($0 + 1, radix: 16, width: 64) })
             }
             // 21 one-member creates of one group: packed into 20, then 1 more (ALREADY_EXISTS is
             // resolved to the existing group, which is full).

@@ -1,5 +1,6 @@
 import Emulator
 import Foundation
+import InstanceAPI
 import Kafka
 import Pipeline
 import Testing
@@ -21,7 +22,7 @@ struct ReplayCommandTests {
             let folder = try OperatorCommand.temporaryFolder("replay")
             defer { try? FileManager.default.removeItem(at: folder) }
             let tokens = fixture.seedTokens(2_500, prefix: "movie-fan")
-            let apns = (0..<150).map { String(format: "%064x", 0xa000 + $0) }
+            let apns = (0..<150).map { NumberText.digits(0xa000 + $0, radix: 16, width: 64) }
             try (tokens.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("tokens.txt"), atomically: true, encoding: .utf8)
             try (apns.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("apns.txt"), atomically: true, encoding: .utf8)
             let worker = try fixture.startWorker(

@@ -24,7 +24,7 @@ struct ReviewDefectTests {
             // would pass the producer's 1,000,000-byte limit.
             let huge = PipelineRequest(
                 id: "erase-huge", op: .installationsDelete, target: .subject("subject-1"),
-                items: (0..<14_000).map { String(format: "fid-%018d", $0) })
+                items: (0..<14_000).map { "fid-\(NumberText.digits($0, width: 18))" })
             let small = PipelineRequest(id: "erase-small", op: .installationsDelete, target: .subject("subject-1"), items: ["fid-a", "fid-b"])
             let worker = try fixture.startWorker(fixture.pipeline())
             try await fixture.submit([huge, small], key: { _ in "subject-1" })

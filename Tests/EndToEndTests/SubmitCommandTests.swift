@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 import Kafka
 import Pipeline
 import Testing
@@ -9,7 +10,7 @@ import Testing
 struct SubmitCommandTests {
     /// 25,000 good tokens with two bad lines and a blank one in between; returns the tokens.
     private func writeTokens(to file: URL) throws -> [String] {
-        let tokens = (1...25_000).map { String(format: "tok-%06d", $0) }
+        let tokens = (1...25_000).map { "tok-\(NumberText.digits($0, width: 6))" }
         var lines = tokens
         lines.insert("bad token", at: 100)  // line 101
         lines.insert("", at: 5_000)  // line 5001
@@ -81,7 +82,7 @@ struct SubmitCommandTests {
         let kafka = try EmbeddedKafka(brokers: 1)
         try kafka.createTopic("deletions", partitions: 2)
         try kafka.createTopic("imports", partitions: 2)
-        let fids = (1...250).map { String(format: "fid-user-7-%06d", $0) }
+        let fids = (1...250).map { "fid-user-7-\(NumberText.digits($0, width: 6))" }
         let csv = "user,fid\n" + fids.map { "user-7,\($0)" }.joined(separator: "\n") + "\n"
         let deleted = try await OperatorCommand.run(
             ["submit", "--op", "installations.delete", "--subject", "user-7", "--format", "csv", "--column", "fid", "--request-topic", "deletions", "-"],
@@ -92,7 +93,7 @@ struct SubmitCommandTests {
         #expect(deletions.allSatisfy { $0.record.key == Array("user-7".utf8) && $0.request.target == .subject("user-7") })
         #expect(deletions.flatMap(\.request.items) == fids)
 
-        let apns = (0..<120).map { String(format: "%064x", $0 + 1) }
+        let apns = (0..<120).map { NumberText.digits($0 + 1, radix: 16, width: 64) }
         let imported = try await OperatorCommand.run(
             ["submit", "--op", "apns.import", "--application", "com.example.ios", "--sandbox", "--request-topic", "imports", "-"],
             brokers: kafka.bootstrapServers, stdin: Data((apns.joined(separator: "\n") + "\nnot-hex\n").utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 import Kafka
 import Pipeline
 import Testing
@@ -10,7 +11,7 @@ struct SubmitDelimiterCommandTests {
     func semicolonFromStdin() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)
         try kafka.createTopic("deletions", partitions: 1)
-        let fids = (1...150).map { String(format: "fid-user-9-%06d", $0) }
+        let fids = (1...150).map { "fid-user-9-\(NumberText.digits($0, width: 6))" }
         let csv = "\u{FEFF}user;fid;device\r\n" + fids.map { "user-9;\($0);\"Pixel; 8\"" }.joined(separator: "\r\n") + "\r\n"
         let result = try await OperatorCommand.run(
             ["submit", "--op", "installations.delete", "--subject", "user-9", "--csv-delimiter", ";", "--column", "fid", "--request-topic", "deletions", "-"],

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import CommandSupport
 import Emulator
 import Foundation
+import InstanceAPI
 import Kafka
 import NIOSSL
 import Pipeline
@@ -140,7 +141,7 @@ struct BenchField: AsyncParsableCommand {
         children.removeAll()
     }
 
-    private static func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value) }
+    private static func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : NumberText.fixed(value, places: 1) }
 
     // MARK: - TLS: the emulator's certificate, trusted by the worker and the stats reads
 

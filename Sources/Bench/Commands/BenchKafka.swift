@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
+import InstanceAPI
 import Kafka
 
 /// `iidbatch bench kafka`: produce and consume throughput through the Kafka module.
@@ -139,6 +140,7 @@ struct BenchKafka: AsyncParsableCommand {
         let perSecond = Double(records) / max(seconds, 1e-9)
         let megabytes = perSecond * Double(size) / 1_000_000
         let extra = note.isEmpty ? "" : " (\(note))"
-        Output.line(String(format: "%@: %d records in %.2f s = %.0f records/s, %.1f MB/s%@", phase, records, seconds, perSecond, megabytes, extra))
+        let rates = "\(NumberText.fixed(perSecond, places: 0)) records/s, \(NumberText.fixed(megabytes, places: 1)) MB/s"
+        Output.line("\(phase): \(records) records in \(NumberText.fixed(seconds, places: 2)) s = \(rates)\(extra)")
     }
 }

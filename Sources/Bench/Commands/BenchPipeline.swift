@@ -57,7 +57,7 @@ struct BenchPipeline: AsyncParsableCommand {
         // As `iidbatch run` runs its worker: Swift tasks on SwiftNIO's event loops.
         WorkerSetup.runTasksOnEventLoops()
         let target = try await BenchTarget.make(connections: concurrency)
-        let pool = (0..<min(items, 50_000)).map { String(format: "bench-token-%07d", $0) }
+        let pool = (0..<min(items, 50_000)).map { "bench-token-\(NumberText.digits($0, width: 7))" }
         target.server.backend.seed(SeedRequest(tokens: pool))
         let topics = max(1, concurrency * 2)
         Output.line(
@@ -130,8 +130,8 @@ struct BenchPipeline: AsyncParsableCommand {
             String(
                 format: "pipeline:      %.0f items/s (%d requests, %d calls, %.1f s after a %.1f s group join); request→outcome p50 %.0f ms, p99 %.0f ms",
                 itemsPerSecond, requests.count, statistics.calls, seconds, join, p50, p99))
-        Output.line(String(format: "ratio:         %.2f of the raw ceiling", itemsPerSecond / rawItems))
-        Output.line("peak RSS:      \(Self.peakResidentMegabytes().map { String(format: "%.0f MiB", $0) } ?? "unknown") (the whole process)")
+        Output.line("ratio:         \(NumberText.fixed(itemsPerSecond / rawItems, places: 2)) of the raw ceiling")
+        Output.line("peak RSS:      \(Self.peakResidentMegabytes().map { "\(NumberText.fixed($0, places: 0)) MiB" } ?? "unknown") (the whole process)")
         kafka.shutdown()
         await target.shutdown()
     }

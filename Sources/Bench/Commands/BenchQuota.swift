@@ -229,6 +229,6 @@ struct BenchQuota: AsyncParsableCommand {
     /// The most backlog bytes the bench produces into the embedded cluster.
     static let backlogBytesLimit = 1 << 30
 
-    private static func number(_ value: Double) -> String { String(format: "%.1f", value) }
-    private static func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
+    private static func number(_ value: Double) -> String { NumberText.fixed(value, places: 1) }
+    private static func percent(_ value: Double) -> String { NumberText.fixed(value * 100, places: 1) + " %" }
 }

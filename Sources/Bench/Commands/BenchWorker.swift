@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
+import InstanceAPI
 import Kafka
 import Pipeline
 
@@ -186,7 +187,7 @@ struct BenchWorker: AsyncParsableCommand {
         if !besideCPU.isEmpty {
             Output.line(
                 "  beside it, on the same \(ProcessInfo.processInfo.activeProcessorCount) cores in the same window: "
-                    + besideCPU.map { String(format: "%@ %.3f", $0.0, $0.1 / millions) }.joined(separator: ", ") + " CPU-s per million items")
+                    + besideCPU.map { "\($0.0) \(NumberText.fixed($0.1 / millions, places: 3))" }.joined(separator: ", ") + " CPU-s per million items")
         }
         Output.line(outcomes.resultsLine)
         for child in children.reversed() { await child.stop() }

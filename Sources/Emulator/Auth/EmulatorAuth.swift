@@ -56,7 +56,7 @@ final class EmulatorAuth: Sendable {
 
     /// A new access token for `project`, valid for the token lifetime.
     func issueToken(project: String) -> TokenResponse {
-        let token = "ya29.emu-" + (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let token = "ya29.emu-" + (0..<24).map { _ in NumberText.digits(UInt8.random(in: 0...255), radix: 16, width: 2) }.joined()
         state.withLock { $0.tokens[token] = (project, Date().addingTimeInterval(TimeInterval(tokenLifetime))) }
         return TokenResponse(accessToken: token, expiresIn: tokenLifetime)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 import _CryptoExtras
 
 /// A Google service-account key (the JSON file the console hands out), able to sign the JWT
@@ -76,7 +77,7 @@ public struct ServiceAccountCredentials: Sendable, CustomStringConvertible {
         projectID: String, clientEmail: String, tokenURI: String
     ) throws -> (json: Data, publicKeyPEM: String, keyID: String) {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let keyID = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let keyID = (0..<20).map { _ in NumberText.digits(UInt8.random(in: 0...255), radix: 16, width: 2) }.joined()
         let file: [String: String] = [
             "type": "service_account", "project_id": projectID, "private_key_id": keyID,
             "private_key": key.pkcs8PEMRepresentation, "client_email": clientEmail,

@@ -1,6 +1,7 @@
 import CommandSupport
 import Emulator
 import Foundation
+import InstanceAPI
 import Pipeline
 
 /// The demo's closing report.
@@ -27,7 +28,7 @@ struct DemoSummary {
         let seconds = max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 0.001)
         let latency = [0.5, 0.99].map { statistics.latency.percentile($0).map { "\(Int(($0 / .milliseconds(1)).rounded())) ms" } ?? "-" }
         Output.line(
-            "throughput: \(validItems) items in \(String(format: "%.1f", seconds)) s = \(Int(Double(validItems) / seconds)) items/s; request→outcome p50 \(latency[0]), p99 \(latency[1])"
+            "throughput: \(validItems) items in \(NumberText.fixed(seconds, places: 1)) s = \(Int(Double(validItems) / seconds)) items/s; request→outcome p50 \(latency[0]), p99 \(latency[1])"
         )
         Output.line(
             "backend: \(statistics.calls) call attempts (\(statistics.failedCalls) failed whole), \(statistics.retries) item retries, circuit breaker opened \(statistics.breakerOpenings) times"

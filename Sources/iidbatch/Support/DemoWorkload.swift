@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 import Pipeline
 
 /// The demo's requests: a realistic mix of topic changes, deletions, APNs imports and
@@ -29,7 +30,7 @@ struct DemoWorkload {
     /// A workload of about `scale` × (100k topic changes, 10k deletions, 5k imports, 300 group changes).
     init(scale: Double, topics: (changes: String, deletions: String, imports: String, groups: String), seed: UInt64 = 7) {
         random = seed
-        let pool = (0..<max(1_000, Int(20_000 * scale))).map { String(format: "demo-token-%06d", $0) }
+        let pool = (0..<max(1_000, Int(20_000 * scale))).map { "demo-token-\(NumberText.digits($0, width: 6))" }
         tokens = pool
         var lanes: [[Record]] = [
             topicChanges(Int(100_000 * scale), pool: pool, topic: topics.changes),
@@ -76,7 +77,7 @@ struct DemoWorkload {
     private mutating func deletions(_ total: Int, topic: String) -> [Record] {
         var records: [Record] = []
         for start in stride(from: 0, to: total, by: 20) {
-            let ids = (start..<min(start + 20, total)).map { String(format: "fid-demo-%013d", $0) }
+            let ids = (start..<min(start + 20, total)).map { "fid-demo-\(NumberText.digits($0, width: 13))" }
             // About 2 % were erased before (or never existed): ALREADY_ABSENT, a success.
             installations += ids.filter { _ in next(50) != 0 }
             let subject = "subject-\(start / 20)"
@@ -90,7 +91,7 @@ struct DemoWorkload {
         var records: [Record] = []
         for start in stride(from: 0, to: total, by: 50) {
             let tokens = (start..<min(start + 50, total)).map { n -> String in
-                next(100) == 0 ? "not-an-apns-token-\(n)" : String(format: "%064x", UInt64(n) &* 0x9E37_79B9_7F4A_7C15)
+                next(100) == 0 ? "not-an-apns-token-\(n)" : NumberText.digits(UInt64(n) &* 0x9E37_79B9_7F4A_7C15, radix: 16, width: 64)
             }
             records.append(
                 Self.record(

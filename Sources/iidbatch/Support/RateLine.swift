@@ -1,3 +1,4 @@
+import InstanceAPI
 import Pipeline
 
 /// How the command line writes the adaptive rates of a worker's statistics.
@@ -6,6 +7,6 @@ enum RateLine {
     /// (none was throttled and there is no rate-limit, or no call was made yet).
     static func describe(_ statistics: WorkerStatistics) -> String {
         guard !statistics.rates.isEmpty else { return "unpaced" }
-        return statistics.rates.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))/s" }.joined(separator: ", ")
+        return statistics.rates.sorted { $0.key < $1.key }.map { "\($0.key) \(NumberText.fixed($0.value, places: 1))/s" }.joined(separator: ", ")
     }
 }
