@@ -190,4 +190,35 @@ struct WorkerMachineTests {
         #expect(machine.dispatch.breakerClosed)
         #expect(!machine.dispatch.awaitsNewWork)
     }
+
+    @Test("the waiver reads at most probeRecords records past the bound per opening of the breaker, then holds again")
+    func waiverEnds() {
+        var machine = machine { $0.maxInFlightItems = 1 }
+        _ = machine.assigned([partition])
+        let outage = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "", retryAfter: nil)
+        var now = start
+        var offset: Int64 = 0
+        /// Admits one record, runs its call as the breaker's probe (timers fired until it starts)
+        /// and fails it like an outage.
+        func admitAndFail(_ machine: inout WorkerMachine) {
+            var started = calls(received(&machine, deletion("r\(offset)"), offset: offset, at: now))
+            offset += 1
+            while started.isEmpty {
+                now += .seconds(5)
+                started = calls(machine.timerFired(now: now, date: date))
+            }
+            now += .milliseconds(10)
+            _ = machine.callFinished(started[0].id, of: .deleteInstance, .failed(outage), now: now, date: date)
+        }
+        admitAndFail(&machine)  // at the bound, and the breaker opens
+        for read in 1...WorkerMachine.probeRecords {
+            #expect(!machine.readsHeld && !machine.consumerPaused, "record \(read) past the bound may be read")
+            admitAndFail(&machine)
+        }
+        #expect(machine.dispatch.awaitsNewWork, "every attempt failed like an outage")
+        now += ReadGate.holdLimit
+        _ = machine.holdExpired(now: now)
+        #expect(machine.readsHeld || machine.consumerPaused, "after \(WorkerMachine.probeRecords) records past the bound, reads stop")
+        #expect(machine.recordsRead == WorkerMachine.probeRecords + 1)
+    }
 }
