@@ -8,7 +8,11 @@ import Testing
 
 @Suite("The backend transport over HTTP/2: streams on shared connections, GOAWAY, a lost connection, cancelled and late calls")
 struct BackendTransportHTTP2Tests {
-    private let group = MultiThreadedEventLoopGroup.singleton
+    /// Event loops of this suite's own, for its servers and transports: on the process's
+    /// singleton, shared with every other suite running at once, a busy clean-clone run left
+    /// calls here without an answer for their 30 s deadline.
+    private static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    private let group = Self.loops
 
     /// A transport trusting the test certificate.
     private func transport() throws -> BackendTransport {

@@ -8,7 +8,11 @@ import Testing
 
 @Suite("The backend transport: kept-alive HTTP/1.1 over TCP and TLS, against a real server on loopback")
 struct BackendTransportTests {
-    private let group = MultiThreadedEventLoopGroup.singleton
+    /// Event loops of this suite's own, for its servers and transports: on the process's
+    /// singleton, shared with every other suite running at once, a busy clean-clone run left
+    /// calls here without an answer for their 30 s deadline.
+    private static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    private let group = Self.loops
 
     private func text(_ answer: TransportAnswer) -> String { String(buffer: answer.body) }
 
