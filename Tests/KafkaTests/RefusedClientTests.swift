@@ -14,7 +14,7 @@ struct RefusedClientTests {
         configuration.logHandler = { _, _ in }
         let admin = try KafkaAdmin(configuration: configuration)
         defer { admin.close() }
-        let outcome = await Self.metadata(admin, timeout: .seconds(3))
+        let outcome = await Self.metadata(admin, timeout: .seconds(60))  // against a hang only: the refusal ends it
         guard case .failure(.broker(let code, let message)) = outcome else {
             Issue.record("expected a broker error, got \(outcome)")
             return

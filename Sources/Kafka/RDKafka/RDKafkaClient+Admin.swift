@@ -57,19 +57,25 @@ extension RDKafkaClient {
     /// cluster refused this client (`KafkaErrorCode.refusesTheClient`, which librdkafka reports
     /// only to the error callback) fails with that refusal: the cause, not the timeout.
     ///
-    /// A connection that failed before the timeout is not the end: librdkafka connects again,
-    /// and the request is asked again within what is left of `timeout`, until an answer, a
-    /// refusal, or the timeout. (The refusal behind a failed connection, a TLS handshake's, may
-    /// reach the error callback only after the request failed.)
+    /// A request that found no broker to ask, or no answer yet, is not the end: it is asked in
+    /// slices that start at `metadataFirstSlice` and double, serving the error callback between
+    /// them, until an answer, a refusal, or `timeout`. (librdkafka blocks a request for its whole
+    /// timeout while no broker is up, and a TLS handshake's refusal reaches the error callback
+    /// only when its queue is served: one request for the whole timeout would see the refusal
+    /// only at the end.)
     func metadata(timeout: Duration) -> Result<KafkaClusterMetadata, KafkaError> {
         var pointer: UnsafePointer<rd_kafka_metadata>?
         let deadline = ContinuousClock.now + timeout
-        var code = rd_kafka_metadata(handle, 1, nil, &pointer, timeout.rdKafkaMilliseconds)
-        while code == RD_KAFKA_RESP_ERR__TRANSPORT, pointer == nil, ContinuousClock.now < deadline {
+        var slice = Self.metadataFirstSlice
+        var code: rd_kafka_resp_err_t
+        repeat {
+            let attempt = min(slice, max(.milliseconds(1), deadline - ContinuousClock.now))
+            code = rd_kafka_metadata(handle, 1, nil, &pointer, attempt.rdKafkaMilliseconds)
+            guard pointer == nil, code == RD_KAFKA_RESP_ERR__TRANSPORT || code == RD_KAFKA_RESP_ERR__TIMED_OUT else { break }
             serveErrors()
             if context.lastRefusal.withLock({ $0 }) != nil { break }
-            code = rd_kafka_metadata(handle, 1, nil, &pointer, max(.milliseconds(1), deadline - ContinuousClock.now).rdKafkaMilliseconds)
-        }
+            slice = slice * 2
+        } while ContinuousClock.now < deadline
         guard RDKafkaErrors.isSuccess(code), let pointer else {
             serveErrors()
             if let refusal = context.lastRefusal.withLock({ $0 }), case .broker(let cause, let reason) = refusal {
@@ -99,6 +105,10 @@ extension RDKafkaClient {
         }
         return .success(KafkaClusterMetadata(brokers: brokers.sorted { $0.id < $1.id }, topics: topics.sorted { $0.name < $1.name }))
     }
+
+    /// The first slice of a metadata request's timeout: short, so that a refusal while connecting
+    /// is seen soon; doubled after each slice, so that a slow cluster's answer still fits.
+    static let metadataFirstSlice: Duration = .milliseconds(250)
 
     /// Serves the errors librdkafka reported meanwhile, so that the error callback has seen
     /// them: a producer's (or admin client's) main queue; a consumer's queue, to which the main
