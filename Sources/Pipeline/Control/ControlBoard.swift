@@ -10,6 +10,8 @@ import Kafka
 /// - A tombstone (no value) removes the scope's overrides: its pipelines go back to their files.
 /// - A record that does not validate is refused, naming the key and value at fault, and the
 ///   scope's last good document stays in force.
+/// - A record keyed `<pipeline>/cancel/<tag>` is a `ControlCancel`: it adds to the pipeline's
+///   cancels (no override or other cancel replaces it); its tombstone lifts it.
 public struct ControlBoard: Sendable, Hashable {
     /// What one record did.
     public enum Change: Sendable, Hashable, CustomStringConvertible {
@@ -20,11 +22,15 @@ public struct ControlBoard: Sendable, Hashable {
         case reset(scope: String, updatedBy: String?, reason: String?)
         /// The record was refused; the scope's previous document (if any) stays in force.
         case refused(scope: String, ControlError)
+        /// A cancel of pipeline `scope`'s work is in force.
+        case cancelled(scope: String, ControlCancel)
+        /// The cancel keyed `tag` of pipeline `scope` was lifted (a tombstone).
+        case cancelLifted(scope: String, tag: String)
 
         /// The scope the record was written for.
         public var scope: String {
             switch self {
-            case .activated(let scope, _), .reset(let scope, _, _), .refused(let scope, _): scope
+            case .activated(let scope, _), .reset(let scope, _, _), .refused(let scope, _), .cancelled(let scope, _), .cancelLifted(let scope, _): scope
             }
         }
 
@@ -42,6 +48,8 @@ public struct ControlBoard: Sendable, Hashable {
             case .reset(let scope, let updatedBy, let reason):
                 return "\(scope) reset to the pipeline files by \(updatedBy ?? "?") (\(reason ?? "no reason given"))"
             case .refused(let scope, let error): return "\(scope) refused: \(error)"
+            case .cancelled(_, let cancel): return cancel.description
+            case .cancelLifted(let scope, let tag): return "\(scope) cancel \(tag) lifted"
             }
         }
     }
@@ -51,6 +59,10 @@ public struct ControlBoard: Sendable, Hashable {
     /// The highest version ever read per scope, tombstoned ones included: a new version is one
     /// more than this.
     public private(set) var latestVersions: [String: Int] = [:]
+    /// The cancels in force, by pipeline, then by tag.
+    public private(set) var cancels: [String: [String: ControlCancel]] = [:]
+    /// The highest cancel version ever read per pipeline: a new cancel's is one more.
+    public private(set) var latestCancelVersions: [String: Int] = [:]
 
     /// Nothing read yet: every pipeline runs on its file.
     public init() {}
@@ -59,6 +71,19 @@ public struct ControlBoard: Sendable, Hashable {
     public mutating func receive(_ record: KafkaRecord) -> Change {
         guard let key = record.key, let scope = String(validating: key, as: UTF8.self), !scope.isEmpty else {
             return .refused(scope: "?", .malformed("the record at offset \(record.offset) has no key naming its scope"))
+        }
+        if let (pipeline, tag) = ControlCancel.split(key: scope) {
+            guard let value = record.value else {
+                cancels[pipeline]?[tag] = nil
+                return .cancelLifted(scope: pipeline, tag: tag)
+            }
+            do {
+                let cancel = try ControlCancel.parse(key: scope, value)
+                apply(cancel)
+                return .cancelled(scope: pipeline, cancel)
+            } catch {
+                return .refused(scope: pipeline, error)
+            }
         }
         guard let value = record.value else {
             apply(scope: scope, nil)
@@ -81,6 +106,17 @@ public struct ControlBoard: Sendable, Hashable {
         if let document { latestVersions[scope] = max(latestVersions[scope] ?? 0, document.version) }
     }
 
+    /// Puts `cancel` in force, as reading its record would.
+    public mutating func apply(_ cancel: ControlCancel) {
+        cancels[cancel.pipeline, default: [:]][cancel.tag] = cancel
+        latestCancelVersions[cancel.pipeline] = max(latestCancelVersions[cancel.pipeline] ?? 0, cancel.version)
+    }
+
+    /// The version a new cancel of `pipeline` gets: one more than any read.
+    public func nextCancelVersion(of pipeline: String) -> Int {
+        (latestCancelVersions[pipeline] ?? 0) + 1
+    }
+
     /// The version a new document of `scope` gets: one more than any read.
     public func nextVersion(of scope: String) -> Int {
         (latestVersions[scope] ?? 0) + 1
@@ -88,6 +124,8 @@ public struct ControlBoard: Sendable, Hashable {
 
     /// The settings pipeline `file` runs with under the documents in force.
     public func settings(for file: PipelineConfiguration) -> ControlledSettings {
-        ControlledSettings(file: file, all: documents[ControlDocument.allPipelines], own: documents[file.name])
+        ControlledSettings(
+            file: file, all: documents[ControlDocument.allPipelines], own: documents[file.name],
+            cancels: (cancels[file.name] ?? [:]).values.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) })
     }
 }

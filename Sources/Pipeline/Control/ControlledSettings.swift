@@ -1,3 +1,5 @@
+import Foundation
+
 /// The settings a pipeline runs with now, and where each comes from: the Remote Config model of
 /// api-reference §5 applied to iidbatch's own settings. Precedence, highest first: the override
 /// of the pipeline's own scope, the override of `*`, the pipeline file, the built-in default.
@@ -43,8 +45,13 @@ public struct ControlledSettings: Sendable, Hashable {
     /// The version of each control document applied, by scope (the pipeline's name, `*`).
     public private(set) var overrideVersions: [String: Int] = [:]
 
-    /// The settings of `file` under the overrides of `*` (`all`) and of the pipeline (`own`).
-    public init(file: PipelineConfiguration, all: ControlDocument?, own: ControlDocument?) {
+    /// The pipeline's cancels in force, in the order they were written.
+    public private(set) var cancels: [ControlCancel]
+
+    /// The settings of `file` under the overrides of `*` (`all`) and of the pipeline (`own`),
+    /// with the pipeline's `cancels`.
+    public init(file: PipelineConfiguration, all: ControlDocument?, own: ControlDocument?, cancels: [ControlCancel] = []) {
+        self.cancels = cancels
         func base(_ key: ControlKey, _ value: ControlValue?) {
             guard let value else { return }
             settings[key] = Setting(value: value, source: file.fileSettings.contains(key) ? .file : .builtIn)
@@ -62,6 +69,11 @@ public struct ControlledSettings: Sendable, Hashable {
                 settings[key] = Setting(value: value, source: .override(scope: scope, version: document.version, updatedBy: document.updatedBy))
             }
         }
+    }
+
+    /// The first cancel that matches `request`, produced at `producedAt`, if any.
+    public func cancel(of request: PipelineRequest, producedAt: Date?) -> ControlCancel? {
+        cancels.first { $0.matches(request, producedAt: producedAt) }
     }
 
     /// Whether the pipeline is paused.
@@ -90,6 +102,6 @@ public struct ControlledSettings: Sendable, Hashable {
             let new = settings[key]
             guard old != new?.value else { return nil }
             return "\(key.rawValue): \(old.map(\.description) ?? "none") → \(new.map { "\($0.value) (\($0.source))" } ?? "none")"
-        }
+        } + cancels.filter { !previous.cancels.contains($0) }.map(\.description)
     }
 }

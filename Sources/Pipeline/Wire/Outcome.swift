@@ -37,6 +37,8 @@ public struct Outcome: Sendable, Hashable, Codable {
     public var reason: String?
     /// For a replayed dead letter: the original request's id.
     public var replayOf: String?
+    /// The batch the request belongs to, when it named one.
+    public var batch: String?
     /// Backend calls made for this request (a call shared with other requests counts for each).
     public var backendCalls: Int
     /// When the worker received the record.
@@ -49,7 +51,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         requestID: String, op: RequestOp?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
         failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil,
         topics: [String: [String]]? = nil, groupMembers: [String: [String]]? = nil, reason: String? = nil, replayOf: String? = nil,
-        backendCalls: Int, receivedAt: Date, completedAt: Date
+        batch: String? = nil, backendCalls: Int, receivedAt: Date, completedAt: Date
     ) {
         self.requestID = requestID
         self.op = op
@@ -64,6 +66,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         self.groupMembers = groupMembers
         self.reason = reason
         self.replayOf = replayOf
+        self.batch = batch
         self.backendCalls = backendCalls
         self.receivedAt = receivedAt
         self.completedAt = completedAt
@@ -73,7 +76,7 @@ public struct Outcome: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case requestID = "requestId"
         case op, target, status, counts, failedItems, imports, receipt, notificationKey, topics, topicsOmitted, groupMembers, reason, replayOf,
-            backendCalls, receivedAt, completedAt
+            batch, backendCalls, receivedAt, completedAt
     }
 
     /// The wire form, within `limit` bytes when `OutcomeSizeBound` admitted the request: when the
@@ -122,6 +125,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         var writer = JSONWriter(capacity: 512 + failedItems.count * 256 + (receipt?.count ?? 0) * 200)
         writer.beginObject()
         writer.member("backendCalls", backendCalls)
+        if let batch { writer.member("batch", batch) }
         writer.key("completedAt")
         writer.plainString(WireDate.bytes(completedAt))
         writer.key("counts")

@@ -10,6 +10,9 @@ public enum OutcomeStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case failed
     /// The record was not a valid request; nothing was called.
     case rejected
+    /// An operator cancelled the request (`iidbatch control cancel`) before any backend call was
+    /// made for it: nothing was called, and it is not dead-lettered.
+    case cancelled
 
     /// The status of a request whose items ended with `codes`.
     public static func of(_ codes: some Sequence<ResultCode>) -> OutcomeStatus {

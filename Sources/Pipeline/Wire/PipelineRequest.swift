@@ -4,7 +4,7 @@ import WireJSON
 /// One request record: an id chosen by its producer, an op, the op's target and the items.
 ///
 /// Wire format (JSON, documented by `pipelines/schemas/request.schema.json`):
-/// `{"id": "r-1", "op": "topics.subscribe", "topic": "movies", "tokens": ["t1", "t2"]}`.
+/// `{"id": "r-1", "op": "topics.subscribe", "topic": "movies", "tokens": ["t1", "t2"], "batch": "movies-1"}`.
 public struct PipelineRequest: Sendable, Hashable {
     /// Unique per request, chosen by the producer; the outcome's key.
     public var id: String
@@ -18,20 +18,23 @@ public struct PipelineRequest: Sendable, Hashable {
     public var replayOf: String?
     /// Attempts already spent on these items before this record (0 for new work).
     public var priorAttempts: Int
+    /// The batch (job) it belongs to (`BatchName`), when its producer named one.
+    public var batch: String?
 
     /// A request.
-    public init(id: String, op: RequestOp, target: RequestTarget, items: PackedStrings, replayOf: String? = nil, priorAttempts: Int = 0) {
+    public init(id: String, op: RequestOp, target: RequestTarget, items: PackedStrings, replayOf: String? = nil, priorAttempts: Int = 0, batch: String? = nil) {
         self.id = id
         self.op = op
         self.target = target
         self.items = items
         self.replayOf = replayOf
         self.priorAttempts = priorAttempts
+        self.batch = batch
     }
 
     /// A request of `items` given as an array of strings.
-    public init(id: String, op: RequestOp, target: RequestTarget, items: [String], replayOf: String? = nil, priorAttempts: Int = 0) {
-        self.init(id: id, op: op, target: target, items: PackedStrings(items), replayOf: replayOf, priorAttempts: priorAttempts)
+    public init(id: String, op: RequestOp, target: RequestTarget, items: [String], replayOf: String? = nil, priorAttempts: Int = 0, batch: String? = nil) {
+        self.init(id: id, op: op, target: target, items: PackedStrings(items), replayOf: replayOf, priorAttempts: priorAttempts, batch: batch)
     }
 
     /// The Kafka record key its producer should use, so that changes to one thing keep their
@@ -70,6 +73,7 @@ public struct PipelineRequest: Sendable, Hashable {
         }
         if let replayOf { members.append(("replayOf", .text(replayOf))) }
         if priorAttempts > 0 { members.append(("priorAttempts", .count(priorAttempts))) }
+        if let batch { members.append(("batch", .text(batch))) }
         var writer = JSONWriter(capacity: 64 + items.byteCount + 3 * items.count)
         writer.beginObject()
         for member in members.sorted(by: { $0.name < $1.name }) {

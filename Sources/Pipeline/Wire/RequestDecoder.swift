@@ -48,7 +48,8 @@ public struct RequestDecoder: Sendable {
         do { return .success(try decode(&fields)) } catch {
             return .failure(
                 RequestRejection(
-                    field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.value.stringValue.flatMap(RequestOp.init(rawValue:))))
+                    field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
+                    batch: document["batch"]?.value.stringValue))
         }
     }
 
@@ -105,8 +106,12 @@ public struct RequestDecoder: Sendable {
         let replayOf = try fields.optionalString("replayOf")
         if let replayOf { try Fields.checkIDBytes(replayOf, field: "replayOf") }
         let priorAttempts = try fields.optionalCount("priorAttempts") ?? 0
+        let batch = try fields.optionalString("batch")
+        if let batch, let problem = BatchName.problem(with: batch) {
+            throw RequestRejection(field: "batch", reason: "\(RequestRejection.quote(batch)) \(problem)")
+        }
         try fields.checkMembers(of: op)
-        let request = PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts)
+        let request = PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts, batch: batch)
         // Most requests are far below the limit by their record's size alone: their items are
         // read one by one only when that bound is over it.
         guard OutcomeSizeBound.bytes(of: request, recordBytes: fields.recordBytes) > maxOutcomeBytes else { return request }

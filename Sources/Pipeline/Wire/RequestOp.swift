@@ -32,7 +32,7 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// The members a request of this op may hold: `id`, `op`, `replayOf` and `priorAttempts`,
+    /// The members a request of this op may hold: `id`, `op`, `replayOf`, `priorAttempts`, `batch`,
     /// its target fields and its items field. `RequestDecoder` refuses a request with any other,
     /// naming it: a member the worker would ignore (a misspelt `subjet`, another op's `topic`) is
     /// never silently dropped from what the producer meant, nor carried in memory unread.
@@ -46,7 +46,7 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
             case .instancesInfo: ["details"]
             case .groupsExport: ["groupsBy"]
             }
-        return Set(["id", "op", "replayOf", "priorAttempts", itemsField] + target)
+        return Set(["id", "op", "replayOf", "priorAttempts", "batch", itemsField] + target)
     }
 
     /// The backend API every call of this op makes when the pipeline's topic ops go to `backend`.

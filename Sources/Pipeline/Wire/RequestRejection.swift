@@ -25,14 +25,17 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
     /// The `replayOf` id, when the record was a readable replay: its rejection then counts
     /// toward the original request's replays, not as a second outcome of the original.
     public var replayOf: String?
+    /// The batch, when the record named a valid one: its rejection counts in the batch's progress.
+    public var batch: String?
 
     /// A rejection; the reason and ids are cut to their bounds.
-    public init(field: String?, reason: String, requestID: String? = nil, op: RequestOp? = nil, replayOf: String? = nil) {
+    public init(field: String?, reason: String, requestID: String? = nil, op: RequestOp? = nil, replayOf: String? = nil, batch: String? = nil) {
         self.field = field
         self.reason = reason.utf8.count <= Self.maxReasonBytes ? reason : reason.utf8Prefix(maxBytes: Self.maxReasonBytes - 3) + "…"
         self.requestID = requestID.map(RequestID.shortForm)
         self.op = op
         self.replayOf = replayOf.map(RequestID.shortForm)
+        self.batch = batch.flatMap { BatchName.problem(with: $0) == nil ? $0 : nil }
     }
 
     public var description: String { field.map { "\($0): \(reason)" } ?? reason }

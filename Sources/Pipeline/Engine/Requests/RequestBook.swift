@@ -230,7 +230,7 @@ struct RequestBook: Sendable {
     ) -> Publication {
         let outcome = Outcome(
             requestID: rejection.requestID ?? RecordPosition(record).description, op: rejection.op, target: [:], status: .rejected, counts: [:],
-            failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, backendCalls: 0, receivedAt: now,
+            failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, batch: rejection.batch, backendCalls: 0, receivedAt: now,
             completedAt: now)
         publishing[record.topicPartition, default: 0] += 1
         let bytes = RequestState.bytes(of: record)

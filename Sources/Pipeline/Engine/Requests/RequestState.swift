@@ -122,7 +122,7 @@ struct RequestState: Sendable {
             status: OutcomeStatus.of(succeeded: succeeded, failed: slots.count - succeeded), counts: counts, failedItems: failed,
             imports: request.op == .apnsImport ? imports : nil, receipt: receipt, notificationKey: notificationKey,
             topics: request.target == .info(details: true) ? lists : nil, groupMembers: request.op == .groupsExport ? lists : nil,
-            replayOf: request.replayOf, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
+            replayOf: request.replayOf, batch: request.batch, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
     }
 
     /// For `groups.export`: a record per group found, in request order, for the export topic.

@@ -1,0 +1,137 @@
+import Foundation
+import WireJSON
+
+/// An operator's cancel of a pipeline's work: the requests it matches that have not started a
+/// backend call end `cancelled`, never calling the backend. A record of the compacted control
+/// topic of its own, keyed `<pipeline>/cancel/<unique>` (`recordKey`), so no later override or
+/// cancel replaces it and it holds across restarts and rebalances; a tombstone of its key lifts it.
+///
+/// A request matches when its record was produced before `producedBefore` (the Kafka record's
+/// timestamp; a record without one counts as produced before any bound) and, when given, its
+/// `batch` is `batch` and its id is `requestID`. Work produced after the bound is never matched.
+///
+/// Wire format (JSON): `{"version": 2, "updatedAt": "…", "updatedBy": "alice", "reason": "wrong
+/// list", "cancel": {"batch": "gdpr-7", "producedBefore": "2026-11-25T20:00:00.000Z"}}`.
+public struct ControlCancel: Sendable, Hashable, CustomStringConvertible {
+    /// What separates the pipeline from the cancel's own part in its record key: a pipeline's name
+    /// is a file name, which holds no `/`, so no scope of an override has this form.
+    public static let keyMarker = "/cancel/"
+
+    /// The pipeline whose work it cancels.
+    public var pipeline: String
+    /// The batch it cancels (nil: any).
+    public var batch: String?
+    /// The request it cancels (nil: any).
+    public var requestID: String?
+    /// Only records produced before this time are cancelled.
+    public var producedBefore: Date
+    /// The pipeline's cancels counted so far, this one included.
+    public var version: Int
+    /// When it was written.
+    public var updatedAt: Date
+    /// Who wrote it.
+    public var updatedBy: String
+    /// Why.
+    public var reason: String
+    /// Its record key's own part (after `keyMarker`): unique per cancel.
+    public var tag: String
+
+    /// A cancel.
+    public init(
+        pipeline: String, batch: String?, requestID: String?, producedBefore: Date, version: Int, updatedAt: Date, updatedBy: String, reason: String,
+        tag: String
+    ) {
+        self.pipeline = pipeline
+        self.batch = batch
+        self.requestID = requestID
+        self.producedBefore = producedBefore
+        self.version = version
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+        self.reason = reason
+        self.tag = tag
+    }
+
+    /// The key of its record in the control topic.
+    public var recordKey: String { pipeline + Self.keyMarker + tag }
+
+    /// Whether it cancels `request`, whose record was produced at `producedAt`.
+    public func matches(_ request: PipelineRequest, producedAt: Date?) -> Bool {
+        if let producedAt, producedAt >= producedBefore { return false }
+        if let batch, request.batch != batch { return false }
+        if let requestID, request.id != requestID { return false }
+        return true
+    }
+
+    /// The pipeline and tag of a record key of this form, or nil for any other key (an override's
+    /// scope).
+    public static func split(key: String) -> (pipeline: String, tag: String)? {
+        guard let marker = key.range(of: keyMarker) else { return nil }
+        let pipeline = String(key[..<marker.lowerBound])
+        let tag = String(key[marker.upperBound...])
+        guard !pipeline.isEmpty, !tag.isEmpty else { return nil }
+        return (pipeline, tag)
+    }
+
+    /// Reads the record of key `key` strictly: every field present and typed, at least the bound.
+    ///
+    /// - Throws: `ControlError.malformed` naming the field that is wrong.
+    public static func parse(key: String, _ bytes: [UInt8]) throws(ControlError) -> ControlCancel {
+        guard let (pipeline, tag) = split(key: key) else { throw .malformed("key '\(key)' is not <pipeline>\(keyMarker)<tag>") }
+        let document: JSONValue
+        do { document = try JSONValue.parse(Data(bytes)) } catch { throw .malformed("malformed JSON: \(error)") }
+        guard case .number(let number)? = document["version"], number >= 1, number == number.rounded(), number < 1e15 else {
+            throw .malformed("version must be a positive integer")
+        }
+        guard let stamp = document["updatedAt"]?.stringValue, let updatedAt = WireDate.parse(stamp) else {
+            throw .malformed("updatedAt must be an ISO 8601 time")
+        }
+        guard let updatedBy = document["updatedBy"]?.stringValue, !updatedBy.isEmpty else { throw .malformed("updatedBy must be a non-empty string") }
+        guard let reason = document["reason"]?.stringValue, !reason.isEmpty else { throw .malformed("reason must be a non-empty string") }
+        guard case .object(let fields)? = document["cancel"] else { throw .malformed("cancel must be an object") }
+        for name in fields.keys where !["batch", "requestId", "producedBefore"].contains(name) {
+            throw .malformed("cancel.\(name) is not a member of a cancel (batch, requestId, producedBefore)")
+        }
+        guard let bound = fields["producedBefore"]?.stringValue, let producedBefore = WireDate.parse(bound) else {
+            throw .malformed("cancel.producedBefore must be an ISO 8601 time")
+        }
+        var batch: String?
+        if let value = fields["batch"] {
+            guard let name = value.stringValue, BatchName.problem(with: name) == nil else {
+                throw .malformed("cancel.batch must be a batch name: \(BatchName.problem(with: value.stringValue ?? "") ?? "not a string")")
+            }
+            batch = name
+        }
+        var requestID: String?
+        if let value = fields["requestId"] {
+            guard let id = value.stringValue, !id.isEmpty, id.utf8.count <= RequestID.maxBytes else {
+                throw .malformed("cancel.requestId must be a request id of 1 to \(RequestID.maxBytes) bytes")
+            }
+            requestID = id
+        }
+        return ControlCancel(
+            pipeline: pipeline, batch: batch, requestID: requestID, producedBefore: producedBefore, version: Int(number), updatedAt: updatedAt,
+            updatedBy: updatedBy, reason: reason, tag: tag)
+    }
+
+    /// The record's value, as `parse` reads it back.
+    public func jsonBytes() -> [UInt8] {
+        var cancel: [String: Any] = ["producedBefore": WireDate.text(producedBefore)]
+        if let batch { cancel["batch"] = batch }
+        if let requestID { cancel["requestId"] = requestID }
+        let object: [String: Any] = [
+            "version": version, "updatedAt": WireDate.text(updatedAt), "updatedBy": updatedBy, "reason": reason, "cancel": cancel,
+        ]
+        return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+    }
+
+    /// What it cancels, for logs and outcomes: `cancel v2 of deletions by alice at … (wrong list):
+    /// batch gdpr-7, produced before …`.
+    public var description: String {
+        var what: [String] = []
+        if let batch { what.append("batch \(batch)") }
+        if let requestID { what.append("request \(RequestID.shortForm(requestID))") }
+        what.append("produced before \(WireDate.text(producedBefore))")
+        return "cancel v\(version) of \(pipeline) by \(updatedBy) at \(WireDate.text(updatedAt)) (\(reason)): \(what.joined(separator: ", "))"
+    }
+}
