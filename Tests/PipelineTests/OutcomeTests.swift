@@ -53,7 +53,9 @@ struct OutcomeTests {
             case .instancesInfo: .info(details: true)
             default: .topic("movies")
             }
-        let request = PipelineRequest(id: "worst/\"case\"", op: op, target: target, items: items, replayOf: "orig/\"inal\"", priorAttempts: 999_999)
+        let request = PipelineRequest(
+            id: "worst/\"case\"", op: op, target: target, items: items, replayOf: "orig/\"inal\"", priorAttempts: 999_999,
+            batch: String(repeating: "b", count: BatchName.maxBytes))
         let now = Date()
         let codes = items.indices.map { ResultCode(rawValue: "UNKNOWN(" + String(repeating: "\\", count: 200) + "\($0))") }
         let outcome = Outcome(
@@ -74,7 +76,7 @@ struct OutcomeTests {
                     uniqueKeysWithValues: items.map { item in
                         (item, (0..<20).map { "\($0)" + String(repeating: "t", count: OutcomeSizeBound.maxRegistrationTokenBytes - 2) })
                     }) : nil,
-            reason: nil, replayOf: request.replayOf, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
+            reason: nil, replayOf: request.replayOf, batch: request.batch, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
         let bound = OutcomeSizeBound.bytes(of: request)
         let bytes = outcome.wireBytes(limit: bound)
         #expect(bytes.count <= bound, "\(bytes.count) bytes written, bound \(bound)")

@@ -139,7 +139,7 @@ struct RequestDecoderBoundsTests {
             (#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"],"padding":"xxxx"}"#, "padding", "is not a member of topics.subscribe requests"),
             (
                 #"{"id":"x","op":"installations.delete","installations":["f"],"subjet":"user-1"}"#, "subjet",
-                "which have: id, installations, op, priorAttempts, replayOf, subject"
+                "which have: batch, id, installations, op, priorAttempts, replayOf, subject"
             ),
             (#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"],"subject":"s","z":1}"#, "subject", "(and 1 more unknown members)"),
             (#"{"id":"x","op":"groups.export","groups":["g"],"details":true}"#, "details", "is not a member of groups.export requests"),
@@ -156,6 +156,7 @@ struct RequestDecoderBoundsTests {
         let values: [String: String] = [
             "id": #""x""#, "subject": #""s""#, "topic": #""m""#, "application": #""a""#, "sandbox": "true", "notificationKeyName": #""n""#,
             "notificationKey": #""k""#, "details": "true", "groupsBy": #""notificationKey""#, "replayOf": #""r""#, "priorAttempts": "1",
+            "batch": #""b""#,
         ]
         for op in RequestOp.allCases {
             let members = op.members.sorted().map { name in

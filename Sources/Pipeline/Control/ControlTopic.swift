@@ -70,6 +70,16 @@ public struct ControlTopic: Sendable {
         try await send(scope: scope, value: document.jsonBytes(), headers: [])
     }
 
+    /// Writes `cancel` as a record of its own (`ControlCancel.recordKey`) and waits until every
+    /// in-sync replica has it.
+    ///
+    /// - Returns: where the broker stored it.
+    /// - Throws: the broker's error.
+    @discardableResult
+    public func write(_ cancel: ControlCancel) async throws(KafkaError) -> KafkaDeliveryReport {
+        try await send(scope: cancel.recordKey, value: cancel.jsonBytes(), headers: [])
+    }
+
     /// Writes a tombstone for `scope`, returning its pipelines to their files, with who and why in
     /// its headers, and waits until every in-sync replica has it.
     ///

@@ -115,7 +115,12 @@ struct WorkerMachine {
         case .admitted(let handle, let request):
             counted.records += 1
             if gate.state != .open, backpressureWaived { readsPastBound += 1 }
-            actions += dispatched(dispatch.add(request, handle: handle, now: now), now: now, date: date)
+            if let cancel = controlled.cancel(of: request, producedAt: record.timestamp), let publication = book.cancel(handle, by: cancel, at: date) {
+                actions.append(.log(.info, "cancelled \(RequestID.shortForm(request.id)) at \(record.topicPartition) offset \(record.offset): \(cancel)"))
+                actions += publish([publication])
+            } else {
+                actions += dispatched(dispatch.add(request, handle: handle, now: now), now: now, date: date)
+            }
         }
         return actions + settled(now: now)
     }
@@ -215,8 +220,25 @@ struct WorkerMachine {
         var actions = setPause(.control, settings.paused)
         let changes = settings.changes(from: previous)
         if !changes.isEmpty { actions.append(.log(.notice, "control: \(changes.joined(separator: "; "))")) }
+        let added = settings.cancels.filter { !previous.cancels.contains($0) }
+        if !added.isEmpty { actions += cancelHeld(by: added, now: now, date: date) }
         actions += dispatched(dispatch.reconfigure(effective, paused: settings.paused, now: now), now: now, date: date)
         return actions + settled(now: now)
+    }
+
+    /// Ends the held requests that `cancels` match and no call was started for as `cancelled`:
+    /// their waiting items leave the dispatcher first, so no call for them starts after this.
+    private mutating func cancelHeld(by cancels: [ControlCancel], now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+        let matched = book.cancellable { request, producedAt in cancels.first { $0.matches(request, producedAt: producedAt) } }
+        guard !matched.isEmpty else { return [] }
+        var actions = dispatched(dispatch.drop(Set(matched.map(\.0)), now: now), now: now, date: date)
+        var publications: [Publication] = []
+        for (handle, cancel) in matched {
+            // A start the drop's pump made for other requests never carries these: they left first.
+            if let publication = book.cancel(handle, by: cancel, at: date) { publications.append(publication) }
+        }
+        actions.append(.log(.notice, "cancelled \(publications.count) requests held that had not called the backend"))
+        return actions + publish(publications)
     }
 
     // MARK: - Drains and the stop

@@ -28,9 +28,10 @@ public enum BatchName {
     /// time to the second (`fids-20261125T204012Z`).
     public static func derived(from input: String?, at date: Date) -> String {
         let base = input.map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension } ?? "stdin"
-        var kept = String(base.unicodeScalars.map { scalar in
-            scalar.isASCII && (isAlphanumeric(UInt8(scalar.value)) || "._-".unicodeScalars.contains(scalar)) ? Character(scalar) : "-"
-        })
+        var kept = String(
+            base.unicodeScalars.map { scalar in
+                scalar.isASCII && (isAlphanumeric(UInt8(scalar.value)) || "._-".unicodeScalars.contains(scalar)) ? Character(scalar) : "-"
+            })
         while let first = kept.utf8.first, !isAlphanumeric(first) { kept.removeFirst() }
         if kept.isEmpty { kept = "batch" }
         // 2026-11-25T20:40:12.000Z → 20261125T204012Z

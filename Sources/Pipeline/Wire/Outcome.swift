@@ -97,6 +97,10 @@ public struct Outcome: Sendable, Hashable, Codable {
         return compact.jsonBytes()
     }
 
+    /// The `counts` key of a cancelled request's items (`OutcomeStatus.cancelled`): no backend
+    /// call was made for them, so they have no result code.
+    public static let cancelledItems = "CANCELLED"
+
     /// The most bytes of each target value `withoutItemLists(because:)` keeps.
     public static let maxCompactTargetBytes = 256
 

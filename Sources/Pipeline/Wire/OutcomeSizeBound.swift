@@ -51,6 +51,8 @@ public enum OutcomeSizeBound {
     /// The bound with `escapedItemBytes` for the items' escaped bytes together.
     private static func bytes(of request: PipelineRequest, escapedItemBytes: Int) -> Int {
         var total = fixedBytes + 2 * (escapedCount(request.id) + escapedCount(request.replayOf ?? ""))
+        // `"batch":"<name>",`: a batch name needs no escapes (`BatchName`).
+        if let batch = request.batch { total += batch.utf8.count + 11 }
         for value in request.target.outcomeFields.values { total += escapedCount(value) + 32 }
         let listsTopics = request.target == .info(details: true)
         let perItem =

@@ -65,6 +65,16 @@ struct ControlWriter {
         Output.line("\(scope) reset by \(author.by), tombstone written to \(report)")
     }
 
+    /// Writes `cancel` (a record of its own, which no other version replaces) and prints it.
+    mutating func write(_ cancel: ControlCancel) async throws {
+        let report: RecordPosition
+        do { report = RecordPosition(try await topic.write(cancel)) } catch {
+            throw timeout.failure("writing cancel v\(cancel.version) of \(cancel.pipeline) to \(topic.name)", kafka, error)
+        }
+        board.apply(cancel)
+        Output.line("\(cancel) written to \(report) (key \(cancel.recordKey))")
+    }
+
     /// Sends `document` (nil: a tombstone) for `scope` by `send`, prints what changes for each
     /// pipeline it concerns, and returns where the broker stored it.
     private mutating func commit(

@@ -137,6 +137,28 @@ struct RequestBook: Sendable {
         }
     }
 
+    /// The held requests no backend call was started for that `cancelOf` finds a cancel of (it
+    /// is given each request and when its record was produced), with the cancel; in handle order.
+    func cancellable(_ cancelOf: (PipelineRequest, Date?) -> ControlCancel?) -> [(RequestHandle, ControlCancel)] {
+        requests.compactMap { handle, state in
+            guard state.backendCalls == 0, let cancel = cancelOf(state.request, state.producedAt) else { return nil }
+            return (handle, cancel)
+        }.sorted { $0.0 < $1.0 }
+    }
+
+    /// Ends held request `handle` as cancelled by `cancel`: its `cancelled` outcome to publish
+    /// (no dead letter), or nil when the book does not hold it or a call was started for it.
+    mutating func cancel(_ handle: RequestHandle, by cancel: ControlCancel, at now: Date) -> Publication? {
+        guard let state = requests[handle], state.backendCalls == 0 else { return nil }
+        requests[handle] = nil
+        if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
+        publishing[state.partition, default: 0] += 1
+        return Publication(
+            outcome: state.cancelledOutcome(by: cancel, at: now), deadLetter: nil,
+            ticket: PublishTicket(
+                partition: state.partition, offset: state.offset, generation: state.generation, items: state.request.items.count, bytes: state.recordBytes))
+    }
+
     /// Items became final; returns the publications of the requests they completed. Items of
     /// requests the book no longer holds (abandoned at a revoke) are ignored.
     mutating func settle(_ settlements: [ItemSettlement], at now: Date) -> [Publication] {

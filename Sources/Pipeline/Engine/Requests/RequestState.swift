@@ -15,6 +15,8 @@ struct RequestState: Sendable {
     /// against `max-in-flight-bytes`.
     let recordBytes: Int
     let receivedAt: Date
+    /// When its record was produced (the record's timestamp), for cancels' bounds.
+    let producedAt: Date?
     /// The distinct finals of its items: items that ended alike share one.
     private var finals: [ItemFinal] = []
     /// Per item, the index of its final in `finals`, or -1 while it has none.
@@ -31,6 +33,7 @@ struct RequestState: Sendable {
         self.key = record.key
         self.recordBytes = Self.bytes(of: record)
         self.receivedAt = receivedAt
+        self.producedAt = record.timestamp
         slots = Array(repeating: -1, count: request.items.count)
         remaining = request.items.count
     }
@@ -123,6 +126,16 @@ struct RequestState: Sendable {
             imports: request.op == .apnsImport ? imports : nil, receipt: receipt, notificationKey: notificationKey,
             topics: request.target == .info(details: true) ? lists : nil, groupMembers: request.op == .groupsExport ? lists : nil,
             replayOf: request.replayOf, batch: request.batch, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
+    }
+
+    /// The outcome of the request cancelled by `cancel` at `now`, before any call was made for it:
+    /// every item counted as `Outcome.cancelledItems`, the cancel named in `reason`.
+    func cancelledOutcome(by cancel: ControlCancel, at now: Date) -> Outcome {
+        Outcome(
+            requestID: request.id, op: request.op, target: request.target.outcomeFields, status: .cancelled,
+            counts: [Outcome.cancelledItems: request.items.count], failedItems: [],
+            reason: "cancelled before any backend call: \(cancel)".utf8Prefix(maxBytes: RequestRejection.maxReasonBytes),
+            replayOf: request.replayOf, batch: request.batch, backendCalls: 0, receivedAt: receivedAt, completedAt: now)
     }
 
     /// For `groups.export`: a record per group found, in request order, for the export topic.

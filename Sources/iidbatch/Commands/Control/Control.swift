@@ -3,7 +3,7 @@ import ArgumentParser
 /// `iidbatch control`: the operator's levers on running workers, through the control topic.
 struct Control: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Steer running workers live: pause, resume, rate limit, concurrency, in-flight bound, retry budget.",
+        abstract: "Steer running workers live: pause, resume, rate limit, concurrency, in-flight bound, retry budget, cancel.",
         discussion: """
             The pipeline files are the defaults. Overrides live in a compacted Kafka topic \
             (--control-topic, default iidbatch.control), one versioned document per pipeline and \
@@ -15,6 +15,8 @@ struct Control: AsyncParsableCommand {
             group membership. Each change is a new version with --reason and --by; `history` \
             lists them all.
             """,
-        subcommands: [ControlGet.self, ControlSet.self, ControlPause.self, ControlResume.self, ControlReset.self, ControlHistory.self]
+        subcommands: [
+            ControlGet.self, ControlSet.self, ControlPause.self, ControlResume.self, ControlReset.self, ControlCancelCommand.self, ControlHistory.self,
+        ]
     )
 }

@@ -36,6 +36,7 @@ struct ControlGet: AsyncParsableCommand {
                     "  " + key.rawValue.padded(22) + (setting.map { "\($0.value)" } ?? "none").padded(10)
                         + (setting.map { "\($0.source)" } ?? "no ceiling"))
             }
+            for cancel in settings.cancels { Output.line("  \(cancel)") }
         }
     }
 }

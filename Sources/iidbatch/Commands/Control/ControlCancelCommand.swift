@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Pipeline
+
+/// `iidbatch control cancel`: ends a pipeline's matching requests as `cancelled` before they call
+/// the backend.
+struct ControlCancelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cancel",
+        abstract: "Cancel a pipeline's work: matching requests that have not started a backend call end `cancelled`, never calling it.",
+        discussion: """
+            A request matches when its record was produced before --produced-before (default: \
+            now) and, when given, its batch is --batch and its id is --request-id; give at least \
+            one of the three. Workers settle the requests they hold that have not started a \
+            backend call, and every matching record they read later, with a `cancelled` outcome \
+            (no dead letter), and move their offsets on; calls already running finish and are \
+            reported as answered. Work produced after the bound is never cancelled. The cancel is \
+            a record of its own in the compacted control topic: it holds across restarts and \
+            rebalances, and `control history` lists it. Cancelling is not undone by `resume` or \
+            `reset`. Example: iidbatch control cancel deletions --batch gdpr-7 --reason "wrong subject list"
+            """)
+
+    @Argument(help: "The pipeline (its file's `name`).")
+    var pipeline: String
+
+    @Option(help: ArgumentHelp("Only requests of this batch.", valueName: "name"))
+    var batch: String?
+
+    @Option(help: ArgumentHelp("Only the request of this id.", valueName: "id"))
+    var requestId: String?
+
+    @Option(help: ArgumentHelp("Only records produced before TIME (ISO 8601, or an age: 15m); default now.", valueName: "time"))
+    var producedBefore: TimeArgument?
+
+    @OptionGroup var author: ControlAuthor
+
+    @OptionGroup var connection: ControlConnection
+
+    func validate() throws {
+        guard batch != nil || requestId != nil || producedBefore != nil else {
+            throw ValidationError("say what to cancel: --batch NAME, --request-id ID or --produced-before TIME (or several)")
+        }
+        if let batch, let problem = BatchName.problem(with: batch) { throw ValidationError("--batch '\(batch)' \(problem)") }
+        if let requestId, requestId.isEmpty || requestId.utf8.count > RequestID.maxBytes {
+            throw ValidationError("--request-id must take 1 to \(RequestID.maxBytes) bytes, got \(requestId.utf8.count)")
+        }
+    }
+
+    func run() async throws {
+        var writer = try await ControlWriter(opening: connection, author: author)
+        guard pipeline != ControlDocument.allPipelines else { throw ValidationError("a cancel names one pipeline, not *") }
+        let name = try writer.scope(pipeline)
+        let now = Date()
+        let cancel = ControlCancel(
+            pipeline: name, batch: batch, requestID: requestId, producedBefore: producedBefore?.date ?? now,
+            version: writer.board.nextCancelVersion(of: name), updatedAt: now, updatedBy: author.by, reason: author.reason,
+            tag: "\(Int64(now.timeIntervalSince1970 * 1000))-\(UInt32.random(in: 0...UInt32.max))")
+        try await writer.write(cancel)
+    }
+}

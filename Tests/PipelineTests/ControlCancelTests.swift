@@ -1,0 +1,98 @@
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+
+/// `ControlCancel` on the wire and on the board: a record of its own per cancel, read strictly,
+/// kept beside the overrides, lifted by its tombstone.
+@Suite("Live control: cancels, records of their own in the control topic")
+struct ControlCancelTests {
+    private let bound = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func record(_ offset: Int64, _ key: String, _ value: [UInt8]?) -> KafkaRecord {
+        KafkaRecord(topic: ControlTopic.defaultName, partition: 0, offset: offset, key: Array(key.utf8), value: value)
+    }
+
+    private func cancel(_ pipeline: String, batch: String? = "gdpr-7", requestID: String? = nil, version: Int = 1, tag: String = "t1") -> ControlCancel {
+        ControlCancel(
+            pipeline: pipeline, batch: batch, requestID: requestID, producedBefore: bound, version: version, updatedAt: bound, updatedBy: "alice",
+            reason: "wrong list", tag: tag)
+    }
+
+    @Test("a cancel reads back as written; its key names the pipeline and is no scope of an override")
+    func roundTrip() throws {
+        let written = cancel(ControlSettingsTests.file.name, requestID: "r-1")
+        var board = ControlBoard()
+        let change = board.receive(record(0, written.recordKey, written.jsonBytes()))
+        #expect(change == .cancelled(scope: written.pipeline, written))
+        #expect(change.affects(pipeline: written.pipeline) && !change.affects(pipeline: "other"))
+        #expect(board.documents.isEmpty, "no override scope is made of a cancel")
+        #expect(board.settings(for: ControlSettingsTests.file).cancels == [written])
+        #expect(board.nextCancelVersion(of: written.pipeline) == 2)
+        #expect(ControlCancel.split(key: "topics") == nil && ControlCancel.split(key: "topics/cancel/") == nil)
+    }
+
+    @Test("cancels add up, a later override does not replace them, and a tombstone of one lifts only it")
+    func addUpAndLift() {
+        let file = ControlSettingsTests.file
+        var board = ControlBoard()
+        let first = cancel(file.name)
+        let second = cancel(file.name, batch: "other", version: 2, tag: "t2")
+        _ = board.receive(record(0, first.recordKey, first.jsonBytes()))
+        _ = board.receive(record(1, second.recordKey, second.jsonBytes()))
+        _ = board.receive(record(2, file.name, ControlSettingsTests.document(1, #"{"paused": true}"#)))
+        #expect(board.settings(for: file).cancels == [first, second])
+        #expect(board.settings(for: file).paused)
+        #expect(board.receive(record(3, first.recordKey, nil)) == .cancelLifted(scope: file.name, tag: "t1"))
+        #expect(board.settings(for: file).cancels == [second])
+    }
+
+    @Test("a malformed cancel is refused naming the field, and changes nothing")
+    func refusesMalformed() {
+        let file = ControlSettingsTests.file
+        let key = "\(file.name)\(ControlCancel.keyMarker)t9"
+        let head = #""updatedAt":"2026-11-25T10:00:00Z","updatedBy":"a""#
+        let before = #""producedBefore":"2026-11-25T10:00:00Z""#
+        let cases: [(String, String)] = [
+            (#"{"version":1,\#(head),"reason":"r","cancel":{}}"#, "cancel.producedBefore"),
+            (#"{"version":1,\#(head),"reason":"r","cancel":{\#(before),"batch":"a b"}}"#, "cancel.batch"),
+            (#"{"version":1,\#(head),"reason":"r","cancel":{\#(before),"bach":"x"}}"#, "cancel.bach"),
+            (#"{"version":0,\#(head),"reason":"r","cancel":{\#(before)}}"#, "version"),
+            (#"{"version":1,\#(head),"cancel":{\#(before)}}"#, "reason"),
+        ]
+        var board = ControlBoard()
+        for (offset, (json, field)) in cases.enumerated() {
+            let change = board.receive(record(Int64(offset), key, Array(json.utf8)))
+            guard case .refused(let scope, let error) = change else {
+                Issue.record("\(json) was not refused: \(change)")
+                continue
+            }
+            #expect(scope == file.name)
+            #expect("\(error)".contains(field), "\(error)")
+        }
+        #expect(board.settings(for: file).cancels.isEmpty)
+    }
+
+    @Test("a cancel matches by batch and id, and only records produced before its bound (a record without a timestamp counts as before)")
+    func matching() {
+        let request = PipelineRequest(id: "r-1", op: .installationsDelete, target: .subject(nil), items: ["f"], batch: "gdpr-7")
+        #expect(cancel("p").matches(request, producedAt: bound.addingTimeInterval(-1)))
+        #expect(!cancel("p").matches(request, producedAt: bound), "at the bound is after it")
+        #expect(cancel("p").matches(request, producedAt: nil))
+        #expect(!cancel("p", batch: "other").matches(request, producedAt: nil))
+        #expect(cancel("p", batch: nil, requestID: "r-1").matches(request, producedAt: nil))
+        #expect(!cancel("p", batch: "gdpr-7", requestID: "r-2").matches(request, producedAt: nil), "every condition given must hold")
+        #expect(cancel("p", batch: nil).matches(request, producedAt: nil), "only the bound: everything produced before it")
+    }
+
+    @Test("a batch name: letters, digits, '.', '_', '-', starting alphanumeric, at most 128; a derived one is valid")
+    func batchNames() {
+        #expect(BatchName.problem(with: "gdpr-2026.11_a") == nil)
+        for bad in ["", "-x", "a b", "ü", String(repeating: "a", count: 129), "a/b"] { #expect(BatchName.problem(with: bad) != nil, "\(bad)") }
+        let derived = BatchName.derived(from: "/data/Subjects (EU).csv", at: bound)
+        #expect(BatchName.problem(with: derived) == nil, "\(derived)")
+        #expect(derived.hasPrefix("Subjects--EU-") && derived.hasSuffix("-20270115T080000Z"), "\(derived)")
+        #expect(BatchName.problem(with: BatchName.derived(from: String(repeating: "é", count: 300), at: bound)) == nil)
+        #expect(BatchName.derived(from: nil, at: bound).hasPrefix("stdin-"))
+    }
+}
