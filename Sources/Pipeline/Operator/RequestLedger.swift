@@ -14,36 +14,47 @@ struct RequestLedger: Sendable {
     private var successes: [String: Int] = [:]
     /// Items that did not succeed (yet): value and latest code.
     private var failures: [(item: String, code: ResultCode)] = []
-    /// True while the only outcomes seen are rejections.
-    private var rejectedOnly: Bool
+    /// True while the only outcomes seen are rejections and cancels: nothing was called.
+    private var uncalledOnly: Bool
 
     /// A ledger starting from `outcome`.
     init(_ outcome: Outcome) {
         latest = outcome
         op = outcome.op
-        rejectedOnly = outcome.status == .rejected
+        uncalledOnly = Self.calledNothing(outcome)
         take(outcome)
+    }
+
+    /// Whether `outcome` says nothing was called for its request: a rejection or a cancel.
+    private static func calledNothing(_ outcome: Outcome) -> Bool {
+        outcome.status == .rejected || outcome.status == .cancelled
     }
 
     /// Applies a later outcome of the same request (or of a replay of it).
     mutating func apply(_ outcome: Outcome) {
-        if outcome.status == .rejected {
-            // A rejected record changed nothing at the backend; it cannot undo what was done.
-            if rejectedOnly { latest = outcome }
+        if Self.calledNothing(outcome) {
+            // A rejected or cancelled record changed nothing at the backend; it cannot undo what
+            // was done.
+            if uncalledOnly {
+                latest = outcome
+                op = outcome.op ?? op
+                take(outcome)
+            }
             return
         }
         latest = outcome
         op = outcome.op ?? op
-        if rejectedOnly || outcome.replayOf == nil {
-            rejectedOnly = false
+        if uncalledOnly || outcome.replayOf == nil {
+            uncalledOnly = false
             take(outcome)
         } else {
             settle(byReplay: outcome)
         }
     }
 
-    /// Items by their final code.
+    /// Items by their final code (a cancelled request's: `Outcome.cancelledItems`).
     var codes: [String: Int] {
+        if uncalledOnly { return latest.counts }
         var codes = successes
         for failure in failures { codes[failure.code.rawValue, default: 0] += 1 }
         return codes
@@ -51,7 +62,7 @@ struct RequestLedger: Sendable {
 
     /// The request's status over all its outcomes.
     var status: OutcomeStatus {
-        if rejectedOnly { return .rejected }
+        if uncalledOnly { return latest.status }
         return OutcomeStatus.of(succeeded: successes.values.reduce(0, +), failed: failures.count)
     }
 
