@@ -61,6 +61,12 @@ public final class EmulatorBackend: Sendable {
         state.withLock { $0.seed(request, project: project) }
     }
 
+    /// Whether installation `id` exists and is not deleted: how tests see that a deletion did,
+    /// or did not, happen.
+    public func isLive(installation id: String) -> Bool {
+        state.withLock { $0.installations[id].map { !$0.deleted } ?? false }
+    }
+
     /// What was served so far.
     public var stats: EmulatorStats {
         var stats = calls.withLock { $0.stats }

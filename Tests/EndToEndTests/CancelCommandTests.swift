@@ -1,0 +1,122 @@
+import Emulator
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+
+/// `iidbatch control cancel` against `iidbatch run` processes, the embedded broker and the
+/// emulator over real sockets: a cancelled batch of deletions erases nothing, the other batch
+/// completes, and a cancel holds across a worker killed with SIGKILL.
+@Suite("iidbatch control cancel: a wrong batch of deletions is cancelled before it erases", .serialized)
+struct CancelCommandTests {
+    private func control(_ fixture: PipelineFixture, _ pipeline: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await OperatorCommand.run(["control"] + arguments + ["--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers, seconds: 60)
+    }
+
+    /// `count` deletion requests of batch `batch`, two installations each, seeded in the emulator.
+    private func deletions(_ fixture: PipelineFixture, batch: String, count: Int) -> [PipelineRequest] {
+        (0..<count).map { n in
+            let installations = ["fid-\(batch)-\(n)-a", "fid-\(batch)-\(n)-b"]
+            fixture.backend.seed(SeedRequest(installations: installations))
+            return PipelineRequest(id: "\(batch)-\(n)", op: .installationsDelete, target: .subject("subject-\(n)"), items: installations, batch: batch)
+        }
+    }
+
+    @Test(
+        "two batches submitted while paused, one cancelled, then resumed: the cancelled batch ends cancelled with zero delete calls, the other completes; also across a SIGKILL",
+        arguments: [false, true])
+    func cancelWhilePaused(killBetween: Bool) async throws {
+        try await withPipelineFixture(partitions: 2) { fixture in
+            let folder = try RunFolder(fixture, name: "cancel-paused")
+            defer { folder.remove() }
+            let group = "cancel-\(killBetween ? "kill" : "plain")"
+            let pipeline = try folder.pipeline(fixture, group: group, "ops: [installations.delete]\nconcurrency: 4")
+            let pause = try await control(fixture, pipeline, ["pause", group, "--reason", "check the lists first", "--by", "tester"])
+            #expect(pause.status == 0, "\(pause.output)")
+            let wrong = deletions(fixture, batch: "wrong-list", count: 12)
+            let right = deletions(fixture, batch: "right-list", count: 12)
+            try await fixture.submit(wrong + right)
+
+            let arguments = folder.runArguments(fixture, pipeline: pipeline, RunFolder.groupOptions + ["--log-level", "info"])
+            var worker = try ChildProcess(try Programs.iidbatch, arguments)
+            defer { worker.interrupt() }
+            try await worker.waitFor("assigned \(fixture.requestTopic)[")
+            let cancel = try await control(fixture, pipeline, ["cancel", group, "--batch", "wrong-list", "--reason", "wrong subject list", "--by", "dpo"])
+            #expect(cancel.status == 0, "\(cancel.output)")
+            #expect(cancel.output.contains("cancel v1 of \(group) by dpo") && cancel.output.contains("batch wrong-list"), "\(cancel.output)")
+            if killBetween {
+                worker.kill()
+                _ = try await worker.waitForExit()
+                worker = try ChildProcess(try Programs.iidbatch, arguments)
+                try await worker.waitFor("assigned \(fixture.requestTopic)[", seconds: 120)
+            } else {
+                try await worker.waitFor("cancel v1 of \(group) by dpo")
+            }
+            #expect(fixture.backend.stats["installations.delete"].calls == 0, "nothing called while paused")
+            let resume = try await control(fixture, pipeline, ["resume", group, "--reason", "lists checked", "--by", "tester"])
+            #expect(resume.status == 0, "\(resume.output)")
+
+            let outcomes = try await fixture.waitForOutcomes((wrong + right).map(\.id))
+            for request in wrong {
+                let outcome = try #require(outcomes[request.id])
+                #expect(outcome.status == .cancelled && outcome.batch == "wrong-list" && outcome.backendCalls == 0, "\(outcome)")
+                #expect(outcome.counts == [Outcome.cancelledItems: 2] && outcome.reason?.contains("wrong subject list") == true)
+                for installation in request.items { #expect(fixture.backend.isLive(installation: installation), "\(installation) was erased") }
+            }
+            for request in right {
+                let outcome = try #require(outcomes[request.id])
+                #expect(outcome.status == .succeeded && outcome.counts == ["OK": 2] && outcome.batch == "right-list", "\(outcome)")
+                for installation in request.items { #expect(!fixture.backend.isLive(installation: installation)) }
+            }
+            #expect(fixture.backend.stats["installations.delete"].calls == 2 * right.count, "only the right batch's installations were called")
+            #expect(fixture.deadLetters.isEmpty, "a cancel is not dead-lettered")
+
+            let reconcile = try await OperatorCommand.run(
+                ["reconcile", "--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers, stdin: nil, seconds: 120)
+            #expect(reconcile.status == 0, "\(reconcile.output)")
+            #expect(reconcile.output.contains("cancelled 12") && reconcile.output.contains("succeeded 12"), "\(reconcile.output)")
+        }
+    }
+
+    @Test("a cancel while calls run: running calls finish and are reported as answered, the rest are cancelled, and work produced after the bound is untouched")
+    func cancelWhileRunning() async throws {
+        try await withPipelineFixture(partitions: 1, faults: FaultPlan(latencyMilliseconds: 400)) { fixture in
+            let folder = try RunFolder(fixture, name: "cancel-running")
+            defer { folder.remove() }
+            let group = "cancel-running"
+            let pipeline = try folder.pipeline(fixture, group: group, "ops: [installations.delete]\nconcurrency: 2")
+            let batch = deletions(fixture, batch: "migration-7", count: 40)
+            try await fixture.submit(batch, key: { _ in "one-key" })
+            let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
+            defer { worker.interrupt() }
+            try await waitUntil("the first calls arrive", timeout: .seconds(120)) { fixture.backend.stats["installations.delete"].calls >= 2 }
+            let cancel = try await control(fixture, pipeline, ["cancel", group, "--batch", "migration-7", "--reason", "stop the migration", "--by", "sre"])
+            #expect(cancel.status == 0, "\(cancel.output)")
+            try await worker.waitFor("cancel v1 of \(group) by sre")
+            // Produced after the cancel's bound: the same batch, untouched by it.
+            let later = deletions(fixture, batch: "migration-7", count: 1).map { request in
+                var request = request
+                request.id = "after-the-cancel"
+                return request
+            }
+            try await fixture.submit(later, key: { _ in "one-key" })
+
+            let outcomes = try await fixture.waitForOutcomes((batch + later).map(\.id))
+            let answered = batch.filter { outcomes[$0.id]?.status != .cancelled }
+            let cancelled = batch.filter { outcomes[$0.id]?.status == .cancelled }
+            #expect(!answered.isEmpty && !cancelled.isEmpty, "the cancel came mid-run: \(answered.count) answered, \(cancelled.count) cancelled")
+            for request in answered {
+                let outcome = try #require(outcomes[request.id])
+                #expect(outcome.status == .succeeded && outcome.counts == ["OK": 2], "a started request finishes whole and is reported as answered: \(outcome)")
+                for installation in request.items { #expect(!fixture.backend.isLive(installation: installation)) }
+            }
+            for request in cancelled {
+                for installation in request.items {
+                    #expect(fixture.backend.isLive(installation: installation), "\(installation) of a cancelled request was erased")
+                }
+            }
+            #expect(fixture.backend.stats["installations.delete"].calls == 2 * answered.count + 2, "calls only for answered requests and the later one")
+            #expect(outcomes["after-the-cancel"]?.status == .succeeded, "produced after the bound: not cancelled")
+        }
+    }
+}
