@@ -10,7 +10,8 @@ import Kafka
 /// through the real `RequestDecoder`) unless the machine paused them or holds reads, calls answered
 /// with anything `SimulatedBackend` can say, timers and read holds, clock jumps, acknowledgements
 /// in any order, revokes (lost or not) and reassignments that deliver again from the committed
-/// offset, and operator changes (concurrency, in-flight bound, pause) through `ControlledSettings`.
+/// offset, and operator changes (concurrency, in-flight bound, pause, cancels of a batch) through
+/// `ControlledSettings`.
 /// After every step it checks the invariants and throws a `SimulationViolation` naming the first
 /// one broken.
 ///
@@ -27,11 +28,18 @@ struct WorkerSimulation {
         /// is published.
         var lastCodes: [Int: ResultCode] = [:]
         var published = false
+        /// The request, and when its record was produced: what a cancel matches.
+        var request: PipelineRequest
+        var producedAt: Date?
+        /// Calls started that carried any of its items.
+        var calls = 0
     }
 
     /// One partition's log, read position and commits, as the consumer and broker would keep them.
     private struct PartitionLog {
         var records: [[UInt8]] = []
+        /// When each record was produced (its timestamp).
+        var stamps: [Date] = []
         var readPosition: Int64 = 0
         var committed: Int64 = 0
         var generation: AssignmentGeneration?
@@ -56,9 +64,13 @@ struct WorkerSimulation {
     private var running: [Int: CallJob] = [:]
     private var admitted: [RequestHandle: Admitted] = [:]
     private var handleByID: [String: RequestHandle] = [:]
+    /// Requests a cancel ended as they arrived (never held), by id, until their outcome is seen.
+    private var cancelledOnArrival: [String: Admitted] = [:]
     private var pending: [Publication] = []
     private var logs: [KafkaTopicPartition: PartitionLog] = [:]
     private var operatorPaused = false
+    /// The cancels written so far: they stay in force through every later change.
+    private var cancels: [ControlCancel] = []
     private var nextRequest = 0
     /// The longest any wait may last: a linger, a backoff (a server's `Retry-After` included), the
     /// breaker's longest cooldown, or a slot at the adaptive rate's floor.
@@ -125,7 +137,7 @@ struct WorkerSimulation {
     mutating func heal() throws {
         if operatorPaused || machine.controlled.summary != "" {
             operatorPaused = false
-            try perform(machine.apply(ControlledSettings(file: configuration, all: nil, own: nil), now: now, date: Date()))
+            try perform(machine.apply(ControlledSettings(file: configuration, all: nil, own: nil, cancels: cancels), now: now, date: Date()))
         }
         let deadline = now + .seconds(3_600)
         var nextArrival = now
@@ -138,8 +150,9 @@ struct WorkerSimulation {
             if now >= nextArrival, arrivals < 100 {
                 arrivals += 1
                 nextArrival = now + .seconds(30)
-                let request = PipelineRequest(id: "heal-\(arrivals)", op: .installationsDelete, target: .subject(nil), items: ["fid-heal-\(arrivals)"])
-                logs[partitions[arrivals % 2]]!.records.append(Array(request.jsonBody()))
+                let request = PipelineRequest(
+                    id: "heal-\(arrivals)", op: .installationsDelete, target: .subject(nil), items: ["fid-heal-\(arrivals)"], batch: randomBatch())
+                append(Array(request.jsonBody()), to: partitions[arrivals % 2])
             }
             var choices: [Int] = []
             if !running.isEmpty { choices.append(0) }
@@ -164,7 +177,7 @@ struct WorkerSimulation {
 
     private mutating func arrive() throws {
         let partition = partitions[Int(random.next() % 2)]
-        if !hasUnread(partition) || random.next() % 3 != 0 { logs[partition]!.records.append(Array(newRequest().jsonBody())) }
+        if !hasUnread(partition) || random.next() % 3 != 0 { append(Array(newRequest().jsonBody()), to: partition) }
         try deliverNext(partition)
     }
 
@@ -183,7 +196,7 @@ struct WorkerSimulation {
         case 5: bytes = (0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         default: bytes = Array(#"{"id":"r","op":"topics.subscribe","topic":"t","tokens":["a"],"unknown":1}"#.utf8)
         }
-        logs[partition]!.records.append(bytes)
+        append(bytes, to: partition)
         try deliverNext(partition)
     }
 
@@ -194,7 +207,8 @@ struct WorkerSimulation {
         let offset = log.readPosition
         logs[partition]!.readPosition += 1
         let bytes = log.records[Int(offset)]
-        let record = KafkaRecord(topic: partition.topic, partition: partition.partition, offset: offset, key: nil, value: bytes)
+        let record = KafkaRecord(
+            topic: partition.topic, partition: partition.partition, offset: offset, key: nil, value: bytes, timestamp: log.stamps[Int(offset)])
         let read = machine.recordsRead
         let known = machine.book.handles(in: [partition])
         let decoded = decoder.decode(bytes)
@@ -206,8 +220,12 @@ struct WorkerSimulation {
         let added = machine.book.handles(in: [partition]).subtracting(known)
         if let handle = added.first, case .success(let request) = decoded {
             guard added.count == 1 else { throw violation("one record admitted as \(added.count) requests") }
-            admitted[handle] = Admitted(id: request.id, items: request.items.count)
+            admitted[handle] = Admitted(id: request.id, items: request.items.count, request: request, producedAt: record.timestamp)
             handleByID[request.id] = handle
+        } else if case .success(let request) = decoded,
+            actions.contains(where: { if case .publish(let p) = $0 { p.outcome.requestID == request.id && p.outcome.status == .cancelled } else { false } })
+        {
+            cancelledOnArrival[request.id] = Admitted(id: request.id, items: request.items.count, request: request, producedAt: record.timestamp)
         }
         try perform(actions)
     }
@@ -289,7 +307,16 @@ struct WorkerSimulation {
         if random.next() % 3 == 0 { overrides[.maxInFlightItems] = .count(Int(10 + random.next() % 3_000)) }
         let document = ControlDocument(version: controls, updatedAt: Date(), updatedBy: "simulation", reason: "step \(steps)", overrides: overrides)
         configuration.concurrency = concurrency
-        try perform(machine.apply(ControlledSettings(file: machine.configuration, all: nil, own: document), now: now, date: Date()))
+        // Now and then a cancel of a batch (or of a request id), bounded at the simulated now.
+        if random.next() % 4 == 0 {
+            let byID = random.next() % 4 == 0 && nextRequest > 0
+            cancels.append(
+                ControlCancel(
+                    pipeline: configuration.name, batch: byID ? nil : randomBatch(), requestID: byID ? "r\(1 + random.next() % UInt64(nextRequest))" : nil,
+                    producedBefore: simulatedDate, version: cancels.count + 1, updatedAt: simulatedDate, updatedBy: "simulation",
+                    reason: "step \(steps)", tag: "c\(cancels.count + 1)"))
+        }
+        try perform(machine.apply(ControlledSettings(file: machine.configuration, all: nil, own: document, cancels: cancels), now: now, date: Date()))
     }
 
     // MARK: - Actions and invariants
@@ -312,6 +339,14 @@ struct WorkerSimulation {
                         "call \(job.id) of \(api) started with \(ofAPI) of its calls running, its limit \(limit), the cap \(configuration.concurrency)")
                 }
                 guard !operatorPaused else { throw violation("call \(job.id) started while the operator paused the pipeline") }
+                // A request no call has carried yet is never called once a cancel matches it.
+                for run in job.origins.runs {
+                    guard let request = admitted[run.request] else { continue }
+                    if request.calls == 0, let cancel = cancels.first(where: { $0.matches(request.request, producedAt: request.producedAt) }) {
+                        throw violation("call \(job.id) carries request \(request.id), which \(cancel) cancelled before any call")
+                    }
+                }
+                for handle in Set(job.origins.runs.map(\.request)) where admitted[handle] != nil { admitted[handle]!.calls += 1 }
                 for run in job.origins.runs where admitted[run.request]?.published == true {
                     throw violation("call \(job.id) carries items \(run.indexes) of request \(admitted[run.request]!.id), already published")
                 }
@@ -358,10 +393,31 @@ struct WorkerSimulation {
         defer { pending.append(publication) }
         let outcome = publication.outcome
         guard outcome.status != .rejected else { return }
+        if outcome.status == .cancelled, let request = cancelledOnArrival.removeValue(forKey: outcome.requestID) {
+            guard let cancel = cancels.first(where: { $0.matches(request.request, producedAt: request.producedAt) }) else {
+                throw violation("\(request.id) cancelled on arrival, though no cancel in force matches it")
+            }
+            guard outcome.counts == [Outcome.cancelledItems: request.items], publication.deadLetter == nil else {
+                throw violation("\(request.id) cancelled by \(cancel) counts \(outcome.counts)")
+            }
+            return
+        }
         guard let handle = handleByID[outcome.requestID] else { throw violation("an outcome of \(outcome.requestID), a request never admitted") }
         guard let request = admitted[handle] else { throw violation("an outcome of \(outcome.requestID) after its partition was revoked") }
         guard !request.published else { throw violation("request \(request.id) published twice") }
         admitted[handle]!.published = true
+        // Cancelled: no call ever carried it, a cancel in force matches it, every item counted so.
+        let cancel = cancels.first { $0.matches(request.request, producedAt: request.producedAt) }
+        guard outcome.status != .cancelled else {
+            guard request.calls == 0, cancel != nil, outcome.counts == [Outcome.cancelledItems: request.items], publication.deadLetter == nil else {
+                let by = cancel.map(\.description) ?? "no cancel"
+                throw violation("\(request.id) cancelled after \(request.calls) calls, matched by \(by): \(outcome.counts)")
+            }
+            return
+        }
+        guard request.calls > 0 || cancel == nil else {
+            throw violation("\(request.id) published \(outcome.status), though \(cancel!) matched it before any call")
+        }
         let counted = outcome.counts.values.reduce(0, +)
         guard counted == request.items, request.lastCodes.count == request.items else {
             throw violation("outcome of \(request.id) counts \(counted) items; \(request.lastCodes.count) of its \(request.items) were answered")
@@ -402,6 +458,12 @@ struct WorkerSimulation {
     // MARK: - Helpers
 
     private mutating func newRequest() -> PipelineRequest {
+        var request = newRequestOfSomeOp()
+        request.batch = randomBatch()
+        return request
+    }
+
+    private mutating func newRequestOfSomeOp() -> PipelineRequest {
         nextRequest += 1
         let id = "r\(nextRequest)"
         func items(_ count: Int, _ make: (Int) -> String) -> [String] { (0..<count).map(make) }
@@ -434,6 +496,21 @@ struct WorkerSimulation {
                 id: id, op: op, target: .group(name: "g\(random.next() % 3)", key: op == .groupsCreate ? nil : "key"),
                 items: items(Int(1 + random.next() % 45)) { "tok-\(id)-\($0)" })
         }
+    }
+
+    /// The simulated wall clock: the time records are produced and cancels bounded at.
+    private var simulatedDate: Date { Date(timeIntervalSince1970: 1_800_000_000 + Double((now - startedAt).components.seconds)) }
+
+    /// Appends a record of `bytes` to `partition`'s log, produced now.
+    private mutating func append(_ bytes: [UInt8], to partition: KafkaTopicPartition) {
+        logs[partition]!.records.append(bytes)
+        logs[partition]!.stamps.append(simulatedDate)
+    }
+
+    /// One of three batches, or none.
+    private mutating func randomBatch() -> String? {
+        let pick = random.next() % 4
+        return pick == 3 ? nil : "b\(pick)"
     }
 
     private func hasUnread(_ partition: KafkaTopicPartition) -> Bool {
