@@ -21,6 +21,11 @@ public enum MetricName: String, Sendable, CaseIterable {
     case itemRetries = "iidbatch_item_retries_total"
     /// Counter; labels `pipeline`, `kind`; every kind exists from the worker's start, at 0.
     case deadLetters = "iidbatch_dead_letters_total"
+    /// Counter; labels `pipeline`, `batch`, `status`; only the `RecentBatches.limit` batches
+    /// active last (an older batch's series are removed).
+    case batchRequests = "iidbatch_batch_requests_total"
+    /// Counter; labels `pipeline`, `batch`; as `batchRequests`.
+    case batchItems = "iidbatch_batch_items_total"
     /// Gauge; labels `pipeline`.
     case itemsInFlight = "iidbatch_items_in_flight"
     /// Gauge; labels `pipeline`.
@@ -64,6 +69,8 @@ public enum MetricName: String, Sendable, CaseIterable {
         case .requestDuration: "Request received to its outcome acknowledged, seconds."
         case .itemRetries: "Items started again after a failed attempt."
         case .deadLetters: "Dead letters acknowledged, by kind (retry-exhausted, undecodable, duplicate-in-flight)."
+        case .batchRequests: "Outcomes acknowledged per batch and status, for the 20 batches this worker saw last (older ones' series are removed)."
+        case .batchItems: "Items of the outcomes acknowledged per batch, for the 20 batches this worker saw last."
         case .itemsInFlight: "Items held until their outcomes are acknowledged."
         case .pausedPartitions: "Partitions paused (backpressure, circuit breaker, operator pause, stopping)."
         case .circuitBreakerOpen: "1 while the circuit breaker is open (the backend refuses or fails every call), else 0."

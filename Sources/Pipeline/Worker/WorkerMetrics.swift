@@ -29,6 +29,7 @@ final class WorkerMetrics: Sendable {
         var itemCodes: [String: [String: Int]] = [:]
         var deadLetterKinds: [String: Int] = [:]
         var callAnswers: [String: [String: Int]] = [:]
+        var batches = RecentBatches()
 
         init() {}
 
@@ -39,6 +40,7 @@ final class WorkerMetrics: Sendable {
             itemCodes = statistics.itemCodes
             deadLetterKinds = statistics.deadLetterKinds
             callAnswers = statistics.callAnswers
+            batches = statistics.batches
         }
     }
 
@@ -97,6 +99,7 @@ final class WorkerMetrics: Sendable {
         for (kind, count) in statistics.deadLetterKinds where count > previous.deadLetterKinds[kind] ?? 0 {
             counter(.deadLetters, ("kind", kind)).increment(by: count - (previous.deadLetterKinds[kind] ?? 0))
         }
+        if statistics.batches != previous.batches { followBatches(statistics.batches, previous.batches) }
         if statistics.callAnswers != previous.callAnswers {
             for (api, statuses) in statistics.callAnswers {
                 for (status, count) in statuses {
@@ -105,6 +108,24 @@ final class WorkerMetrics: Sendable {
                 }
             }
         }
+    }
+
+    /// Counts what each recent batch gained, and removes the series of batches no longer recent.
+    private func followBatches(_ batches: RecentBatches, _ previous: RecentBatches) {
+        for (batch, tally) in batches.tallies {
+            let before = previous.tallies[batch] ?? RecentBatches.Tally()
+            for (status, count) in tally.requests where count > before.requests[status] ?? 0 {
+                counter(.batchRequests, ("batch", batch), ("status", status.rawValue)).increment(by: count - (before.requests[status] ?? 0))
+            }
+            if tally.items > before.items { counter(.batchItems, ("batch", batch)).increment(by: tally.items - before.items) }
+        }
+        let forgotten = Set(previous.tallies.keys).subtracting(batches.tallies.keys)
+        guard !forgotten.isEmpty else { return }
+        let removed = counters.withLock { counters in
+            let series = counters.keys.filter { [.batchRequests, .batchItems].contains($0.name) && forgotten.contains($0.first) }
+            return series.compactMap { counters.removeValue(forKey: $0) }
+        }
+        for counter in removed { counter.destroy() }
     }
 
     /// A request's outcome was acknowledged `latency` after it arrived.

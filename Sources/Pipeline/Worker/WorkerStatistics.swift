@@ -37,6 +37,8 @@ public struct WorkerStatistics: Sendable, Hashable {
     /// The version of each control document in force now, by scope (the pipeline's name, `*`);
     /// merged, the highest seen.
     public var controlVersions: [String: Int] = [:]
+    /// Requests and items of the batches acknowledged lately (`RecentBatches.limit` at most).
+    public var batches = RecentBatches()
 
     /// No figures yet.
     public init() {}
@@ -60,6 +62,7 @@ public struct WorkerStatistics: Sendable, Hashable {
             for (code, count) in outcome.counts { itemCodes[op, default: [:]][code, default: 0] += count }
         }
         self.latency.record(latency)
+        if let batch = outcome.batch { batches.note(batch, status: outcome.status, items: outcome.counts.values.reduce(0, +)) }
         if let deadLetter {
             deadLetterKinds[deadLetter.kind, default: 0] += 1
             deadLetterItems += deadLetter.items
@@ -85,6 +88,7 @@ public struct WorkerStatistics: Sendable, Hashable {
         latency.merge(other.latency)
         paused = paused || other.paused
         controlVersions.merge(other.controlVersions, uniquingKeysWith: max)
+        batches.merge(other.batches)
     }
 
     /// `control: topics v3, * v1 (paused)`-style text for logs; empty when no override is in force.
