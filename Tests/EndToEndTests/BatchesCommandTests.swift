@@ -132,7 +132,7 @@ struct BatchesCommandTests {
             let watch = try await OperatorCommand.run(["batches", "watch", "slow-1", "--outcomes", fixture.outcomeTopic], brokers: brokers)
             #expect(watch.status == 0, "\(watch.output)")
             #expect(watch.output.contains("slow-1 done: 40/40 items, 40/40 requests"), "\(watch.output)")
-            #expect(fixture.outcomes.count == 40)
+            try await fixture.waitForRead({ "40 outcomes (\($0.outcomes.count))" }) { $0.outcomes.count >= 40 }
             await worker.stop()
         }
     }
