@@ -483,7 +483,7 @@ struct DeployFilesTests {
         #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("deletions.yaml").path), "\(source.path)")
     }
 
-    @Test("compose creates exactly the shipped pipelines' topics, the control topic and the batch topic, as README's table gives them, before the workers start")
+    @Test("compose creates exactly the shipped pipelines' topics, the control and batch topics, as README's table gives them, before the workers start")
     func composeCreatesTopics() throws {
         let document = try #require(try yaml("deploy/compose.yaml").first as? [String: Any])
         let services = try #require(document["services"] as? [String: Any])
