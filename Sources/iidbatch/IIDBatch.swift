@@ -16,7 +16,8 @@ struct IIDBatch: AsyncParsableCommand {
             """,
         version: BuildInfo.versionLine,
         subcommands: [
-            Run.self, Control.self, Submit.self, Outcomes.self, Replay.self, Reconcile.self, Demo.self, Broker.self, EmulatorCommand.self, Bench.self,
+            Run.self, Control.self, Submit.self, Batches.self, Outcomes.self, Replay.self, Reconcile.self, Demo.self, Broker.self, EmulatorCommand.self,
+            Bench.self,
         ]
     )
 

@@ -483,7 +483,7 @@ struct DeployFilesTests {
         #expect(FileManager.default.fileExists(atPath: source.appendingPathComponent("deletions.yaml").path), "\(source.path)")
     }
 
-    @Test("compose creates exactly the shipped pipelines' topics and the control topic, as README's table gives them, before the workers start")
+    @Test("compose creates exactly the shipped pipelines' topics, the control and batch topics, as README's table gives them, before the workers start")
     func composeCreatesTopics() throws {
         let document = try #require(try yaml("deploy/compose.yaml").first as? [String: Any])
         let services = try #require(document["services"] as? [String: Any])
@@ -506,7 +506,7 @@ struct DeployFilesTests {
         }
 
         let pipelines = try PipelineFile.loadAll(root.appendingPathComponent("pipelines").path)
-        var named: [String: String] = [ControlTopic.defaultName: "compact"]
+        var named: [String: String] = [ControlTopic.defaultName: "compact", BatchTopic.defaultName: "compact"]
         for pipeline in pipelines {
             for topic in [pipeline.requestTopic, pipeline.outcomeTopic, pipeline.deadLetterTopic] { named[topic] = "delete" }
             if pipeline.ops?.contains(.groupsExport) ?? true { named[pipeline.exportTopic] = "compact" }

@@ -28,6 +28,7 @@ final class PipelineFixture: Sendable {
         // Everything that may throw comes before the client: one dropped running stops the process.
         for topic in [requestTopic, outcomeTopic, deadLetterTopic, exportTopic] { try kafka.createTopic(topic, partitions: partitions) }
         try kafka.createTopic(ControlTopic.embeddedSpec)
+        try kafka.createTopic(BatchTopic.embeddedSpec)
         keyJSON = try emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token")
         let credentials = try ServiceAccountCredentials(json: keyJSON)
         let reader = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: "test-reader", topics: [outcomeTopic, deadLetterTopic])

@@ -12,10 +12,14 @@ public struct SubmitPlan: Sendable {
     public var recordSize: Int
     /// Ids are `<prefix>-<n>`, n from 1, zero-padded to 6 digits.
     public var idPrefix: String
+    /// The batch every request names (it does not change the ids: the same work in another batch
+    /// has the same ids).
+    public var batch: String?
 
     /// A plan. `idPrefix` nil derives one from the op, target, record size and items.
-    public init(op: RequestOp, target: RequestTarget, recordSize: Int, items: [String], idPrefix: String? = nil) {
+    public init(op: RequestOp, target: RequestTarget, recordSize: Int, items: [String], idPrefix: String? = nil, batch: String? = nil) {
         self.op = op
+        self.batch = batch
         self.target = target
         self.recordSize = max(1, recordSize)
         self.idPrefix = idPrefix ?? Self.derivedPrefix(op: op, target: target, recordSize: self.recordSize, items: items)
@@ -33,7 +37,7 @@ public struct SubmitPlan: Sendable {
     /// Record `number` (from 1) of `items`.
     public func request(_ number: Int, of items: [String]) -> PipelineRequest {
         let start = (number - 1) * recordSize
-        return PipelineRequest(id: id(number), op: op, target: target, items: PackedStrings(items[start..<min(items.count, start + recordSize)]))
+        return PipelineRequest(id: id(number), op: op, target: target, items: PackedStrings(items[start..<min(items.count, start + recordSize)]), batch: batch)
     }
 
     /// `<op initials>-<16 hex digits>`: a 64-bit FNV-1a hash of everything that defines the work.

@@ -62,9 +62,11 @@ public struct DeadLetter: Sendable {
 
     /// The record to produce to replay it: the same request with the same id, `replayOf` naming
     /// the original request, and `priorAttempts` set to the attempts already spent; nil when
-    /// there is nothing to replay (an undecodable record, or no original topic).
-    public func replay() -> KafkaProducerRecord? {
+    /// there is nothing to replay (an undecodable record, or no original topic). With `batch`,
+    /// the replay belongs to that batch instead of the original's.
+    public func replay(batch: String? = nil) -> KafkaProducerRecord? {
         guard var request, let originalTopic else { return nil }
+        if let batch { request.batch = batch }
         request.replayOf = request.replayOf ?? request.id
         request.priorAttempts = max(request.priorAttempts, attempts)
         return KafkaProducerRecord(

@@ -12,7 +12,7 @@ struct Broker: AsyncParsableCommand {
             them: kcat -L -b <bootstrap>. Brokers listen on ephemeral ports; with --port, a \
             forwarder on that port carries bootstrap traffic and clients then follow the \
             advertised brokers. The cluster always has iidbatch's control topic \
-            (iidbatch.control). State lives in memory and is gone when the command stops.
+            (iidbatch.control) and batch topic (iidbatch.batches). State lives in memory and is gone when the command stops.
             """
     )
 
@@ -37,7 +37,7 @@ struct Broker: AsyncParsableCommand {
         var specs = try topics.map { text in
             do { return try KafkaTopicSpec(parsing: text) } catch { throw ValidationError("--topic: \(error)") }
         }
-        if !specs.contains(where: { $0.name == ControlTopic.defaultName }) { specs.append(ControlTopic.embeddedSpec) }
+        for spec in [ControlTopic.embeddedSpec, BatchTopic.embeddedSpec] where !specs.contains(where: { $0.name == spec.name }) { specs.append(spec) }
         let printLog: @Sendable (KafkaLogLevel, String) -> Void = { level, line in Output.error("[\(level)] \(line)") }
         let kafka = try EmbeddedKafka(brokers: brokers, port: port, topics: specs, logHandler: verbose ? printLog : { _, _ in })
         Output.line("iidbatch broker: \(brokers) broker(s), librdkafka \(KafkaVersion.librdkafka) mock cluster on 127.0.0.1")

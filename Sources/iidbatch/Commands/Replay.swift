@@ -17,7 +17,10 @@ struct Replay: AsyncParsableCommand {
             Replaying the same selection again is harmless: the operations are idempotent and the \
             ids stable, so `iidbatch reconcile` counts each request once. Undecodable records are \
             never replayed (they would be rejected again); fix them and produce them by hand. \
-            --dry-run lists what would go and produces nothing.
+            --dry-run lists what would go and produces nothing. The replays are a batch of their \
+            own (--batch, printed first): each names it instead of its original's, and its \
+            manifest goes to the batch topic before the first record and after the last was \
+            acknowledged.
             """
     )
 
@@ -39,6 +42,10 @@ struct Replay: AsyncParsableCommand {
     @Flag(help: "Show what would be replayed; produce nothing.")
     var dryRun = false
 
+    @OptionGroup var stamp: BatchStamp
+
+    @OptionGroup var defaults: PipelineTopics
+
     @OptionGroup var kafka: KafkaOptions
 
     func run() async throws {
@@ -46,6 +53,9 @@ struct Replay: AsyncParsableCommand {
             guard let op = RequestOp(rawValue: name) else { throw ValidationError("--op: unknown op '\(name)'; expected one of \(RequestOp.names)") }
             return op
         }
+        let now = Date()
+        let batch = stamp.name(input: "replay-" + from.replacingOccurrences(of: ".", with: "-"), at: now)
+        Output.line("batch \(batch)")
         let filter = DeadLetterFilter(codes: Set(code), ops: Set(ops), since: since?.date, until: until?.date)
         let configuration = try kafka.configuration()
         var selected: [DeadLetter] = []
@@ -76,9 +86,15 @@ struct Replay: AsyncParsableCommand {
             Output.line("nothing to replay: \(read) record(s) in \(from), \(skipped)")
             return
         }
+        let cluster = try await kafka.timeout.reach(configuration, for: "replaying from \(from)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
-        let replays = selected.compactMap { letter in letter.replay().map { (record: $0, items: letter.request?.items.count ?? 0) } }
+        let replays = selected.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }
+        var manifest = manifest(batch, replays: replays, selected: selected, at: now)
+        do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
+            await producer.close(timeout: .zero)
+            throw error
+        }
         let progress = ProgressReporter("replay", total: items)
         var topics: [String: Int] = [:]
         var sent = 0
@@ -98,8 +114,31 @@ struct Replay: AsyncParsableCommand {
                 error)
         }
         progress.finish()
+        manifest.state = .submitted
+        do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
+            await producer.close(timeout: .zero)
+            throw error
+        }
         await producer.close()
         let destinations = topics.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Output.line("replayed \(selected.count) record(s), \(items) items, from \(from) to \(destinations); \(skipped)")
+    }
+
+    /// The replays' manifest: their one op (none when they mix ops), the one pipeline file that
+    /// takes them from their topics (none when there are several or no files), and the SHA-256 of
+    /// the values produced, each followed by a newline.
+    private func manifest(
+        _ batch: String, replays: [(record: KafkaProducerRecord, items: Int)], selected: [DeadLetter], at now: Date
+    ) -> BatchManifest {
+        let ops = Set(selected.compactMap { $0.request?.op })
+        let topics = Set(replays.map(\.record.topic))
+        let files = (try? PipelineFile.loadAll(defaults.pipelines)) ?? []
+        let pipelines = Set(files.filter { file in topics.contains(file.requestTopic) && ops.allSatisfy(file.takes) }.map(\.name))
+        var input: [UInt8] = []
+        for replay in replays { input += (replay.record.value ?? []) + [UInt8(ascii: "\n")] }
+        return BatchManifest(
+            name: batch, op: ops.count == 1 ? ops.first : nil, pipeline: pipelines.count == 1 ? pipelines.first : nil, requestTopics: topics.sorted(),
+            requests: replays.count, items: replays.reduce(0) { $0 + $1.items }, createdBy: stamp.by, createdAt: now,
+            inputSHA256: BatchManifest.inputDigest(input), state: .submitting)
     }
 }

@@ -18,7 +18,10 @@ struct Submit: AsyncParsableCommand {
             the same ids (and the operations are idempotent). Bad lines (whitespace or control \
             characters inside an item, a CSV row without the column, a non-hex APNs token) are \
             reported with their line numbers and skipped, or, with --strict, stop the submit before \
-            anything is produced.
+            anything is produced. Every record names the batch (--batch, printed first); the \
+            batch's manifest (op, pipeline, counts, who, when, the input's SHA-256) goes to the \
+            batch topic before the first record and again, submitted, after the last was \
+            acknowledged: `iidbatch batches` follows it.
             """
     )
 
@@ -60,6 +63,14 @@ struct Submit: AsyncParsableCommand {
 
     @OptionGroup var defaults: PipelineTopics
 
+    @Option(
+        help: ArgumentHelp(
+            "The pipeline that takes the records, in the batch's manifest (default: the pipeline file that takes the op from the request topic).",
+            valueName: "name"))
+    var pipeline: String?
+
+    @OptionGroup var stamp: BatchStamp
+
     @Option(help: "The input layout: lines or csv (default: csv for *.csv, else lines).")
     var format: String?
 
@@ -85,23 +96,36 @@ struct Submit: AsyncParsableCommand {
         let target = try SubmitTarget.target(
             for: operation, topic: topic, subject: subject, application: application, sandbox: sandbox, group: group, notificationKey: notificationKey,
             details: details, byKey: byKey)
+        let now = Date()
+        let batch = stamp.name(input: input == "-" ? nil : input, at: now)
+        Output.line("batch \(batch)")
         let size = recordSize ?? SubmitTarget.defaultRecordSize(operation)
         let limit = operation.requestItemLimit ?? RequestDecoder().maxItems
         guard (1...limit).contains(size) else { throw ValidationError("--record-size: \(size) is out of range 1-\(limit) for \(op)") }
-        let list = try readItems(operation)
+        let (data, list) = try readItems(operation)
         report(list)
         if strict && !list.badLines.isEmpty {
             throw RuntimeError(.dataError, "\(input): --strict: \(list.badLines.count) bad line(s); nothing was submitted")
         }
         guard !list.items.isEmpty else { throw RuntimeError(.dataError, "\(input): no items to submit") }
-        let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix)
+        let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix, batch: batch)
         let topic = try requestTopic ?? defaults.requestTopic(for: operation, orName: "--request-topic")
+        // The pipeline file that takes the op from that topic, when the files are at hand.
+        let files = (try? PipelineFile.loadAll(defaults.pipelines)) ?? []
+        let pipelineName = pipeline ?? files.first { $0.requestTopic == topic && $0.takes(operation) }?.name
         let records = plan.recordCount(items: list.items.count)
         let configuration = try kafka.configuration()
         // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
-        _ = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
+        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
+        var manifest = BatchManifest(
+            name: batch, op: operation, pipeline: pipelineName, requestTopics: [topic], requests: records, items: list.items.count, createdBy: stamp.by,
+            createdAt: now, inputSHA256: BatchManifest.inputDigest(data), state: .submitting)
+        do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
+            await producer.close(timeout: .zero)
+            throw error
+        }
         let progress = ProgressReporter("submit", total: list.items.count)
         let outgoing = (1...records).lazy.map { number in
             let request = plan.request(number, of: list.items)
@@ -122,11 +146,16 @@ struct Submit: AsyncParsableCommand {
                 "producing to \(topic) (\(sent) of \(records) record(s) acknowledged)", topics: [topic], configuration, error)
         }
         progress.finish()
+        manifest.state = .submitted
+        do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
+            await producer.close(timeout: .zero)
+            throw error
+        }
         await producer.close()
         Output.line("submitted \(records) record(s), \(list.items.count) items, to \(topic): ids \(plan.id(1)) … \(plan.id(records))")
     }
 
-    private func readItems(_ operation: RequestOp) throws -> ItemList {
+    private func readItems(_ operation: RequestOp) throws -> (Data, ItemList) {
         let layout = try inputLayout()
         let data: Data
         if input == "-" {
@@ -136,7 +165,7 @@ struct Submit: AsyncParsableCommand {
                 throw RuntimeError(.noInput, "\(input): cannot read the file: \((error as NSError).localizedDescription)")
             }
         }
-        do { return try ItemList(data, format: layout, op: operation) } catch { throw RuntimeError(.dataError, "\(input): \(error)") }
+        do { return (data, try ItemList(data, format: layout, op: operation)) } catch { throw RuntimeError(.dataError, "\(input): \(error)") }
     }
 
     /// The layout the options name: `--format`, else csv when `--csv-delimiter` is given or the

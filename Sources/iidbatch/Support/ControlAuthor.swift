@@ -8,7 +8,12 @@ struct ControlAuthor: ParsableArguments {
     var reason: String
 
     @Option(help: ArgumentHelp("Who (default: $USER, else $LOGNAME).", valueName: "name"))
-    var by = ["USER", "LOGNAME"].lazy.compactMap { ProcessInfo.processInfo.environment[$0] }.first { !$0.isEmpty } ?? "unknown"
+    var by = ControlAuthor.currentUser
+
+    /// Who runs the command: $USER, else $LOGNAME, else `unknown`.
+    static var currentUser: String {
+        ["USER", "LOGNAME"].lazy.compactMap { ProcessInfo.processInfo.environment[$0] }.first { !$0.isEmpty } ?? "unknown"
+    }
 
     func validate() throws {
         guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must say why, got an empty text") }

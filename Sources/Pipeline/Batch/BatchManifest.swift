@@ -1,0 +1,152 @@
+import Crypto
+import Foundation
+import WireJSON
+
+/// What a batch is: written by `iidbatch submit` and `iidbatch replay` to the compacted batch
+/// topic (`BatchTopic`), keyed by the batch's name, once before its first request record
+/// (`submitting`) and once after its last was acknowledged (`submitted`).
+///
+/// Wire format (JSON, members in sorted order): `{"createdAt": "2026-11-25T20:40:12.000Z",
+/// "createdBy": "alice", "inputSha256": "9f…", "items": 12000, "name": "gdpr-7", "op":
+/// "installations.delete", "pipeline": "deletions", "requestTopics": ["deletions"], "requests": 120,
+/// "state": "submitted"}`. `op` is absent when a replay mixes ops; `pipeline` when no pipeline
+/// file names the request topic (and `--pipeline` was not given) or a replay spans several.
+public struct BatchManifest: Sendable, Hashable {
+    /// How far its producer got.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// The manifest was written; its request records are being produced.
+        case submitting
+        /// Every request record was acknowledged by the cluster.
+        case submitted
+    }
+
+    /// The batch's name (`BatchName`): the record key, and the `batch` of its requests and outcomes.
+    public var name: String
+    /// The op of every request, nil when a replay mixes ops.
+    public var op: RequestOp?
+    /// The pipeline whose workers take its requests, when one is known: cancels and pauses are per
+    /// pipeline.
+    public var pipeline: String?
+    /// The topics its request records went to.
+    public var requestTopics: [String]
+    /// Request records produced (or, while `submitting`, to be produced).
+    public var requests: Int
+    /// Items in them.
+    public var items: Int
+    /// Who submitted it.
+    public var createdBy: String
+    /// When the manifest was first written: no record of the batch is older.
+    public var createdAt: Date
+    /// Lowercase hex SHA-256 of the input (`inputDigest`).
+    public var inputSHA256: String
+    /// How far its producer got.
+    public var state: State
+
+    /// A manifest.
+    public init(
+        name: String, op: RequestOp?, pipeline: String?, requestTopics: [String], requests: Int, items: Int, createdBy: String, createdAt: Date,
+        inputSHA256: String, state: State
+    ) {
+        self.name = name
+        self.op = op
+        self.pipeline = pipeline
+        self.requestTopics = requestTopics
+        self.requests = requests
+        self.items = items
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.inputSHA256 = inputSHA256
+        self.state = state
+    }
+
+    /// How much earlier than `createdAt` a reader of the batch's outcomes starts: the clocks of
+    /// the submitting host and the workers (whose producers time the outcome records) may disagree.
+    public static let clockAllowance: TimeInterval = 60
+
+    /// The record time from which the batch's outcomes are read: `createdAt` less `clockAllowance`.
+    public var outcomesSince: Date { createdAt.addingTimeInterval(-Self.clockAllowance) }
+
+    /// The members a manifest holds; any other is refused.
+    static let members: Set<String> = ["name", "op", "pipeline", "requestTopics", "requests", "items", "createdBy", "createdAt", "inputSha256", "state"]
+
+    /// The lowercase hex SHA-256 of `bytes`: a submit's input file as read, a replay's produced
+    /// record values each followed by a newline.
+    public static func inputDigest(_ bytes: some Sequence<UInt8>) -> String {
+        var hash = SHA256()
+        hash.update(data: Array(bytes))
+        return hash.finalize().map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+    }
+
+    /// Reads a record's value strictly: a JSON object of the known members, each present (but
+    /// `op` and `pipeline`) and typed, the name a `BatchName`.
+    ///
+    /// - Throws: `BatchManifestError` naming the field at fault.
+    public static func parse(_ bytes: [UInt8]) throws(BatchManifestError) -> BatchManifest {
+        let document: JSONValue
+        do { document = try JSONValue.parse(bytes: bytes) } catch { throw BatchManifestError(field: nil, "\(error)") }
+        guard case .object(let fields) = document else { throw BatchManifestError(field: nil, "must be a JSON object") }
+        if let unknown = fields.keys.sorted().first(where: { !members.contains($0) }) {
+            throw BatchManifestError(field: unknown, "is not a member of a manifest (\(members.sorted().joined(separator: ", ")))")
+        }
+        func text(_ field: String) throws(BatchManifestError) -> String {
+            guard let text = fields[field]?.stringValue, !text.isEmpty else { throw BatchManifestError(field: field, "must be a non-empty string") }
+            return text
+        }
+        func count(_ field: String) throws(BatchManifestError) -> Int {
+            guard case .number(let number)? = fields[field], number >= 0, number == number.rounded(), number < 1e15 else {
+                throw BatchManifestError(field: field, "must be an integer of 0 or more")
+            }
+            return Int(number)
+        }
+        let name = try text("name")
+        if let problem = BatchName.problem(with: name) { throw BatchManifestError(field: "name", "'\(name)' \(problem)") }
+        var op: RequestOp?
+        if fields["op"] != nil {
+            let raw = try text("op")
+            guard let known = RequestOp(rawValue: raw) else { throw BatchManifestError(field: "op", "'\(raw)' is not one of \(RequestOp.names)") }
+            op = known
+        }
+        let pipeline = fields["pipeline"] == nil ? nil : try text("pipeline")
+        guard case .array(let topicValues)? = fields["requestTopics"] else {
+            throw BatchManifestError(field: "requestTopics", "must be an array of topic names")
+        }
+        var requestTopics: [String] = []
+        for value in topicValues {
+            guard let topic = value.stringValue, !topic.isEmpty else { throw BatchManifestError(field: "requestTopics", "must hold non-empty strings") }
+            requestTopics.append(topic)
+        }
+        let createdAt = try text("createdAt")
+        guard let created = WireDate.parse(createdAt) else { throw BatchManifestError(field: "createdAt", "'\(createdAt)' is not an ISO 8601 time") }
+        let digest = try text("inputSha256")
+        guard digest.utf8.count == 64, digest.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw BatchManifestError(field: "inputSha256", "must be 64 lowercase hex digits")
+        }
+        let stateText = try text("state")
+        guard let state = State(rawValue: stateText) else {
+            throw BatchManifestError(field: "state", "'\(stateText)' is not one of \(State.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return BatchManifest(
+            name: name, op: op, pipeline: pipeline, requestTopics: requestTopics, requests: try count("requests"), items: try count("items"),
+            createdBy: try text("createdBy"), createdAt: created, inputSHA256: digest, state: state)
+    }
+
+    /// The record's value, as `parse` reads it back.
+    public func jsonBytes() -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.key("createdAt")
+        writer.plainString(WireDate.bytes(createdAt))
+        writer.member("createdBy", createdBy)
+        writer.member("inputSha256", inputSHA256)
+        writer.member("items", items)
+        writer.member("name", name)
+        if let op { writer.member("op", op.rawValue) }
+        if let pipeline { writer.member("pipeline", pipeline) }
+        writer.key("requestTopics")
+        writer.strings(requestTopics)
+        writer.member("requests", requests)
+        writer.member("state", state.rawValue)
+        writer.endObject()
+        return writer.bytes
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// How far a batch is: its manifest and the outcomes of its requests, counted as they are read,
+/// with its state, rate and time left. A pure value: the times are given, so it is tested alone.
+///
+/// Rules:
+/// - A request is done when it has an outcome; when it has several (a redelivery), the last read
+///   counts (outcomes are read in offset order per partition, and a request's outcomes share a
+///   partition, being keyed by its id).
+/// - Items done are the items with a final code: the sum of the counts of each request's outcome.
+/// - The state is the first that holds of: `cancelled` (a cancel of its pipeline names the
+///   batch), `done` (every request of the manifest has an outcome), `submitting` (the manifest
+///   says so), `paused` (its pipeline is paused), else `running`.
+/// - The rate is the items of the outcomes completed in the last `rateWindow` before now, per
+///   second of that window (shorter when the batch is younger than it); the time left is the items
+///   not done at that rate, nil when nothing completed in the window.
+public struct BatchProgress: Sendable, Hashable {
+    /// How far back the rate looks.
+    public static let rateWindow: TimeInterval = 60
+
+    /// One request's counted outcome.
+    struct Counted: Sendable, Hashable {
+        var items: Int
+        var completedAt: Date
+    }
+
+    /// The batch, as its latest manifest says (`iidbatch batches watch` follows it to `submitted`).
+    public var manifest: BatchManifest
+    /// The counted outcome of each request, by id.
+    private var counted: [String: Counted] = [:]
+    /// The sum of `counted`'s items.
+    public private(set) var itemsDone = 0
+
+    /// Nothing read yet of `manifest`'s batch.
+    public init(manifest: BatchManifest) {
+        self.manifest = manifest
+    }
+
+    /// Requests with an outcome.
+    public var requestsDone: Int { counted.count }
+
+    /// Counts `outcome` when it belongs to the batch; returns whether it did.
+    @discardableResult
+    public mutating func read(_ outcome: Outcome) -> Bool {
+        guard outcome.batch == manifest.name else { return false }
+        let items = outcome.counts.values.reduce(0, +)
+        itemsDone += items - (counted[outcome.requestID]?.items ?? 0)
+        counted[outcome.requestID] = Counted(items: items, completedAt: outcome.completedAt)
+        return true
+    }
+
+    /// Whether every request of the manifest has an outcome.
+    public var isComplete: Bool { manifest.state == .submitted && requestsDone >= manifest.requests }
+
+    /// The state, given the cancels of its pipeline in force and whether the pipeline is paused.
+    public func state(cancels: some Sequence<ControlCancel>, paused: Bool) -> BatchState {
+        if cancels.contains(where: { $0.batch == manifest.name }) { return .cancelled }
+        if isComplete { return .done }
+        if manifest.state == .submitting { return .submitting }
+        return paused ? .paused : .running
+    }
+
+    /// Items per second completed in the last `rateWindow` before `now`.
+    public func rate(at now: Date) -> Double {
+        let window = min(Self.rateWindow, now.timeIntervalSince(manifest.createdAt))
+        guard window > 0 else { return 0 }
+        let since = now.addingTimeInterval(-window)
+        let items = counted.values.reduce(0) { sum, outcome in outcome.completedAt > since && outcome.completedAt <= now ? sum + outcome.items : sum }
+        return Double(items) / window
+    }
+
+    /// Seconds until every item is done at the rate of `now`: 0 when done, nil when nothing
+    /// completed in the window (no rate to go by).
+    public func secondsLeft(at now: Date) -> TimeInterval? {
+        if isComplete { return 0 }
+        let rate = rate(at: now)
+        guard rate > 0 else { return nil }
+        return Double(max(0, manifest.items - itemsDone)) / rate
+    }
+}

@@ -1,0 +1,237 @@
+import Crypto
+import Foundation
+import InstanceAPI
+import Kafka
+import WireJSON
+
+/// One document for a batch, for an auditor: per request its status, per item its final code and
+/// time, totals, the cancels that name the batch, and the SHA-256 of the outcome records it was
+/// built from, so it can be checked later against the outcome topic. A pure value built from what
+/// the command read.
+///
+/// Rules:
+/// - A request with several outcomes (a redelivery repeats one) is reported by the last, by
+///   topic, partition and offset; every one of them is hashed.
+/// - `installations.delete`: each item's code and time are its outcome's `receipt` line. Other
+///   ops: a failed item's code is its outcome's `failedItems` entry; every other item of the
+///   request record gets the outcome's one success code (`OK`) and the outcome's `completedAt`.
+///   Items of a rejected or cancelled request, which nothing called, have no code.
+/// - A request with no outcome yet is `pending`, its items without code or time; an outcome
+///   whose request record was not read lists only its failed items (`itemsComplete` false).
+/// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
+///   batch, in topic (bytewise), partition and offset order.
+public struct BatchReceipt: Sendable {
+    /// One item's line.
+    public struct Item: Sendable, Hashable {
+        /// Its position in the request's item list.
+        public var index: Int
+        /// The item.
+        public var item: String
+        /// Its final code, nil when it has none (pending, rejected, cancelled).
+        public var code: String?
+        /// When it became final.
+        public var at: Date?
+
+        /// An item's line.
+        public init(index: Int, item: String, code: String?, at: Date?) {
+            self.index = index
+            self.item = item
+            self.code = code
+            self.at = at
+        }
+    }
+
+    /// One request's part.
+    public struct Request: Sendable, Hashable {
+        /// Its id.
+        public var id: String
+        /// Its outcome's status, or `pending`.
+        public var status: String
+        /// Where its reported outcome sits (`topic/partition/offset`).
+        public var outcome: String?
+        /// Outcome records read for it.
+        public var outcomes: Int
+        /// When its outcome completed.
+        public var completedAt: Date?
+        /// Its items, by index.
+        public var items: [Item]
+        /// False when only the failed items are known (its request record was not read).
+        public var itemsComplete: Bool
+    }
+
+    /// The status of a request without an outcome.
+    public static let pending = "pending"
+
+    /// The batch.
+    public let manifest: BatchManifest
+    /// Its requests, by id.
+    public let requests: [Request]
+    /// The cancels of its pipeline that name it.
+    public let cancels: [ControlCancel]
+    /// Outcome records of the batch read.
+    public let outcomeRecords: Int
+    /// The lowercase hex SHA-256 of the outcome records (see the rules).
+    public let outcomesSHA256: String
+
+    /// The bytes of `record` that the digest covers: the text `<topic> <partition> <offset>
+    /// <value length>` and a newline, then the value's bytes and a newline (as kcat prints with
+    /// `-f '%t %p %o %S\n%s\n'`).
+    public static func hashedBytes(of record: KafkaRecord) -> [UInt8] {
+        let value = record.value ?? []
+        return Array("\(record.topic) \(record.partition) \(record.offset) \(value.count)\n".utf8) + value + [UInt8(ascii: "\n")]
+    }
+
+    /// The receipt of `manifest`'s batch from its outcome records (each with its decoded outcome;
+    /// records of other batches are left out), its request records and its pipeline's cancels.
+    public init(manifest: BatchManifest, outcomes: [(record: KafkaRecord, outcome: Outcome)], requests: [PipelineRequest], cancels: [ControlCancel]) {
+        self.manifest = manifest
+        self.cancels = cancels.filter { $0.batch == manifest.name }.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) }
+        let ordered = outcomes.filter { $0.outcome.batch == manifest.name }.sorted { a, b in
+            guard a.record.topic == b.record.topic else { return a.record.topic.utf8.lexicographicallyPrecedes(b.record.topic.utf8) }
+            return (a.record.partition, a.record.offset) < (b.record.partition, b.record.offset)
+        }
+        var hash = SHA256()
+        var latest: [String: (record: KafkaRecord, outcome: Outcome)] = [:]
+        var seen: [String: Int] = [:]
+        for entry in ordered {
+            hash.update(data: Self.hashedBytes(of: entry.record))
+            latest[entry.outcome.requestID] = entry
+            seen[entry.outcome.requestID, default: 0] += 1
+        }
+        outcomeRecords = ordered.count
+        outcomesSHA256 = hash.finalize().map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        var records: [String: PipelineRequest] = [:]
+        for request in requests where request.batch == manifest.name { records[request.id] = request }
+        self.requests = Set(records.keys).union(latest.keys).sorted().map { id in
+            Self.request(id, records[id], latest[id], outcomes: seen[id] ?? 0)
+        }
+    }
+
+    private static func request(_ id: String, _ record: PipelineRequest?, _ latest: (record: KafkaRecord, outcome: Outcome)?, outcomes: Int) -> Request {
+        guard let (position, outcome) = latest.map({ ("\($0.record.topic)/\($0.record.partition)/\($0.record.offset)", $0.outcome) }) else {
+            let items = (record?.items.map { $0 } ?? []).enumerated().map { Item(index: $0.offset, item: $0.element, code: nil, at: nil) }
+            return Request(id: id, status: pending, outcome: nil, outcomes: 0, completedAt: nil, items: items, itemsComplete: record != nil)
+        }
+        var items: [Item]
+        var complete = true
+        if let receipt = outcome.receipt {
+            items = receipt.enumerated().map { Item(index: $0.offset, item: $0.element.item, code: $0.element.code.rawValue, at: $0.element.at) }
+        } else {
+            let failed = Dictionary(outcome.failedItems.map { ($0.index, $0) }, uniquingKeysWith: { _, last in last })
+            let successes = Set(outcome.counts.keys.map(ResultCode.init(rawValue:)).filter(\.isSuccess))
+            let success = successes.count == 1 ? successes.first : (successes.isEmpty ? nil : .ok)
+            if let record {
+                items = record.items.enumerated().map { index, item in
+                    if let bad = failed[index] { return Item(index: index, item: bad.item, code: bad.code.rawValue, at: outcome.completedAt) }
+                    return Item(index: index, item: item, code: success?.rawValue, at: outcome.completedAt)
+                }
+            } else {
+                complete = false
+                items = outcome.failedItems.sorted { $0.index < $1.index }.map {
+                    Item(index: $0.index, item: $0.item, code: $0.code.rawValue, at: outcome.completedAt)
+                }
+            }
+        }
+        return Request(
+            id: id, status: outcome.status.rawValue, outcome: position, outcomes: outcomes, completedAt: outcome.completedAt, items: items,
+            itemsComplete: complete)
+    }
+
+    /// Requests by status.
+    public var requestsByStatus: [String: Int] { requests.reduce(into: [:]) { $0[$1.status, default: 0] += 1 } }
+
+    /// Items listed by code (`none` for items without one).
+    public var itemsByCode: [String: Int] {
+        requests.reduce(into: [:]) { counts, request in for item in request.items { counts[item.code ?? "none", default: 0] += 1 } }
+    }
+
+    /// The JSON document.
+    public func jsonBytes() -> [UInt8] {
+        var writer = JSONWriter(capacity: 1_024 + requests.count * 256)
+        writer.beginObject()
+        writer.member("batch", manifest.name)
+        writer.key("cancels")
+        writer.objects(cancels) { writer, cancel in
+            writer.key("at")
+            writer.plainString(WireDate.bytes(cancel.updatedAt))
+            writer.member("by", cancel.updatedBy)
+            writer.key("producedBefore")
+            writer.plainString(WireDate.bytes(cancel.producedBefore))
+            writer.member("reason", cancel.reason)
+            writer.member("version", cancel.version)
+        }
+        writer.key("manifest")
+        writer.beginObject()
+        writer.key("createdAt")
+        writer.plainString(WireDate.bytes(manifest.createdAt))
+        writer.member("createdBy", manifest.createdBy)
+        writer.member("inputSha256", manifest.inputSHA256)
+        writer.member("items", manifest.items)
+        if let op = manifest.op { writer.member("op", op.rawValue) }
+        if let pipeline = manifest.pipeline { writer.member("pipeline", pipeline) }
+        writer.member("requests", manifest.requests)
+        writer.member("state", manifest.state.rawValue)
+        writer.endObject()
+        writer.member("outcomeRecords", outcomeRecords)
+        writer.member("outcomesSha256", outcomesSHA256)
+        writer.member(
+            "outcomesSha256Covers",
+            "each outcome record of the batch, in topic, partition and offset order: '<topic> <partition> <offset> <value length>\\n<value>\\n'")
+        writer.key("requests")
+        writer.objects(requests) { writer, request in
+            if let completedAt = request.completedAt {
+                writer.key("completedAt")
+                writer.plainString(WireDate.bytes(completedAt))
+            }
+            writer.member("id", request.id)
+            writer.key("items")
+            writer.objects(request.items) { writer, item in
+                if let at = item.at {
+                    writer.key("at")
+                    writer.plainString(WireDate.bytes(at))
+                }
+                if let code = item.code { writer.member("code", code) }
+                writer.member("index", item.index)
+                writer.member("item", item.item)
+            }
+            writer.member("itemsComplete", request.itemsComplete)
+            if let outcome = request.outcome { writer.member("outcome", outcome) }
+            writer.member("outcomes", request.outcomes)
+            writer.member("status", request.status)
+        }
+        writer.key("totals")
+        writer.beginObject()
+        writer.key("items")
+        writer.members(itemsByCode) { $0.int($1) }
+        writer.member("itemsListed", requests.reduce(0) { $0 + $1.items.count })
+        writer.key("requests")
+        writer.members(requestsByStatus) { $0.int($1) }
+        writer.member("requestsListed", requests.count)
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// The CSV header.
+    public static let csvHeader = ["batch", "request_id", "request_status", "index", "item", "code", "at"]
+
+    /// One row per item, after a header row; fields quoted as RFC 4180 says, lines ended by CRLF.
+    public func csv() -> String {
+        var lines = [Self.csvHeader.joined(separator: ",")]
+        for request in requests {
+            for item in request.items {
+                lines.append(
+                    [manifest.name, request.id, request.status, String(item.index), item.item, item.code ?? "", item.at.map(WireDate.text) ?? ""]
+                        .map(Self.csvField).joined(separator: ","))
+            }
+        }
+        return lines.map { $0 + "\r\n" }.joined()
+    }
+
+    /// `field` as RFC 4180 writes it: in double quotes, its quotes doubled, when it holds a comma,
+    /// a quote, a CR or an LF.
+    public static func csvField(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

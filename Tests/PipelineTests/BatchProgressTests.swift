@@ -1,0 +1,82 @@
+import Foundation
+import InstanceAPI
+import Pipeline
+import Testing
+
+@Suite("Batch progress: counts, state, rate and time left")
+struct BatchProgressTests {
+    static let created = BatchManifestTests.created
+
+    static func outcome(_ id: String, batch: String? = "gdpr-7", items: Int, at seconds: TimeInterval, status: OutcomeStatus = .succeeded) -> Outcome {
+        Outcome(
+            requestID: id, op: .installationsDelete, target: [:], status: status, counts: items > 0 ? ["OK": items] : [:], failedItems: [], batch: batch,
+            backendCalls: items, receivedAt: created, completedAt: created.addingTimeInterval(seconds))
+    }
+
+    static func manifest(requests: Int = 4, items: Int = 400, state: BatchManifest.State = .submitted) -> BatchManifest {
+        var manifest = BatchManifestTests.manifest(state)
+        manifest.requests = requests
+        manifest.items = items
+        return manifest
+    }
+
+    @Test("outcomes of the batch count; others do not; a repeated outcome counts once, the last read")
+    func counting() {
+        var progress = BatchProgress(manifest: Self.manifest())
+        let counted = [
+            progress.read(Self.outcome("r-1", items: 100, at: 1)), progress.read(Self.outcome("r-2", batch: "other", items: 100, at: 1)),
+            progress.read(Self.outcome("r-3", batch: nil, items: 100, at: 1)), progress.read(Self.outcome("r-1", items: 90, at: 2)),
+        ]
+        #expect(counted == [true, false, false, true])
+        #expect(progress.requestsDone == 1)
+        #expect(progress.itemsDone == 90)
+    }
+
+    @Test("state: cancelled beats done, done beats submitting, submitting beats paused, else running")
+    func state() {
+        let cancel = ControlCancel(
+            pipeline: "deletions", batch: "gdpr-7", requestID: nil, producedBefore: Self.created, version: 1, updatedAt: Self.created, updatedBy: "bob",
+            reason: "wrong list", tag: "t1")
+        var other = cancel
+        other.batch = "gdpr-8"
+        var progress = BatchProgress(manifest: Self.manifest(requests: 2, items: 200, state: .submitting))
+        #expect(progress.state(cancels: [], paused: false) == .submitting)
+        #expect(progress.state(cancels: [other], paused: true) == .submitting)
+        progress.manifest.state = .submitted
+        #expect(progress.state(cancels: [], paused: false) == .running)
+        #expect(progress.state(cancels: [other], paused: true) == .paused)
+        #expect(progress.state(cancels: [cancel], paused: false) == .cancelled)
+        progress.read(Self.outcome("r-1", items: 100, at: 1))
+        progress.read(Self.outcome("r-2", items: 100, at: 2))
+        #expect(progress.state(cancels: [], paused: true) == .done)
+        #expect(progress.state(cancels: [cancel], paused: false) == .cancelled)
+        // Every request answered, but the manifest never said submitted: not done.
+        progress.manifest.state = .submitting
+        #expect(progress.state(cancels: [], paused: false) == .submitting)
+    }
+
+    @Test("the rate is the items completed in the last minute, per second; the time left is the rest at that rate")
+    func rateAndETA() {
+        var progress = BatchProgress(manifest: Self.manifest(requests: 10, items: 1_000))
+        let at = { (seconds: TimeInterval) in Self.created.addingTimeInterval(seconds) }
+        #expect(progress.rate(at: at(10)) == 0)
+        #expect(progress.secondsLeft(at: at(10)) == nil)
+        // 100 items at 5 s and 100 at 30 s; the batch is 40 s old: 200 items / 40 s.
+        progress.read(Self.outcome("r-1", items: 100, at: 5))
+        progress.read(Self.outcome("r-2", items: 100, at: 30))
+        #expect(progress.rate(at: at(40)) == 5)
+        #expect(progress.secondsLeft(at: at(40)) == 160)
+        // At 89 s, the window is the last 60 s (from 29 s): only the 100 items at 30 s.
+        #expect(abs(progress.rate(at: at(89)) - 100.0 / 60) < 1e-9)
+        #expect(abs((progress.secondsLeft(at: at(89)) ?? 0) - 800 / (100.0 / 60)) < 1e-6)
+        // Nothing in the last minute: no rate, no time left.
+        #expect(progress.secondsLeft(at: at(200)) == nil)
+    }
+
+    @Test("a done batch has no time left")
+    func doneLeft() {
+        var progress = BatchProgress(manifest: Self.manifest(requests: 1, items: 100))
+        progress.read(Self.outcome("r-1", items: 100, at: 5))
+        #expect(progress.secondsLeft(at: Self.created.addingTimeInterval(500)) == 0)
+    }
+}
