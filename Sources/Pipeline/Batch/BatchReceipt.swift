@@ -15,7 +15,7 @@ import WireJSON
 /// - `installations.delete`: each item's code and time are its outcome's `receipt` line. Other
 ///   ops: a failed item's code is its outcome's `failedItems` entry; every other item of the
 ///   request record gets the outcome's one success code (`OK`) and the outcome's `completedAt`.
-///   Items of a rejected or cancelled request, which nothing called, have no code.
+///   Items of a rejected request have no code; a cancelled request's end `CANCELLED`.
 /// - A request with no outcome yet is `pending`, its items without code or time; an outcome
 ///   whose request record was not read lists only its failed items (`itemsComplete` false).
 /// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
@@ -27,7 +27,7 @@ public struct BatchReceipt: Sendable {
         public var index: Int
         /// The item.
         public var item: String
-        /// Its final code, nil when it has none (pending, rejected, cancelled).
+        /// Its final code (`CANCELLED` for a cancelled request), nil when it has none (pending, rejected).
         public var code: String?
         /// When it became final.
         public var at: Date?
@@ -120,10 +120,12 @@ public struct BatchReceipt: Sendable {
             let failed = Dictionary(outcome.failedItems.map { ($0.index, $0) }, uniquingKeysWith: { _, last in last })
             let successes = Set(outcome.counts.keys.map(ResultCode.init(rawValue:)).filter(\.isSuccess))
             let success = successes.count == 1 ? successes.first : (successes.isEmpty ? nil : .ok)
+            // A cancelled request's items were never called: each ends CANCELLED, as its counts say.
+            let others = outcome.status == .cancelled ? Outcome.cancelledItems : success?.rawValue
             if let record {
                 items = record.items.enumerated().map { index, item in
                     if let bad = failed[index] { return Item(index: index, item: bad.item, code: bad.code.rawValue, at: outcome.completedAt) }
-                    return Item(index: index, item: item, code: success?.rawValue, at: outcome.completedAt)
+                    return Item(index: index, item: item, code: others, at: outcome.completedAt)
                 }
             } else {
                 complete = false
