@@ -59,6 +59,13 @@ package struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes `json`, one complete JSON value another writer made, as the next value.
+    package mutating func value(json: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: json)
+        needsComma = true
+    }
+
     /// Writes an integer value.
     package mutating func int(_ value: Int) {
         separate()

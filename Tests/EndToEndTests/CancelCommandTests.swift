@@ -90,7 +90,10 @@ struct CancelCommandTests {
             let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
             defer { worker.interrupt() }
             try await waitUntil("the first calls arrive", timeout: .seconds(120)) { fixture.backend.stats["installations.delete"].calls >= 2 }
-            let cancel = try await control(fixture, pipeline, ["cancel", group, "--batch", "migration-7", "--reason", "stop the migration", "--by", "sre"])
+            // Bounded at now: a record of the batch produced later (a resubmission) is not cancelled.
+            let bound = Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            let cancel = try await control(
+                fixture, pipeline, ["cancel", group, "--batch", "migration-7", "--produced-before", bound, "--reason", "stop the migration", "--by", "sre"])
             #expect(cancel.status == 0, "\(cancel.output)")
             try await worker.waitFor("cancel v1 of \(group) by sre")
             // Produced after the cancel's bound: the same batch, untouched by it.

@@ -32,27 +32,48 @@ struct BatchProgressTests {
         #expect(progress.itemsDone == 90)
     }
 
-    @Test("state: cancelled beats done, done beats submitting, submitting beats paused, else running")
+    @Test("state: a cancel in force beats submitting, submitting beats paused, else running; once all answered, done unless one was cancelled")
     func state() {
         let cancel = ControlCancel(
-            pipeline: "deletions", batch: "gdpr-7", requestID: nil, producedBefore: Self.created, version: 1, updatedAt: Self.created, updatedBy: "bob",
+            pipeline: "deletions", batch: "gdpr-7", requestID: nil, producedBefore: nil, version: 1, updatedAt: Self.created, updatedBy: "bob",
             reason: "wrong list", tag: "t1")
+        var bounded = cancel
+        bounded.producedBefore = Self.created.addingTimeInterval(-1)
         var other = cancel
         other.batch = "gdpr-8"
         var progress = BatchProgress(manifest: Self.manifest(requests: 2, items: 200, state: .submitting))
         #expect(progress.state(cancels: [], paused: false) == .submitting)
         #expect(progress.state(cancels: [other], paused: true) == .submitting)
+        #expect(progress.state(cancels: [cancel], paused: false) == .cancelled, "cancelled while still submitting")
         progress.manifest.state = .submitted
+        #expect(progress.state(cancels: [bounded], paused: false) == .running, "bounded before the batch was made: it cancels none of it")
         #expect(progress.state(cancels: [], paused: false) == .running)
         #expect(progress.state(cancels: [other], paused: true) == .paused)
         #expect(progress.state(cancels: [cancel], paused: false) == .cancelled)
         progress.read(Self.outcome("r-1", items: 100, at: 1))
         progress.read(Self.outcome("r-2", items: 100, at: 2))
         #expect(progress.state(cancels: [], paused: true) == .done)
-        #expect(progress.state(cancels: [cancel], paused: false) == .cancelled)
+        #expect(progress.state(cancels: [cancel], paused: false) == .done, "every request answered by a call: a later cancel changed nothing")
+        var cancelled = Self.outcome("r-3", items: 0, at: 3, status: .cancelled)
+        cancelled.counts = [Outcome.cancelledItems: 100]
+        var partly = BatchProgress(manifest: Self.manifest(requests: 2, items: 200))
+        partly.read(Self.outcome("r-1", items: 100, at: 1))
+        partly.read(cancelled)
+        #expect(partly.state(cancels: [], paused: false) == .cancelled, "answered, one of them cancelled")
         // Every request answered, but the manifest never said submitted: not done.
         progress.manifest.state = .submitting
         #expect(progress.state(cancels: [], paused: false) == .submitting)
+    }
+
+    @Test("a cancelled or rejected redelivery never replaces an outcome that called: the items stay done as they were")
+    func redeliveryKeepsWhatHappened() {
+        var progress = BatchProgress(manifest: Self.manifest(requests: 1, items: 2))
+        progress.read(Self.outcome("r-1", items: 2, at: 1))
+        var again = Self.outcome("r-1", items: 0, at: 5, status: .cancelled)
+        again.counts = [Outcome.cancelledItems: 2]
+        progress.read(again)
+        #expect(progress.state(cancels: [], paused: false) == .done)
+        #expect(progress.itemsDone == 2)
     }
 
     @Test("the rate is the items completed in the last minute, per second; the time left is the rest at that rate")

@@ -29,7 +29,14 @@ struct ControlCancelTests {
         #expect(board.documents.isEmpty, "no override scope is made of a cancel")
         #expect(board.settings(for: ControlSettingsTests.file).cancels == [written])
         #expect(board.nextCancelVersion(of: written.pipeline) == 2)
-        #expect(ControlCancel.split(key: "topics") == nil && ControlCancel.split(key: "topics/cancel/") == nil)
+        #expect(ControlCancel.split(key: "topics") == nil)
+        for key in ["topics/cancel/", "*/cancel/t1", "/cancel/t1"] {
+            guard case .refused(_, let error) = board.receive(record(1, key, written.jsonBytes())) else {
+                Issue.record("\(key) was not refused")
+                continue
+            }
+            #expect("\(error)".contains("naming one pipeline"), "\(key): \(error)")
+        }
     }
 
     @Test("cancels add up, a later override does not replace them, and a tombstone of one lifts only it")
@@ -54,7 +61,9 @@ struct ControlCancelTests {
         let head = #""updatedAt":"2026-11-25T10:00:00Z","updatedBy":"a""#
         let before = #""producedBefore":"2026-11-25T10:00:00Z""#
         let cases: [(String, String)] = [
-            (#"{"version":1,\#(head),"reason":"r","cancel":{}}"#, "cancel.producedBefore"),
+            (#"{"version":1,\#(head),"reason":"r","cancel":{}}"#, "an empty cancel would cancel everything"),
+            (#"{"version":1,\#(head),"reason":"r","cancel":{"producedBefore":"today"}}"#, #"cancel.producedBefore must be an ISO 8601 time, got "today""#),
+            (#"{"version":1,\#(head),"reason":"r","cancel":{"batch":7}}"#, "cancel.batch must be a batch name, got 7"),
             (#"{"version":1,\#(head),"reason":"r","cancel":{\#(before),"batch":"a b"}}"#, "cancel.batch"),
             (#"{"version":1,\#(head),"reason":"r","cancel":{\#(before),"bach":"x"}}"#, "cancel.bach"),
             (#"{"version":0,\#(head),"reason":"r","cancel":{\#(before)}}"#, "version"),
@@ -83,12 +92,18 @@ struct ControlCancelTests {
         #expect(cancel("p", batch: nil, requestID: "r-1").matches(request, producedAt: nil))
         #expect(!cancel("p", batch: "gdpr-7", requestID: "r-2").matches(request, producedAt: nil), "every condition given must hold")
         #expect(cancel("p", batch: nil).matches(request, producedAt: nil), "only the bound: everything produced before it")
+        var unbounded = cancel("p")
+        unbounded.producedBefore = nil
+        #expect(unbounded.matches(request, producedAt: bound.addingTimeInterval(3_600)), "no bound: the batch whenever produced")
+        #expect((try? ControlCancel.parse(key: unbounded.recordKey, unbounded.jsonBytes())) == unbounded, "a cancel without a bound reads back as one")
     }
 
     @Test("a batch name: letters, digits, '.', '_', '-', starting alphanumeric, at most 128; a derived one is valid")
     func batchNames() {
         #expect(BatchName.problem(with: "gdpr-2026.11_a") == nil)
         for bad in ["", "-x", "a b", "ü", String(repeating: "a", count: 129), "a/b"] { #expect(BatchName.problem(with: bad) != nil, "\(bad)") }
+        #expect(BatchName.problem(with: "gdpr 7")?.contains("' ' (at byte 4)") == true, "names the character")
+        #expect(BatchName.problem(with: "gdprü")?.contains("'ü'") == true)
         let derived = BatchName.derived(from: "/data/Subjects (EU).csv", at: bound)
         #expect(BatchName.problem(with: derived) == nil, "\(derived)")
         #expect(derived.hasPrefix("Subjects--EU-") && derived.hasSuffix("-20270115T080000Z"), "\(derived)")

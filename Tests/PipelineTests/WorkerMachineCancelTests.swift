@@ -59,6 +59,18 @@ struct WorkerMachineCancelTests {
         .items(RunLengthList(Array(repeating: ItemAnswer(ItemResult(.ok)), count: count)))
     }
 
+    @Test("a batch cancel without a bound matches the batch's records whenever produced: a submit still running, or a clock ahead, erases nothing")
+    func batchCancelWithoutBound() {
+        let file = configuration()
+        var unbounded = cancel(batch: "wrong")
+        unbounded.producedBefore = nil
+        var machine = WorkerMachine(configuration: file, controlled: settings(file, cancels: [unbounded]), now: start)
+        _ = machine.assigned([partition])
+        let later = receive(&machine, deletion("late", batch: "wrong"), offset: 0, producedBeforeBound: -120)
+        #expect(calls(later).isEmpty && publications(later).first?.outcome.status == .cancelled, "produced two minutes after the cancel was written")
+        #expect(calls(receive(&machine, deletion("other", batch: "right"), offset: 1, producedBeforeBound: -120)).count == 1)
+    }
+
     @Test("a record the cancel matches is settled cancelled at once: no call, no dead letter, its offset stored once acknowledged")
     func matchingRecordNeverCalls() {
         let file = configuration()

@@ -49,4 +49,21 @@ struct WorkerMetricsBatchTests {
         #expect(live == Set(statistics.batches.tallies.keys), "series of exactly the recent batches: \(live.sorted())")
         #expect(factory.counters.filter { $0.label == MetricName.batchRequests.rawValue }.count == RecentBatches.limit)
     }
+
+    @Test("a batch forgotten and taken in again between two looks starts its series again instead of standing still")
+    func retakenBatchRestarts() throws {
+        let factory = TestMetrics()
+        let metrics = WorkerMetrics(pipeline: "p", factory: factory)
+        var statistics = WorkerStatistics()
+        for _ in 0..<5 { statistics.notePublished(outcome("b0", .succeeded, items: 1), deadLetter: nil, latency: .zero) }
+        for n in 1..<RecentBatches.limit { statistics.notePublished(outcome("b\(n)", .succeeded, items: 1), deadLetter: nil, latency: .zero) }
+        metrics.follow(statistics)
+        // b0 is forgotten (the least recent) and taken in again, with 1 item, before the next look.
+        statistics.notePublished(outcome("b-new", .succeeded, items: 1), deadLetter: nil, latency: .zero)
+        statistics.notePublished(outcome("b0", .succeeded, items: 1), deadLetter: nil, latency: .zero)
+        metrics.follow(statistics)
+        let items = factory.counters.filter { $0.label == MetricName.batchItems.rawValue && $0.dimensions.contains { $0 == ("batch", "b0") } }
+        #expect(items.count == 1 && items.first?.totalValue == 1, "b0's series counts what it has now: \(items.map(\.totalValue))")
+        #expect(statistics.batches.tallies["b1"] == nil, "b1 was forgotten in its place")
+    }
 }

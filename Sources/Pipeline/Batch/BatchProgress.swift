@@ -6,11 +6,14 @@ import Foundation
 /// Rules:
 /// - A request is done when it has an outcome; when it has several (a redelivery), the last read
 ///   counts (outcomes are read in offset order per partition, and a request's outcomes share a
-///   partition, being keyed by its id).
+///   partition, being keyed by its id), except that a `rejected` or `cancelled` one (which called
+///   nothing in its delivery) never replaces one that called, as in `Reconciliation`.
 /// - Items done are the items with a final code: the sum of the counts of each request's outcome.
-/// - The state is the first that holds of: `cancelled` (a cancel of its pipeline names the
-///   batch), `done` (every request of the manifest has an outcome), `submitting` (the manifest
-///   says so), `paused` (its pipeline is paused), else `running`.
+/// - The state: once every request of the manifest has an outcome, `cancelled` when any of them
+///   is, else `done`. Before that, the first that holds of: `cancelled` (a cancel of its pipeline
+///   in force names the batch, or only bounds the time, and its bound, if any, is after the
+///   batch was created), `submitting` (the manifest says so), `paused` (its pipeline is paused),
+///   else `running`.
 /// - The rate is the items of the outcomes completed in the last `rateWindow` before now, per
 ///   second of that window (shorter when the batch is younger than it); the time left is the items
 ///   not done at that rate, nil when nothing completed in the window.
@@ -22,6 +25,10 @@ public struct BatchProgress: Sendable, Hashable {
     struct Counted: Sendable, Hashable {
         var items: Int
         var completedAt: Date
+        var status: OutcomeStatus
+
+        /// Whether its delivery called the backend (not `rejected` or `cancelled`).
+        var called: Bool { status != .rejected && status != .cancelled }
     }
 
     /// The batch, as its latest manifest says (`iidbatch batches watch` follows it to `submitted`).
@@ -43,9 +50,10 @@ public struct BatchProgress: Sendable, Hashable {
     @discardableResult
     public mutating func read(_ outcome: Outcome) -> Bool {
         guard outcome.batch == manifest.name else { return false }
-        let items = outcome.counts.values.reduce(0, +)
-        itemsDone += items - (counted[outcome.requestID]?.items ?? 0)
-        counted[outcome.requestID] = Counted(items: items, completedAt: outcome.completedAt)
+        let new = Counted(items: outcome.counts.values.reduce(0, +), completedAt: outcome.completedAt, status: outcome.status)
+        if let old = counted[outcome.requestID], old.called, !new.called { return true }
+        itemsDone += new.items - (counted[outcome.requestID]?.items ?? 0)
+        counted[outcome.requestID] = new
         return true
     }
 
@@ -54,8 +62,12 @@ public struct BatchProgress: Sendable, Hashable {
 
     /// The state, given the cancels of its pipeline in force and whether the pipeline is paused.
     public func state(cancels: some Sequence<ControlCancel>, paused: Bool) -> BatchState {
-        if cancels.contains(where: { $0.batch == manifest.name }) { return .cancelled }
-        if isComplete { return .done }
+        if isComplete { return counted.values.contains { $0.status == .cancelled } ? .cancelled : .done }
+        let cancelling = cancels.contains { cancel in
+            (cancel.batch == manifest.name || (cancel.batch == nil && cancel.requestID == nil))
+                && (cancel.producedBefore.map { $0 > manifest.createdAt } ?? true)
+        }
+        if cancelling { return .cancelled }
         if manifest.state == .submitting { return .submitting }
         return paused ? .paused : .running
     }

@@ -11,11 +11,16 @@ import WireJSON
 ///
 /// Rules:
 /// - A request with several outcomes (a redelivery repeats one) is reported by the last, by
-///   topic, partition and offset; every one of them is hashed.
+///   topic, partition and offset, that shows a call: a `rejected` or `cancelled` one (which
+///   called nothing in its delivery) never replaces one that called, as in `Reconciliation`.
+///   Every one of them is hashed.
 /// - `installations.delete`: each item's code and time are its outcome's `receipt` line. Other
 ///   ops: a failed item's code is its outcome's `failedItems` entry; every other item of the
 ///   request record gets the outcome's one success code (`OK`) and the outcome's `completedAt`.
-///   Items of a rejected request have no code; a cancelled request's end `CANCELLED`.
+///   Items of a rejected request have no code; a cancelled request's end `CANCELLED`. When the
+///   outcome's lists cannot say each item's code (its item lists were left out as too large, or
+///   it counts two success codes without a `receipt`), the items it does not list have no code
+///   and `itemsComplete` is false.
 /// - A request with no outcome yet is `pending`, its items without code or time; an outcome
 ///   whose request record was not read lists only its failed items (`itemsComplete` false).
 /// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
@@ -66,7 +71,8 @@ public struct BatchReceipt: Sendable {
     public let manifest: BatchManifest
     /// Its requests, by id.
     public let requests: [Request]
-    /// The cancels of its pipeline that name it.
+    /// The cancels of its pipeline that can have matched its requests: those naming the batch,
+    /// one of its request ids, or neither (a bound only).
     public let cancels: [ControlCancel]
     /// Outcome records of the batch read.
     public let outcomeRecords: Int
@@ -85,7 +91,6 @@ public struct BatchReceipt: Sendable {
     /// records of other batches are left out), its request records and its pipeline's cancels.
     public init(manifest: BatchManifest, outcomes: [(record: KafkaRecord, outcome: Outcome)], requests: [PipelineRequest], cancels: [ControlCancel]) {
         self.manifest = manifest
-        self.cancels = cancels.filter { $0.batch == manifest.name }.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) }
         let ordered = outcomes.filter { $0.outcome.batch == manifest.name }.sorted { a, b in
             guard a.record.topic == b.record.topic else { return a.record.topic.utf8.lexicographicallyPrecedes(b.record.topic.utf8) }
             return (a.record.partition, a.record.offset) < (b.record.partition, b.record.offset)
@@ -95,16 +100,28 @@ public struct BatchReceipt: Sendable {
         var seen: [String: Int] = [:]
         for entry in ordered {
             hash.update(data: Self.hashedBytes(of: entry.record))
-            latest[entry.outcome.requestID] = entry
-            seen[entry.outcome.requestID, default: 0] += 1
+            let id = entry.outcome.requestID
+            if let kept = latest[id], Self.called(kept.outcome), !Self.called(entry.outcome) {
+                // A redelivery cancelled or rejected after a delivery that called: what happened stays.
+            } else {
+                latest[id] = entry
+            }
+            seen[id, default: 0] += 1
         }
         outcomeRecords = ordered.count
         outcomesSHA256 = hash.finalize().map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
         var records: [String: PipelineRequest] = [:]
         for request in requests where request.batch == manifest.name { records[request.id] = request }
-        self.requests = Set(records.keys).union(latest.keys).sorted().map { id in
-            Self.request(id, records[id], latest[id], outcomes: seen[id] ?? 0)
-        }
+        let ids = Set(records.keys).union(latest.keys)
+        self.requests = ids.sorted().map { id in Self.request(id, records[id], latest[id], outcomes: seen[id] ?? 0) }
+        self.cancels = cancels.filter { cancel in
+            cancel.batch.map { $0 == manifest.name } ?? cancel.requestID.map(ids.contains) ?? true
+        }.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) }
+    }
+
+    /// Whether `outcome` shows a backend call made in its delivery (not `rejected` or `cancelled`).
+    private static func called(_ outcome: Outcome) -> Bool {
+        outcome.status != .rejected && outcome.status != .cancelled
     }
 
     private static func request(_ id: String, _ record: PipelineRequest?, _ latest: (record: KafkaRecord, outcome: Outcome)?, outcomes: Int) -> Request {
@@ -118,14 +135,18 @@ public struct BatchReceipt: Sendable {
             items = receipt.enumerated().map { Item(index: $0.offset, item: $0.element.item, code: $0.element.code.rawValue, at: $0.element.at) }
         } else {
             let failed = Dictionary(outcome.failedItems.map { ($0.index, $0) }, uniquingKeysWith: { _, last in last })
-            let successes = Set(outcome.counts.keys.map(ResultCode.init(rawValue:)).filter(\.isSuccess))
-            let success = successes.count == 1 ? successes.first : (successes.isEmpty ? nil : .ok)
-            // A cancelled request's items were never called: each ends CANCELLED, as its counts say.
-            let others = outcome.status == .cancelled ? Outcome.cancelledItems : success?.rawValue
+            let codes = outcome.counts.keys.filter { $0 != Outcome.cancelledItems }.map(ResultCode.init(rawValue:))
+            let successes = Set(codes.filter(\.isSuccess))
+            let unlisted = outcome.counts.filter { !ResultCode(rawValue: $0.key).isSuccess && $0.key != Outcome.cancelledItems }.values.reduce(0, +)
+            // The items the outcome does not list have one known code: a cancelled request's
+            // CANCELLED, else the one success code, when every failure is listed.
+            let attributable = outcome.status == .cancelled || (unlisted == failed.count && successes.count <= 1)
+            let others = outcome.status == .cancelled ? Outcome.cancelledItems : attributable ? successes.first?.rawValue : nil
+            complete = attributable
             if let record {
                 items = record.items.enumerated().map { index, item in
                     if let bad = failed[index] { return Item(index: index, item: bad.item, code: bad.code.rawValue, at: outcome.completedAt) }
-                    return Item(index: index, item: item, code: others, at: outcome.completedAt)
+                    return Item(index: index, item: item, code: others, at: others == nil ? nil : outcome.completedAt)
                 }
             } else {
                 complete = false
@@ -156,24 +177,18 @@ public struct BatchReceipt: Sendable {
         writer.objects(cancels) { writer, cancel in
             writer.key("at")
             writer.plainString(WireDate.bytes(cancel.updatedAt))
+            if let batch = cancel.batch { writer.member("batch", batch) }
             writer.member("by", cancel.updatedBy)
-            writer.key("producedBefore")
-            writer.plainString(WireDate.bytes(cancel.producedBefore))
+            if let producedBefore = cancel.producedBefore {
+                writer.key("producedBefore")
+                writer.plainString(WireDate.bytes(producedBefore))
+            }
             writer.member("reason", cancel.reason)
+            if let requestID = cancel.requestID { writer.member("requestId", requestID) }
             writer.member("version", cancel.version)
         }
         writer.key("manifest")
-        writer.beginObject()
-        writer.key("createdAt")
-        writer.plainString(WireDate.bytes(manifest.createdAt))
-        writer.member("createdBy", manifest.createdBy)
-        writer.member("inputSha256", manifest.inputSHA256)
-        writer.member("items", manifest.items)
-        if let op = manifest.op { writer.member("op", op.rawValue) }
-        if let pipeline = manifest.pipeline { writer.member("pipeline", pipeline) }
-        writer.member("requests", manifest.requests)
-        writer.member("state", manifest.state.rawValue)
-        writer.endObject()
+        writer.value(json: manifest.jsonBytes())
         writer.member("outcomeRecords", outcomeRecords)
         writer.member("outcomesSha256", outcomesSHA256)
         writer.member(

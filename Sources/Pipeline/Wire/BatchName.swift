@@ -16,11 +16,12 @@ public enum BatchName {
         let bytes = Array(name.utf8)
         guard !bytes.isEmpty else { return "must not be empty" }
         guard bytes.count <= maxBytes else { return "has \(bytes.count) bytes, more than the limit of \(maxBytes)" }
-        guard isAlphanumeric(bytes[0]) else { return "must start with a letter or digit" }
+        guard isAlphanumeric(bytes[0]) else { return "must start with a letter or digit, not \(RequestRejection.quote(String(name.prefix(1))))" }
         guard let bad = bytes.firstIndex(where: { !isAlphanumeric($0) && $0 != UInt8(ascii: ".") && $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: "-") }) else {
             return nil
         }
-        return "may hold only A-Z, a-z, 0-9, '.', '_' and '-'; byte \(bad) is not one of them"
+        let character = name.unicodeScalars.first { !$0.isASCII || $0.value == UInt32(bytes[bad]) }.map { String($0) } ?? "?"
+        return "may hold only A-Z, a-z, 0-9, '.', '_' and '-'; \(RequestRejection.quote(character)) (at byte \(bad)) is not one of them"
     }
 
     /// A name for a batch read from `input` (a file path, or nil for standard input) at `date`:

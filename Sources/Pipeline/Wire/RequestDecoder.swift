@@ -137,7 +137,7 @@ public struct RequestDecoder: Sendable {
         func requiredString(_ name: String) throws(RequestRejection) -> String {
             guard let value = document[name]?.value else { throw RequestRejection(field: name, reason: "is required") }
             guard let text = value.stringValue, !text.isEmpty else {
-                throw RequestRejection(field: name, reason: "must be a non-empty string, got \(Self.show(value))")
+                throw RequestRejection(field: name, reason: "must be a non-empty string, got \(RequestRejection.show(value))")
             }
             return text
         }
@@ -167,21 +167,21 @@ public struct RequestDecoder: Sendable {
         func optionalString(_ name: String) throws(RequestRejection) -> String? {
             guard let value = document[name]?.value, value != .null else { return nil }
             guard let text = value.stringValue, !text.isEmpty else {
-                throw RequestRejection(field: name, reason: "must be a non-empty string when present, got \(Self.show(value))")
+                throw RequestRejection(field: name, reason: "must be a non-empty string when present, got \(RequestRejection.show(value))")
             }
             return text
         }
 
         func optionalBool(_ name: String) throws(RequestRejection) -> Bool? {
             guard let value = document[name]?.value, value != .null else { return nil }
-            guard let flag = value.boolValue else { throw RequestRejection(field: name, reason: "must be true or false, got \(Self.show(value))") }
+            guard let flag = value.boolValue else { throw RequestRejection(field: name, reason: "must be true or false, got \(RequestRejection.show(value))") }
             return flag
         }
 
         func optionalCount(_ name: String) throws(RequestRejection) -> Int? {
             guard let value = document[name]?.value, value != .null else { return nil }
             guard case .number(let number) = value, number >= 0, number == number.rounded(), number < 1e9 else {
-                throw RequestRejection(field: name, reason: "must be a non-negative integer, got \(Self.show(value))")
+                throw RequestRejection(field: name, reason: "must be a non-negative integer, got \(RequestRejection.show(value))")
             }
             return Int(number)
         }
@@ -193,7 +193,7 @@ public struct RequestDecoder: Sendable {
             case .strings(let items): count = items.count
             case .value(let value):
                 guard let elements = value.arrayValue else {
-                    throw RequestRejection(field: name, reason: "must be an array of strings, got \(Self.show(value))")
+                    throw RequestRejection(field: name, reason: "must be an array of strings, got \(RequestRejection.show(value))")
                 }
                 count = elements.count
             }
@@ -202,27 +202,16 @@ public struct RequestDecoder: Sendable {
             switch member {
             case .strings(let items):
                 if let index = items.indices.first(where: { items.byteCount($0) == 0 }) {
-                    throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(Self.show(.string("")))")
+                    throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(RequestRejection.show(.string("")))")
                 }
                 return items
             case .value(let value):
                 // Not every element is a string: name the first that is not a non-empty one.
                 let elements = value.arrayValue ?? []
                 let index = elements.firstIndex { ($0.stringValue ?? "").isEmpty } ?? 0
-                throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(Self.show(elements[index]))")
+                throw RequestRejection(field: "\(name)[\(index)]", reason: "must be a non-empty string, got \(RequestRejection.show(elements[index]))")
             }
         }
 
-        /// A short rendering of a value for error messages.
-        static func show(_ value: JSONValue) -> String {
-            switch value {
-            case .null: "null"
-            case .bool(let flag): "\(flag)"
-            case .number(let number): number == number.rounded() && abs(number) < 1e15 ? "\(Int(number))" : "\(number)"
-            case .string(let text): RequestRejection.quote(text, mark: "\"")
-            case .array(let elements): "an array of \(elements.count)"
-            case .object: "an object"
-            }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// Why a record is not a valid request. The reason names the field; the id is kept when one could
 /// be read, so that a `rejected` outcome can be published for it.
@@ -47,5 +48,18 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
         let bytes = text.utf8.count
         guard bytes > maxQuotedBytes else { return mark + text + mark }
         return mark + text.utf8Prefix(maxBytes: maxQuotedBytes) + "…" + mark + " (\(bytes) bytes)"
+    }
+
+    /// A short rendering of a JSON value for reasons: a string quoted and cut by `quote(_:mark:)`,
+    /// a number, a flag, `null`, or the kind and size of an array or object.
+    static func show(_ value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let flag): "\(flag)"
+        case .number(let number): number == number.rounded() && abs(number) < 1e15 ? "\(Int(number))" : "\(number)"
+        case .string(let text): quote(text, mark: "\"")
+        case .array(let elements): "an array of \(elements.count)"
+        case .object: "an object"
+        }
     }
 }

@@ -69,8 +69,9 @@ public enum MetricName: String, Sendable, CaseIterable {
         case .requestDuration: "Request received to its outcome acknowledged, seconds."
         case .itemRetries: "Items started again after a failed attempt."
         case .deadLetters: "Dead letters acknowledged, by kind (retry-exhausted, undecodable, duplicate-in-flight)."
-        case .batchRequests: "Outcomes acknowledged per batch and status, for the 20 batches this worker saw last (older ones' series are removed)."
-        case .batchItems: "Items of the outcomes acknowledged per batch, for the 20 batches this worker saw last."
+        case .batchRequests:
+            "Outcomes acknowledged per batch and status, for the \(RecentBatches.limit) batches this worker saw last (older ones' series are removed)."
+        case .batchItems: "Items of the outcomes acknowledged per batch, for the \(RecentBatches.limit) batches this worker saw last."
         case .itemsInFlight: "Items held until their outcomes are acknowledged."
         case .pausedPartitions: "Partitions paused (backpressure, circuit breaker, operator pause, stopping)."
         case .circuitBreakerOpen: "1 while the circuit breaker is open (the backend refuses or fails every call), else 0."

@@ -13,6 +13,9 @@ public struct RecentBatches: Sendable, Hashable {
         public var items = 0
         /// When it was last active, in notes taken.
         fileprivate var lastActive = 0
+        /// When it was taken in, in notes taken: a batch forgotten and taken in again between
+        /// two looks has a new one (its counts started again).
+        public fileprivate(set) var takenIn = 0
     }
 
     /// The batches kept, by name.
@@ -26,7 +29,8 @@ public struct RecentBatches: Sendable, Hashable {
     /// than `limit` batches, the least recently active one is forgotten.
     public mutating func note(_ batch: String, status: OutcomeStatus, items: Int) {
         notes += 1
-        tallies[batch, default: Tally()].requests[status, default: 0] += 1
+        if tallies[batch] == nil { tallies[batch] = Tally(takenIn: notes) }
+        tallies[batch]!.requests[status, default: 0] += 1
         tallies[batch]!.items += items
         tallies[batch]!.lastActive = notes
         guard tallies.count > Self.limit, let oldest = tallies.min(by: { $0.value.lastActive < $1.value.lastActive })?.key else { return }
@@ -36,9 +40,10 @@ public struct RecentBatches: Sendable, Hashable {
     /// Adds another worker's batches; the most recently active `limit` are kept.
     public mutating func merge(_ other: RecentBatches) {
         for (batch, tally) in other.tallies.sorted(by: { $0.value.lastActive < $1.value.lastActive }) {
-            for (status, count) in tally.requests { tallies[batch, default: Tally()].requests[status, default: 0] += count }
-            tallies[batch, default: Tally()].items += tally.items
             notes += 1
+            if tallies[batch] == nil { tallies[batch] = Tally(takenIn: notes) }
+            for (status, count) in tally.requests { tallies[batch]!.requests[status, default: 0] += count }
+            tallies[batch]!.items += tally.items
             tallies[batch]!.lastActive = notes
         }
         while tallies.count > Self.limit, let oldest = tallies.min(by: { $0.value.lastActive < $1.value.lastActive })?.key { tallies[oldest] = nil }

@@ -110,22 +110,24 @@ final class WorkerMetrics: Sendable {
         }
     }
 
-    /// Counts what each recent batch gained, and removes the series of batches no longer recent.
+    /// Counts what each recent batch gained, and removes the series of batches no longer recent,
+    /// or forgotten and taken in again since the last look (their counts started again).
     private func followBatches(_ batches: RecentBatches, _ previous: RecentBatches) {
+        let restarted = Set(previous.tallies.keys.filter { batches.tallies[$0]?.takenIn != previous.tallies[$0]?.takenIn })
+        if !restarted.isEmpty {
+            let removed = counters.withLock { counters in
+                let series = counters.keys.filter { [.batchRequests, .batchItems].contains($0.name) && restarted.contains($0.first) }
+                return series.compactMap { counters.removeValue(forKey: $0) }
+            }
+            for counter in removed { counter.destroy() }
+        }
         for (batch, tally) in batches.tallies {
-            let before = previous.tallies[batch] ?? RecentBatches.Tally()
+            let before = restarted.contains(batch) ? RecentBatches.Tally() : previous.tallies[batch] ?? RecentBatches.Tally()
             for (status, count) in tally.requests where count > before.requests[status] ?? 0 {
                 counter(.batchRequests, ("batch", batch), ("status", status.rawValue)).increment(by: count - (before.requests[status] ?? 0))
             }
             if tally.items > before.items { counter(.batchItems, ("batch", batch)).increment(by: tally.items - before.items) }
         }
-        let forgotten = Set(previous.tallies.keys).subtracting(batches.tallies.keys)
-        guard !forgotten.isEmpty else { return }
-        let removed = counters.withLock { counters in
-            let series = counters.keys.filter { [.batchRequests, .batchItems].contains($0.name) && forgotten.contains($0.first) }
-            return series.compactMap { counters.removeValue(forKey: $0) }
-        }
-        for counter in removed { counter.destroy() }
     }
 
     /// A request's outcome was acknowledged `latency` after it arrived.

@@ -12,7 +12,7 @@ struct Broker: AsyncParsableCommand {
             them: kcat -L -b <bootstrap>. Brokers listen on ephemeral ports; with --port, a \
             forwarder on that port carries bootstrap traffic and clients then follow the \
             advertised brokers. The cluster always has iidbatch's control topic \
-            (iidbatch.control) and batch topic (iidbatch.batches). State lives in memory and is gone when the command stops.
+            (\(ControlTopic.defaultName)) and batch topic (\(BatchTopic.defaultName)). State lives in memory and is gone when the command stops.
             """
     )
 

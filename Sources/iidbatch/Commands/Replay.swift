@@ -138,7 +138,10 @@ struct Replay: AsyncParsableCommand {
         for replay in replays { input += (replay.record.value ?? []) + [UInt8(ascii: "\n")] }
         return BatchManifest(
             name: batch, op: ops.count == 1 ? ops.first : nil, pipeline: pipelines.count == 1 ? pipelines.first : nil, requestTopics: topics.sorted(),
-            requests: replays.count, items: replays.reduce(0) { $0 + $1.items }, createdBy: stamp.by, createdAt: now,
+            // Outcomes are counted per request id: two dead letters of one request (a replay that
+            // failed again, selected with its original) are one request of the batch.
+            requests: Set(selected.compactMap { $0.request?.id }).count, items: replays.reduce(0) { $0 + $1.items }, createdBy: stamp.by,
+            createdAt: now,
             inputSHA256: BatchManifest.inputDigest(input), state: .submitting)
     }
 }

@@ -113,7 +113,7 @@ struct RequestBook: Sendable {
         if let other = handleByID[request.id], let state = requests[other] {
             let rejection = RequestRejection(
                 field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
-                requestID: request.id, op: request.op, replayOf: request.replayOf)
+                requestID: request.id, op: request.op, replayOf: request.replayOf, batch: request.batch)
             return .rejected(rejected(record, rejection, kind: .duplicate, generation: generation, at: now))
         }
         let handle = nextHandle

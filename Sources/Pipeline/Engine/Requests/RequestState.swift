@@ -128,13 +128,16 @@ struct RequestState: Sendable {
             replayOf: request.replayOf, batch: request.batch, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
     }
 
-    /// The outcome of the request cancelled by `cancel` at `now`, before any call was made for it:
-    /// every item counted as `Outcome.cancelledItems`, the cancel named in `reason`.
+    /// The outcome of the request cancelled by `cancel` at `now`, before any call was made for it
+    /// in this delivery: every item counted as `Outcome.cancelledItems`, the cancel named in
+    /// `reason`. (An earlier delivery of the record, cut short by a crash or a rebalance before
+    /// its outcome, may have called for some items; `Reconciliation` and receipts keep an outcome
+    /// that called over a later cancelled one.)
     func cancelledOutcome(by cancel: ControlCancel, at now: Date) -> Outcome {
         Outcome(
             requestID: request.id, op: request.op, target: request.target.outcomeFields, status: .cancelled,
             counts: [Outcome.cancelledItems: request.items.count], failedItems: [],
-            reason: "cancelled before any backend call: \(cancel)".utf8Prefix(maxBytes: RequestRejection.maxReasonBytes),
+            reason: "cancelled with no backend call made for it in this delivery: \(cancel)".utf8Prefix(maxBytes: RequestRejection.maxReasonBytes),
             replayOf: request.replayOf, batch: request.batch, backendCalls: 0, receivedAt: receivedAt, completedAt: now)
     }
 

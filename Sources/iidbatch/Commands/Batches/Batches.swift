@@ -1,4 +1,5 @@
 import ArgumentParser
+import Pipeline
 
 /// `iidbatch batches`: the jobs submitted, how far each is, and their receipts.
 struct Batches: AsyncParsableCommand {
@@ -6,10 +7,11 @@ struct Batches: AsyncParsableCommand {
         abstract: "Jobs: list batches with their state, progress, rate and ETA; watch one; write one's receipt.",
         discussion: """
             `submit` and `replay` name a batch on every record they produce and write its manifest \
-            to the batch topic (--batch-topic, default iidbatch.batches). A batch is submitting \
-            until every record was acknowledged; cancelled when a cancel of its pipeline names it \
-            (`iidbatch control cancel PIPELINE --batch NAME`); done when every request has an \
-            outcome; paused while its pipeline is paused; else running. Progress counts the \
+            to the batch topic (--batch-topic, default \(BatchTopic.defaultName)). A batch is submitting \
+            until every record was acknowledged; cancelled when a cancel of its pipeline in force \
+            names it (`iidbatch control cancel PIPELINE --batch NAME`), or once every request has \
+            an outcome and one of them is cancelled; done when every request has an outcome; \
+            paused while its pipeline is paused; else running. Progress counts the \
             outcomes naming the batch; the rate is over the last minute of completions.
             """,
         subcommands: [BatchesList.self, BatchesWatch.self, BatchesReceipt.self],

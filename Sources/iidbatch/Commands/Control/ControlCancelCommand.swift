@@ -9,12 +9,15 @@ struct ControlCancelCommand: AsyncParsableCommand {
         commandName: "cancel",
         abstract: "Cancel a pipeline's work: matching requests that have not started a backend call end `cancelled`, never calling it.",
         discussion: """
-            A request matches when its record was produced before --produced-before (default: \
-            now) and, when given, its batch is --batch and its id is --request-id; give at least \
-            one of the three. Workers settle the requests they hold that have not started a \
+            A request matches when, for each option given, its batch is --batch, its id is \
+            --request-id, and its record was produced before --produced-before; give at least one. \
+            Without --produced-before a cancel matches whenever the record was produced: a batch \
+            cancelled while its submit still runs, or produced on a host whose clock is ahead, \
+            stays cancelled whole (to run such work after all, submit it under a new batch name). \
+            Workers settle the requests they hold that have not started a \
             backend call, and every matching record they read later, with a `cancelled` outcome \
             (no dead letter), and move their offsets on; calls already running finish and are \
-            reported as answered. Work produced after the bound is never cancelled. The cancel is \
+            reported as answered. Work produced after a bound is never cancelled. The cancel is \
             a record of its own in the compacted control topic: it holds across restarts and \
             rebalances, and `control history` lists it. Cancelling is not undone by `resume` or \
             `reset`. Example: iidbatch control cancel deletions --batch gdpr-7 --reason "wrong subject list"
@@ -29,7 +32,7 @@ struct ControlCancelCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only the request of this id.", valueName: "id"))
     var requestId: String?
 
-    @Option(help: ArgumentHelp("Only records produced before TIME (ISO 8601, or an age: 15m); default now.", valueName: "time"))
+    @Option(help: ArgumentHelp("Only records produced before TIME (ISO 8601, or an age: 15m); default: whenever produced.", valueName: "time"))
     var producedBefore: TimeArgument?
 
     @OptionGroup var author: ControlAuthor
@@ -52,7 +55,7 @@ struct ControlCancelCommand: AsyncParsableCommand {
         let name = try writer.scope(pipeline)
         let now = Date()
         let cancel = ControlCancel(
-            pipeline: name, batch: batch, requestID: requestId, producedBefore: producedBefore?.date ?? now,
+            pipeline: name, batch: batch, requestID: requestId, producedBefore: producedBefore?.date,
             version: writer.board.nextCancelVersion(of: name), updatedAt: now, updatedBy: author.by, reason: author.reason,
             tag: "\(Int64(now.timeIntervalSince1970 * 1000))-\(UInt32.random(in: 0...UInt32.max))")
         try await writer.write(cancel)
