@@ -56,4 +56,16 @@ struct BatchReceiptLedgerTests {
         #expect(listed[1]["requestId"] as? String == "r-1" && listed[0]["batch"] as? String == "gdpr-7" && listed[2]["producedBefore"] != nil)
         #expect((document["manifest"] as? [String: Any])?["name"] as? String == "gdpr-7", "the manifest as its topic holds it")
     }
+
+    @Test("outcome records stamped before outcomesSince (an older batch of the same name) are neither reported nor hashed")
+    func olderRecordsLeftOut() {
+        let outcome = BatchProgressTests.outcome("r-1", items: 2, at: 1)
+        var old = BatchReceiptTests.record(outcome, offset: 0)
+        old.record.timestamp = manifest().outcomesSince.addingTimeInterval(-1)
+        var new = BatchReceiptTests.record(outcome, offset: 1)
+        new.record.timestamp = manifest().outcomesSince
+        let receipt = BatchReceipt(manifest: manifest(), outcomes: [old, new], requests: [], cancels: [])
+        #expect(receipt.outcomeRecords == 1 && receipt.requests.first?.outcome == "outcomes/0/1")
+        #expect(receipt.outcomesSHA256 == BatchManifest.inputDigest(BatchReceipt.hashedBytes(of: new.record)))
+    }
 }

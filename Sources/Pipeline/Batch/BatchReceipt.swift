@@ -24,7 +24,9 @@ import WireJSON
 /// - A request with no outcome yet is `pending`, its items without code or time; an outcome
 ///   whose request record was not read lists only its failed items (`itemsComplete` false).
 /// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
-///   batch, in topic (bytewise), partition and offset order.
+///   batch whose timestamp is at or after the manifest's `outcomesSince` (a record without one
+///   counts), in topic (bytewise), partition and offset order: the records the receipt is built
+///   from, and the rule an auditor applies to the topic to check it.
 public struct BatchReceipt: Sendable {
     /// One item's line.
     public struct Item: Sendable, Hashable {
@@ -91,7 +93,8 @@ public struct BatchReceipt: Sendable {
     /// records of other batches are left out), its request records and its pipeline's cancels.
     public init(manifest: BatchManifest, outcomes: [(record: KafkaRecord, outcome: Outcome)], requests: [PipelineRequest], cancels: [ControlCancel]) {
         self.manifest = manifest
-        let ordered = outcomes.filter { $0.outcome.batch == manifest.name }.sorted { a, b in
+        let since = manifest.outcomesSince
+        let ordered = outcomes.filter { $0.outcome.batch == manifest.name && ($0.record.timestamp.map { $0 >= since } ?? true) }.sorted { a, b in
             guard a.record.topic == b.record.topic else { return a.record.topic.utf8.lexicographicallyPrecedes(b.record.topic.utf8) }
             return (a.record.partition, a.record.offset) < (b.record.partition, b.record.offset)
         }
@@ -193,7 +196,10 @@ public struct BatchReceipt: Sendable {
         writer.member("outcomesSha256", outcomesSHA256)
         writer.member(
             "outcomesSha256Covers",
-            "each outcome record of the batch, in topic, partition and offset order: '<topic> <partition> <offset> <value length>\\n<value>\\n'")
+            "each outcome record of the batch with a timestamp at or after outcomesSince, in topic, partition and offset order: '<topic> <partition> <offset> <value length>\\n<value>\\n'"
+        )
+        writer.key("outcomesSince")
+        writer.plainString(WireDate.bytes(manifest.outcomesSince))
         writer.key("requests")
         writer.objects(requests) { writer, request in
             if let completedAt = request.completedAt {
