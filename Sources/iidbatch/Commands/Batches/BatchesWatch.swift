@@ -3,6 +3,7 @@ import CommandSupport
 import Foundation
 import Kafka
 import Pipeline
+import Synchronization
 
 /// `iidbatch batches watch NAME`: a live progress bar of one batch.
 struct BatchesWatch: AsyncParsableCommand {
@@ -20,18 +21,21 @@ struct BatchesWatch: AsyncParsableCommand {
 
     @OptionGroup var sources: BatchSources
 
-    /// What the followers hand the drawing loop.
-    private enum Event: Sendable {
-        case outcome(Outcome)
-        case manifest(BatchManifest)
-        case board(ControlBoard)
-        case tick
-        case stop(String)
-
-        var isTick: Bool {
-            if case .tick = self { return true }
-            return false
+    /// What the followers have read, shared with the drawing loop: they update it and wake the
+    /// loop, whose wakes coalesce (one pending at most), so a follower reading faster than the
+    /// loop draws holds no backlog.
+    private final class Shared: Sendable {
+        struct Seen: Sendable {
+            var progress: BatchProgress
+            var board: ControlBoard?
+            var stopped: String?
         }
+
+        private let seen: Mutex<Seen>
+
+        init(_ progress: BatchProgress) { seen = Mutex(Seen(progress: progress)) }
+
+        func withLock<T: Sendable>(_ body: (inout Seen) -> T) -> T { seen.withLock { body(&$0) } }
     }
 
     func run() async throws {
@@ -40,34 +44,50 @@ struct BatchesWatch: AsyncParsableCommand {
         let configuration = try sources.kafka.configuration()
         let timeout = sources.kafka.timeout
         let terminal = isatty(STDOUT_FILENO) == 1
-        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let shared = Shared(BatchProgress(manifest: manifest))
+        // A wake says "look again"; `tick` also asks for a plain line off a terminal.
+        let (wakes, continuation) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let sources = self.sources
         let name = self.name
+        let stop: @Sendable (String) -> Void = { why in
+            shared.withLock { if $0.stopped == nil { $0.stopped = why } }
+            continuation.yield(false)
+        }
         var tasks: [Task<Void, Never>] = []
         tasks.append(
             Task {
                 do {
                     try await sources.readOutcomes(topics, since: manifest.outcomesSince, follow: true) { _, outcome in
-                        if outcome.batch == name { continuation.yield(.outcome(outcome)) }
+                        if outcome.batch == name {
+                            shared.withLock { _ = $0.progress.read(outcome) }
+                            continuation.yield(false)
+                        }
                         return !Task.isCancelled
                     }
-                } catch { continuation.yield(.stop("reading \(topics.joined(separator: ", ")): \(error)")) }
+                } catch { stop("reading \(topics.joined(separator: ", ")): \(error)") }
             })
         tasks.append(
             Task {
                 do {
                     try await TopicScan.read([sources.batches.batchTopic], kafka: configuration, timeout: timeout, follow: true) { record in
                         if record.key == Array(name.utf8), let value = record.value, let manifest = try? BatchManifest.parse(value) {
-                            continuation.yield(.manifest(manifest))
+                            shared.withLock { $0.progress.manifest = manifest }
+                            continuation.yield(false)
                         }
                         return !Task.isCancelled
                     }
-                } catch { continuation.yield(.stop("reading \(sources.batches.batchTopic): \(error)")) }
+                } catch { stop("reading \(sources.batches.batchTopic): \(error)") }
             })
         let topic = sources.control.topic(configuration)
         if let snapshot = try? await topic.fetch(timeout: timeout.duration) {
-            continuation.yield(.board(snapshot.board))
-            tasks.append(Task { try? await topic.follow(from: snapshot) { board, _ in continuation.yield(.board(board)) } })
+            shared.withLock { $0.board = snapshot.board }
+            tasks.append(
+                Task {
+                    try? await topic.follow(from: snapshot) { board, _ in
+                        shared.withLock { $0.board = board }
+                        continuation.yield(false)
+                    }
+                })
         } else {
             Output.error("warning: cannot read the control topic \(sources.control.controlTopic): cancels and pauses are not shown")
         }
@@ -75,29 +95,24 @@ struct BatchesWatch: AsyncParsableCommand {
             Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: terminal ? .seconds(1) : .seconds(5))
-                    continuation.yield(.tick)
+                    continuation.yield(true)
                 }
             })
-        tasks.append(Task { continuation.yield(.stop("stopped on \(await Signals.waitForTermination())")) })
+        tasks.append(Task { stop("stopped on \(await Signals.waitForTermination())") })
 
-        var progress = BatchProgress(manifest: manifest)
-        var board: ControlBoard?
         var state = BatchState.running
         var stopped: String?
-        for await event in events {
-            switch event {
-            case .outcome(let outcome): progress.read(outcome)
-            case .manifest(let manifest): progress.manifest = manifest
-            case .board(let latest): board = latest
-            case .tick: break
-            case .stop(let why): stopped = why
-            }
+        for await tick in wakes {
             let now = Date()
-            state = progress.state(cancels: BatchSources.cancels(of: progress.manifest, on: board), paused: BatchSources.paused(progress.manifest, on: board))
+            let seen = shared.withLock { $0 }
+            stopped = seen.stopped
+            let progress = seen.progress
+            state = progress.state(
+                cancels: BatchSources.cancels(of: progress.manifest, on: seen.board), paused: BatchSources.paused(progress.manifest, on: seen.board))
             let finished = stopped != nil || state == .done || state == .cancelled
             if terminal {
                 FileHandle.standardOutput.write(Data((BatchProgressText.bar(progress, state, at: now) + (finished ? "\n" : "")).utf8))
-            } else if finished || event.isTick {
+            } else if finished || tick {
                 Output.line(BatchProgressText.line(progress, state, at: now))
             }
             if finished { break }
