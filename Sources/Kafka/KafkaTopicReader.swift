@@ -114,6 +114,8 @@ public final class KafkaTopicReader: Sendable {
             if prober == nil {
                 var probing = configuration
                 probing["max.partition.fetch.bytes"] = "1"
+                // A fetch that found nothing new must not hold the next round's for long.
+                probing["fetch.wait.max.ms"] = "5"
                 prober = try RDKafkaClient(kind: .consumer, configuration: probing)
             }
             let probe = prober!
