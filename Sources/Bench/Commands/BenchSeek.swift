@@ -78,7 +78,7 @@ struct BenchSeek: AsyncParsableCommand {
             "workload: \(records) outcome records in \(partitions) partitions, \(old) over the past 30 days, \(recent) within the last \(window)")
 
         let producer = try KafkaProducer(
-            configuration: kafka.configuration(["compression.type": "zstd", "linger.ms": "100", "batch.size": "1000000"]))
+            configuration: kafka.configuration(["compression.type": "zstd", "linger.ms": "100", "batch.size": "65536"]))
         let filled = try await ContinuousClock().measure {
             let now = Date()
             try await fill(producer, topic, count: old, first: now.addingTimeInterval(-30 * 86_400), last: now.addingTimeInterval(-2 * windowSeconds))
