@@ -13,9 +13,17 @@ public struct FollowedReconciliation: Sendable {
     public var keepsEarlyOutcomes = false
     /// Outcomes kept per request id (the original's, for a replay) until it is expected.
     private var early: [String: [Outcome]] = [:]
+    /// Expected requests without an outcome, and those with replays still without one: kept
+    /// as they change, so `isComplete` costs nothing per record.
+    private var unanswered: Set<String> = []
+    private var replaysShort: Set<String> = []
 
     /// Nothing expected or seen yet.
     public init() {}
+
+    /// True when every expected request, and every replay of one, has an outcome: what
+    /// `reconciliation.isComplete` says, without going through every request.
+    public var isComplete: Bool { unanswered.isEmpty && replaysShort.isEmpty }
 
     /// Outcomes kept for requests not expected yet.
     public var waiting: Int { early.values.reduce(0) { $0 + $1.count } }
@@ -24,12 +32,14 @@ public struct FollowedReconciliation: Sendable {
     public mutating func expect(_ id: String) {
         reconciliation.expect(id)
         settleEarly(id)
+        refresh(id)
     }
 
     /// Expects an outcome for one more replay of request `id`.
     public mutating func expectReplay(of id: String) {
         reconciliation.expectReplay(of: id)
         settleEarly(id)
+        refresh(id)
     }
 
     /// Counts `outcome` if its request is expected, keeps it if early outcomes are kept, else
@@ -39,8 +49,18 @@ public struct FollowedReconciliation: Sendable {
         if reconciliation.isExpected(id) {
             outcomes += 1
             reconciliation.record(outcome)
+            refresh(id)
         } else if keepsEarlyOutcomes {
             early[id, default: []].append(outcome)
+        }
+    }
+
+    private mutating func refresh(_ id: String) {
+        if reconciliation.isAnswered(id) { unanswered.remove(id) } else { unanswered.insert(id) }
+        if (reconciliation.expectedReplays[id] ?? 0) > (reconciliation.replayCounts[id] ?? 0) {
+            replaysShort.insert(id)
+        } else {
+            replaysShort.remove(id)
         }
     }
 

@@ -49,7 +49,7 @@ struct Reconcile: AsyncParsableCommand {
         }
         for try await record in outcomeReader.records { audit.add(outcome: record) }
         outcomeReader.close()
-        if !audit.ledger.reconciliation.isComplete && ContinuousClock.now < deadline, let wait {
+        if !audit.ledger.isComplete && ContinuousClock.now < deadline, let wait {
             let r = audit.ledger.reconciliation
             let replays = r.missingReplays.values.reduce(0, +)
             Output.error("reconcile: \(r.missing.count) request(s) and \(replays) replay(s) without an outcome; following the topics for up to \(wait.text)")
@@ -76,7 +76,7 @@ struct Reconcile: AsyncParsableCommand {
         audit.ledger.keepsEarlyOutcomes = true
         for try await record in follower.records {
             if requestTopics.contains(record.topic) { audit.add(request: record) } else { audit.add(outcome: record) }
-            if audit.ledger.reconciliation.isComplete { break }
+            if audit.ledger.isComplete { break }
         }
     }
 
