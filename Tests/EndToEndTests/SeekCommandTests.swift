@@ -77,4 +77,40 @@ struct SeekCommandTests {
         #expect(audit.text.contains("answered 3 of 3") || audit.text.contains("answered 4 of 4"), "\(audit.text)")
         #expect(ContinuousClock.now - started < .seconds(90), "it ended on the outcome, not at the end of --wait")
     }
+
+    @Test("replay --since/--until selects the letters of that span and reads only them, give or take one record per partition past --until")
+    func replaySpan() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        try kafka.createTopic("dlq", partitions: 2)
+        try kafka.createTopic("requests")
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        let now = Date()
+        func letter(_ n: Int, at time: Date) -> KafkaProducerRecord {
+            let request = PipelineRequest(id: "r-\(n)", op: .topicsSubscribe, target: .topic("movies"), items: ["t\(n)"], priorAttempts: 3)
+            let headers = [
+                KafkaHeader(key: DeadLetterHeader.originalTopic, string: "requests"),
+                KafkaHeader(key: DeadLetterHeader.error, string: "UNAVAILABLE: 503"),
+                KafkaHeader(key: DeadLetterHeader.attempts, string: "3"),
+                KafkaHeader(key: DeadLetterHeader.kind, string: DeadLetter.Kind.retryExhausted.rawValue),
+                KafkaHeader(key: DeadLetterHeader.codes, string: "UNAVAILABLE"),
+            ]
+            return KafkaProducerRecord(topic: "dlq", key: Array("movies".utf8), value: Array(request.jsonBody()), headers: headers, timestamp: time)
+        }
+        // 1 000 letters two hours ago, 10 half an hour ago, 10 in the last minute.
+        let old = (0..<1_000).map { letter($0, at: now.addingTimeInterval(-7_200 + Double($0))) }
+        let middle = (1_000..<1_010).map { letter($0, at: now.addingTimeInterval(-1_800 + Double($0 - 1_000))) }
+        let recent = (1_010..<1_020).map { letter($0, at: now.addingTimeInterval(-60 + Double($0 - 1_010))) }
+        try await producer.sendInOrder(old + middle + recent)
+        await producer.close()
+
+        let result = try await OperatorCommand.run(
+            ["replay", "--from", "dlq", "--since", "40m", "--until", "10m", "--dry-run"], brokers: kafka.bootstrapServers)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("dry run: would replay 10 record(s), 10 items"), "\(result.output)")
+        #expect((1_000..<1_010).allSatisfy { result.output.contains("r-\($0) ") }, "\(result.output)")
+        // The 10 of the span, and per partition at most the first record past --until (plus the margin), which ends it.
+        let read = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("replay: read ") }, "\(result.output)")
+        let count = try #require(Int(read.dropFirst("replay: read ".count).prefix { $0 != " " }))
+        #expect((10...12).contains(count) && read.contains(" of 1020 record(s) in dlq"), "\(read)")
+    }
 }
