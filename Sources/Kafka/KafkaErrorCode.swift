@@ -89,4 +89,11 @@ public struct KafkaErrorCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let transport = KafkaErrorCode(rawValue: -195)
     /// Local: a broker's host name could not be resolved.
     public static let resolve = KafkaErrorCode(rawValue: -193)
+    /// Protocol: the broker does not support the request's version.
+    public static let unsupportedVersion = KafkaErrorCode(rawValue: 35)
+    /// Protocol: the request needs a newer message format than the topic has (a time lookup on
+    /// records without timestamps).
+    public static let unsupportedForMessageFormat = KafkaErrorCode(rawValue: 43)
+    /// Local: the broker lacks a feature the request needs.
+    public static let unsupportedFeature = KafkaErrorCode(rawValue: -165)
 }

@@ -173,7 +173,8 @@ public final class KafkaProducer: Sendable {
                 }
                 let opaque = deliveries.make { sink.yield((index, $0)) }.retainedOpaque()
                 switch client.produce(
-                    topic: record.topic, partition: record.partition, key: record.key, value: record.value, headers: record.headers, opaque: opaque)
+                    topic: record.topic, partition: record.partition, key: record.key, value: record.value, headers: record.headers,
+                    timestamp: record.timestamp, opaque: opaque)
                 {
                 case .enqueued:
                     startDeadline()

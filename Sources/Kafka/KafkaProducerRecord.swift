@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// A record to produce: where it goes and what it holds.
 public struct KafkaProducerRecord: Sendable, Hashable {
     /// The topic.
@@ -10,10 +12,16 @@ public struct KafkaProducerRecord: Sendable, Hashable {
     public var value: [UInt8]?
     /// The headers, in order.
     public var headers: [KafkaHeader]
+    /// The record's create time, to the millisecond; nil for the time it is produced. (A topic
+    /// with `message.timestamp.type=LogAppendTime` replaces it with the broker's time.)
+    public var timestamp: Date?
 
     /// A record for `topic`.
-    public init(topic: String, key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader] = [], partition: Int32? = nil) {
+    public init(
+        topic: String, key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader] = [], partition: Int32? = nil, timestamp: Date? = nil
+    ) {
         self.topic = topic
+        self.timestamp = timestamp
         self.partition = partition
         self.key = key
         self.value = value

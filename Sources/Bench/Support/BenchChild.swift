@@ -111,6 +111,22 @@ final class BenchChild: Sendable {
         }
     }
 
+    /// Waits for it to exit by itself and returns its status; kills it after `seconds`.
+    func exitStatus(within seconds: Double) async -> Int32 {
+        let pid = self.pid
+        let killer = Task {
+            try await Task.sleep(for: .seconds(seconds))
+            kill(pid, SIGKILL)
+        }
+        defer { killer.cancel() }
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if state.exitStatus != nil { continuation.resume() } else { state.exitWaiters.append(continuation) }
+            }
+        }
+        return state.withLock { $0.exitStatus ?? -1 }
+    }
+
     /// Sends SIGINT and waits up to 30 s for the exit, then kills it.
     func stop() async {
         guard process.isRunning else { return }

@@ -24,9 +24,10 @@ extension RDKafkaClient {
         }
     }
 
-    /// Polls once without blocking; serves rebalance callbacks along the way.
-    func pollConsumer() -> PollResult {
-        guard let message = rd_kafka_consumer_poll(handle, 0) else { return .empty }
+    /// Polls once, waiting up to `timeoutMilliseconds` (0: not at all); serves rebalance
+    /// callbacks along the way.
+    func pollConsumer(timeoutMilliseconds: Int32 = 0) -> PollResult {
+        guard let message = rd_kafka_consumer_poll(handle, timeoutMilliseconds) else { return .empty }
         defer { rd_kafka_message_destroy(message) }
         let err = message.pointee.err
         if err == RD_KAFKA_RESP_ERR__PARTITION_EOF {

@@ -1,5 +1,7 @@
 import CRdKafka
 
+import struct Foundation.Date
+
 extension RDKafkaClient {
     enum EnqueueResult {
         case enqueued
@@ -7,9 +9,10 @@ extension RDKafkaClient {
         case failed(KafkaError)
     }
 
-    /// Enqueues one record. On `.enqueued` librdkafka owns `opaque` until its delivery report.
+    /// Enqueues one record, stamped `timestamp` (nil: now). On `.enqueued` librdkafka owns
+    /// `opaque` until its delivery report.
     func produce(
-        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader],
+        topic: String, partition: Int32?, key: [UInt8]?, value: [UInt8]?, headers: [KafkaHeader], timestamp: Date? = nil,
         opaque: UnsafeMutableRawPointer
     ) -> EnqueueResult {
         var headerList: OpaquePointer?
@@ -29,7 +32,7 @@ extension RDKafkaClient {
         let error: OpaquePointer? = topic.withCString { topicName in
             Self.withOptionalBytes(key) { keyPointer, keyCount in
                 Self.withOptionalBytes(value) { valuePointer, valueCount in
-                    var fields = [rd_kafka_vu_t](repeating: rd_kafka_vu_t(), count: 7)
+                    var fields = [rd_kafka_vu_t](repeating: rd_kafka_vu_t(), count: 8)
                     fields[0].vtype = RD_KAFKA_VTYPE_TOPIC
                     fields[0].u.cstr = topicName
                     fields[1].vtype = RD_KAFKA_VTYPE_PARTITION
@@ -46,9 +49,14 @@ extension RDKafkaClient {
                     fields[5].u.ptr = opaque
                     var count = 6
                     if let headerList {
-                        fields[6].vtype = RD_KAFKA_VTYPE_HEADERS
-                        fields[6].u.headers = headerList
-                        count = 7
+                        fields[count].vtype = RD_KAFKA_VTYPE_HEADERS
+                        fields[count].u.headers = headerList
+                        count += 1
+                    }
+                    if let timestamp {
+                        fields[count].vtype = RD_KAFKA_VTYPE_TIMESTAMP
+                        fields[count].u.i64 = Int64((timestamp.timeIntervalSince1970 * 1000).rounded(.down))
+                        count += 1
                     }
                     return rd_kafka_produceva(handle, fields, count)
                 }

@@ -47,6 +47,9 @@ public struct Reconciliation: Sendable {
         }
     }
 
+    /// True when an outcome of request `id` is expected.
+    public func isExpected(_ id: String) -> Bool { expectedSet.contains(id) }
+
     /// True when request `id` has an outcome (its own or a replay's).
     public func isAnswered(_ id: String) -> Bool { ledgers[id] != nil }
 

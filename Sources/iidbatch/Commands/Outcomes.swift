@@ -11,7 +11,11 @@ struct Outcomes: AsyncParsableCommand {
         discussion: """
             Reads the outcome topic from its beginning (joining no consumer group, so the workers \
             are not disturbed) and prints one row per outcome, then a footer of counts by status \
-            and item code. --follow keeps printing new outcomes until Ctrl-C. --json prints the \
+            and item code. With --since it does not read from the beginning: each partition \
+            starts at its first record stamped \(TopicScan.clockMarginText) before TIME (found by \
+            time, in a few reads), allowing for that much skew between the worker's clock and the \
+            record's timestamp; a line on stderr says how many records were read. \
+            --follow keeps printing new outcomes until Ctrl-C. --json prints the \
             outcomes as they are on the wire, one per line, and the footer on stderr. \
             --subject S answers "is subject S erased, and when?": every installation of S's \
             deletions with its final code and time, then the verdict; the exit status is 0 only \
@@ -27,7 +31,11 @@ struct Outcomes: AsyncParsableCommand {
     @Option(help: "Only this request (and its replays).")
     var requestId: String?
 
-    @Option(help: ArgumentHelp("Only outcomes completed at or after TIME (ISO 8601, or an age: 90s, 15m, 2h, 1d).", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "Only outcomes completed at or after TIME (ISO 8601, or an age: 90s, 15m, 2h, 1d). "
+                + "Reading starts at the records stamped from \(TopicScan.clockMarginText) before TIME.",
+            valueName: "time"))
     var since: TimeArgument?
 
     @Option(help: "The erasure receipt of a data subject: its installations.delete outcomes.")
@@ -53,12 +61,13 @@ struct Outcomes: AsyncParsableCommand {
             if let subject, outcome.op != .installationsDelete || outcome.target["subject"] != subject { return false }
             return true
         }
-        try await readUntilInterrupted(configuration) { record in
+        let extent = try await readUntilInterrupted(configuration) { record in
             guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)), selected(outcome) else { return }
             let row = table.add(outcome)
             erasure?.add(outcome)
             Output.line(json ? String(decoding: value, as: UTF8.self) : row)
         }
+        if let extent, since != nil { Output.error(extent.summary("outcomes", try topics())) }
         json ? Output.error(table.footer) : Output.line(table.footer)
         if let erasure {
             ErasureReceiptPrinter.print(erasure)
@@ -66,20 +75,24 @@ struct Outcomes: AsyncParsableCommand {
         }
     }
 
-    /// Reads the topic to its end, or with --follow until SIGINT/SIGTERM.
-    private func readUntilInterrupted(_ configuration: KafkaConfiguration, _ body: @escaping (KafkaRecord) -> Void) async throws {
-        let topics = try from.map { [$0] } ?? defaults.outcomeTopics(orName: "--from")
+    /// The outcome topics read.
+    private func topics() throws -> [String] { try from.map { [$0] } ?? defaults.outcomeTopics(orName: "--from") }
+
+    /// Reads the topic to its end (how much, returned), or with --follow until SIGINT/SIGTERM
+    /// (nil). With --since, from that time less the clock margin.
+    private func readUntilInterrupted(_ configuration: KafkaConfiguration, _ body: @escaping (KafkaRecord) -> Void) async throws -> TopicScan.Extent? {
+        let topics = try topics()
+        let since = since?.date
         guard follow else {
-            try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout) { record in
+            return try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout, since: since) { record in
                 body(record)
                 return true
             }
-            return
         }
         let (stream, continuation) = AsyncStream<KafkaRecord>.makeStream()
         let reader = Task {
             defer { continuation.finish() }
-            try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout, follow: true) { record in
+            try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout, follow: true, since: since) { record in
                 continuation.yield(record)
                 return !Task.isCancelled
             }
@@ -91,5 +104,6 @@ struct Outcomes: AsyncParsableCommand {
         for await record in stream { body(record) }
         stopper.cancel()
         try await reader.value
+        return nil
     }
 }

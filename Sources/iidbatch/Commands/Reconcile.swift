@@ -14,7 +14,8 @@ struct Reconcile: AsyncParsableCommand {
             (repeated after a crash, or submitted twice), and counts by op, status and item code. \
             A replayed request counts once: its replays' outcomes settle its dead-lettered items. \
             A record without a readable id is expected under topic/partition/offset, as the \
-            worker names its rejection. --wait re-reads until nothing is missing or the time is up.
+            worker names its rejection. --wait then follows both kinds of topic (reading only what \
+            arrives, never re-reading) until nothing is missing or the time is up.
             """
     )
 
@@ -26,7 +27,7 @@ struct Reconcile: AsyncParsableCommand {
 
     @OptionGroup var defaults: PipelineTopics
 
-    @Option(help: ArgumentHelp("Re-read until nothing is missing, for up to this long (e.g. 2m).", valueName: "duration"))
+    @Option(help: ArgumentHelp("Follow the topics until nothing is missing, for up to this long (e.g. 2m).", valueName: "duration"))
     var wait: DurationArgument?
 
     @OptionGroup var kafka: KafkaOptions
@@ -37,13 +38,46 @@ struct Reconcile: AsyncParsableCommand {
             outcomes: try outcomes.map { [$0] } ?? defaults.outcomeTopics(orName: "--outcomes"))
         let configuration = try kafka.configuration()
         let deadline = ContinuousClock.now + (wait?.duration ?? .zero)
-        var audit = try await read(configuration, topics)
-        while !audit.reconciliation.isComplete && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .seconds(1))
-            audit = try await read(configuration, topics)
+        var audit = Audit()
+        // The outcomes' snapshot is taken before the requests are read: each outcome in it then
+        // answers a request in theirs, and whatever comes later is followed.
+        let outcomeReader = try await TopicScan.open(topics.outcomes, kafka: configuration, timeout: kafka.timeout)
+        defer { outcomeReader.close() }
+        let requestExtent = try await TopicScan.read(topics.requests, kafka: configuration, timeout: kafka.timeout) { record in
+            audit.add(request: record)
+            return true
+        }
+        for try await record in outcomeReader.records { audit.add(outcome: record) }
+        outcomeReader.close()
+        if !audit.ledger.isComplete && ContinuousClock.now < deadline, let wait {
+            let r = audit.ledger.reconciliation
+            let replays = r.missingReplays.values.reduce(0, +)
+            Output.error("reconcile: \(r.missing.count) request(s) and \(replays) replay(s) without an outcome; following the topics for up to \(wait.text)")
+            try await follow(&audit, topics, from: requestExtent.endOffsets.merging(outcomeReader.endOffsets) { $1 }, until: deadline, configuration)
         }
         report(audit, topics)
-        if !audit.reconciliation.isComplete { throw ExitCode(1) }
+        if !audit.ledger.reconciliation.isComplete { throw ExitCode(1) }
+    }
+
+    /// Follows the request and outcome topics from `offsets` (where the first reads ended) until
+    /// nothing is missing or `deadline`: nothing is read twice.
+    private func follow(
+        _ audit: inout Audit, _ topics: Topics, from offsets: [KafkaTopicPartition: Int64], until deadline: ContinuousClock.Instant,
+        _ configuration: KafkaConfiguration
+    ) async throws {
+        let requestTopics = Set(topics.requests)
+        let follower = try await TopicScan.open(topics.requests + topics.outcomes, kafka: configuration, timeout: kafka.timeout, follow: true, from: offsets)
+        defer { follower.close() }
+        let timer = Task {
+            try? await Task.sleep(until: deadline)
+            follower.close()
+        }
+        defer { timer.cancel() }
+        audit.ledger.keepsEarlyOutcomes = true
+        for try await record in follower.records {
+            if requestTopics.contains(record.topic) { audit.add(request: record) } else { audit.add(outcome: record) }
+            if audit.ledger.isComplete { break }
+        }
     }
 
     /// The topics audited.
@@ -53,48 +87,40 @@ struct Reconcile: AsyncParsableCommand {
     }
 
     private struct Audit {
-        var reconciliation = Reconciliation()
+        var ledger = FollowedReconciliation()
         var records = 0
         var replayRecords = 0
-        var outcomes = 0
-    }
-
-    private func read(_ configuration: KafkaConfiguration, _ topics: Topics) async throws -> Audit {
-        var audit = Audit()
         let decoder = RequestDecoder()
-        try await TopicScan.read(topics.requests, kafka: configuration, timeout: kafka.timeout) { record in
-            audit.records += 1
+        let outcomeDecoder = Outcome.decoder()
+
+        /// Expects what a request record asks for.
+        mutating func add(request record: KafkaRecord) {
+            records += 1
             switch decoder.decode(record.value ?? []) {
             case .success(let request):
                 if let original = request.replayOf {
-                    audit.replayRecords += 1
-                    audit.reconciliation.expectReplay(of: original)
+                    replayRecords += 1
+                    ledger.expectReplay(of: original)
                 } else {
-                    audit.reconciliation.expect(request.id)
+                    ledger.expect(request.id)
                 }
             case .failure(let rejection):
-                audit.reconciliation.expect(rejection.requestID ?? RecordPosition(record).description)
+                ledger.expect(rejection.requestID ?? RecordPosition(record).description)
             }
-            return true
         }
-        let expected = Set(audit.reconciliation.expected)
-        let outcomeDecoder = Outcome.decoder()
-        try await TopicScan.read(topics.outcomes, kafka: configuration, timeout: kafka.timeout) { record in
-            guard let value = record.value, let outcome = try? outcomeDecoder.decode(Outcome.self, from: Data(value)),
-                expected.contains(outcome.replayOf ?? outcome.requestID)
-            else { return true }
-            audit.outcomes += 1
-            audit.reconciliation.record(outcome)
-            return true
+
+        /// Counts an outcome record of an expected request.
+        mutating func add(outcome record: KafkaRecord) {
+            guard let value = record.value, let outcome = try? outcomeDecoder.decode(Outcome.self, from: Data(value)) else { return }
+            ledger.record(outcome)
         }
-        return audit
     }
 
     private func report(_ audit: Audit, _ topics: Topics) {
-        let r = audit.reconciliation
+        let r = audit.ledger.reconciliation
         let replayed = r.replayCounts.count
         Output.line(
-            "reconcile: \(r.expected.count) requests in \(topics.requests.joined(separator: ", ")) (\(audit.records) records, \(audit.replayRecords) of them replays); \(audit.outcomes) of their outcomes in \(topics.outcomes.joined(separator: ", "))"
+            "reconcile: \(r.expected.count) requests in \(topics.requests.joined(separator: ", ")) (\(audit.records) records, \(audit.replayRecords) of them replays); \(audit.ledger.outcomes) of their outcomes in \(topics.outcomes.joined(separator: ", "))"
         )
         for (op, statuses) in r.statusesByOp.sorted(by: { $0.key < $1.key }) {
             let byStatus = OutcomeStatus.allCases.compactMap { status in statuses[status].map { "\(status.rawValue) \($0)" } }

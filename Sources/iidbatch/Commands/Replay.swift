@@ -11,8 +11,10 @@ struct Replay: AsyncParsableCommand {
         discussion: """
             Reads the dead-letter topic from its beginning and selects the requests whose items \
             ran out of retries (--code, --op, --since and --until narrow the selection; each given \
-            condition must hold). Each is produced to the request topic it came from, with its \
-            key, its id, replayOf naming the original request and priorAttempts set to the \
+            condition must hold; with --since and --until only the records stamped from \
+            \(TopicScan.clockMarginText) before --since to \(TopicScan.clockMarginText) after \
+            --until are read, found by time, and a line on stderr says how many). Each is \
+            produced to the request topic it came from, with its key, its id, replayOf naming the original request and priorAttempts set to the \
             attempts already spent, so its outcome settles the original's dead-lettered items. \
             Replaying the same selection again is harmless: the operations are idempotent and the \
             ids stable, so `iidbatch reconcile` counts each request once. Undecodable records are \
@@ -61,13 +63,16 @@ struct Replay: AsyncParsableCommand {
         var selected: [DeadLetter] = []
         var read = 0
         var undecodable = 0
-        try await TopicScan.read([from], kafka: configuration, timeout: kafka.timeout) { record in
+        let extent = try await TopicScan.read(
+            [from], kafka: configuration, timeout: kafka.timeout, since: since?.date, until: until?.date
+        ) { record in
             read += 1
             let letter = DeadLetter(record)
             if letter.kind == .undecodable { undecodable += 1 }
             if filter.matches(letter) { selected.append(letter) }
             return true
         }
+        if since != nil || until != nil { Output.error(extent.summary("replay", [from])) }
         let items = selected.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
         let skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
         if dryRun {

@@ -1,0 +1,74 @@
+/// A `Reconciliation` fed from topics read side by side, as `iidbatch reconcile --wait` follows
+/// them: an outcome may arrive before the request it answers.
+///
+/// Only outcomes of expected requests count (an outcome topic may serve other request topics).
+/// While `keepsEarlyOutcomes` is set, an outcome of a request not (yet) expected is kept and
+/// counted when the request arrives; unset, it is dropped, as when every request was read first.
+public struct FollowedReconciliation: Sendable {
+    /// The audit of the outcomes counted so far.
+    public private(set) var reconciliation = Reconciliation()
+    /// Outcomes counted (those of expected requests).
+    public private(set) var outcomes = 0
+    /// True to keep outcomes that arrive before their request.
+    public var keepsEarlyOutcomes = false
+    /// Outcomes kept per request id (the original's, for a replay) until it is expected.
+    private var early: [String: [Outcome]] = [:]
+    /// Expected requests without an outcome, and those with replays still without one: kept
+    /// as they change, so `isComplete` costs nothing per record.
+    private var unanswered: Set<String> = []
+    private var replaysShort: Set<String> = []
+
+    /// Nothing expected or seen yet.
+    public init() {}
+
+    /// True when every expected request, and every replay of one, has an outcome: what
+    /// `reconciliation.isComplete` says, without going through every request.
+    public var isComplete: Bool { unanswered.isEmpty && replaysShort.isEmpty }
+
+    /// Outcomes kept for requests not expected yet.
+    public var waiting: Int { early.values.reduce(0) { $0 + $1.count } }
+
+    /// Expects an outcome for request `id`; counts those that arrived before it.
+    public mutating func expect(_ id: String) {
+        reconciliation.expect(id)
+        settleEarly(id)
+        refresh(id)
+    }
+
+    /// Expects an outcome for one more replay of request `id`.
+    public mutating func expectReplay(of id: String) {
+        reconciliation.expectReplay(of: id)
+        settleEarly(id)
+        refresh(id)
+    }
+
+    /// Counts `outcome` if its request is expected, keeps it if early outcomes are kept, else
+    /// drops it.
+    public mutating func record(_ outcome: Outcome) {
+        let id = outcome.replayOf ?? outcome.requestID
+        if reconciliation.isExpected(id) {
+            outcomes += 1
+            reconciliation.record(outcome)
+            refresh(id)
+        } else if keepsEarlyOutcomes {
+            early[id, default: []].append(outcome)
+        }
+    }
+
+    private mutating func refresh(_ id: String) {
+        if reconciliation.isAnswered(id) { unanswered.remove(id) } else { unanswered.insert(id) }
+        if (reconciliation.expectedReplays[id] ?? 0) > (reconciliation.replayCounts[id] ?? 0) {
+            replaysShort.insert(id)
+        } else {
+            replaysShort.remove(id)
+        }
+    }
+
+    private mutating func settleEarly(_ id: String) {
+        guard let kept = early.removeValue(forKey: id) else { return }
+        for outcome in kept {
+            outcomes += 1
+            reconciliation.record(outcome)
+        }
+    }
+}
