@@ -83,11 +83,12 @@ struct BatchSources: ParsableArguments {
 
     /// Reads the outcomes of `topics` completed since `since` (by record time), handing each
     /// decoded one of a batch to `body` with its record; with `follow`, until `body` returns false.
+    @discardableResult
     func readOutcomes(
         _ topics: [String], since: Date?, follow: Bool = false, _ body: (KafkaRecord, Outcome) async throws -> Bool
-    ) async throws {
+    ) async throws -> TopicScan.Extent {
         let decoder = Outcome.decoder()
-        try await TopicScan.read(topics, kafka: try kafka.configuration(), timeout: kafka.timeout, follow: follow, since: since) { record in
+        return try await TopicScan.read(topics, kafka: try kafka.configuration(), timeout: kafka.timeout, follow: follow, since: since) { record in
             guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)), outcome.batch != nil else { return true }
             return try await body(record, outcome)
         }

@@ -41,10 +41,12 @@ struct BatchesReceipt: AsyncParsableCommand {
     func run() async throws {
         let manifest = try await sources.manifest(name)
         var outcomes: [(record: KafkaRecord, outcome: Outcome)] = []
-        try await sources.readOutcomes(try sources.outcomeTopics(for: [manifest]), since: manifest.outcomesSince) { record, outcome in
+        let outcomeTopics = try sources.outcomeTopics(for: [manifest])
+        let extent = try await sources.readOutcomes(outcomeTopics, since: manifest.outcomesSince) { record, outcome in
             if outcome.batch == manifest.name { outcomes.append((record, outcome)) }
             return true
         }
+        Output.error(extent.summary("receipt", outcomeTopics))
         var records: [PipelineRequest] = []
         let decoder = RequestDecoder()
         let configuration = try sources.kafka.configuration()
