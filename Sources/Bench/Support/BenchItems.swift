@@ -38,10 +38,7 @@ enum BenchItems {
     /// APNs device token number `index`: 32 bytes in lowercase hex.
     static func apnsToken(_ index: Int) -> String {
         var bits = Bits(index)
-        return bits.bytes(apnsTokenLength / 2).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return NumberText.hex(bits.bytes(apnsTokenLength / 2))
     }
 
     /// `count` items made by `make`, indices 0 up.

@@ -11,6 +11,11 @@ package enum NumberText {
         return value < 0 ? "-" + padded : padded
     }
 
+    /// `bytes` as lowercase hex, two digits each: how a SHA-256 digest or a token is written.
+    package static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { digits($0, radix: 16, width: 2) }.joined()
+    }
+
     /// `value` rounded to `places` decimals, half away from zero: `fixed(2.345, places: 1)` is
     /// `2.3`, `fixed(1_500, places: 0)` is `1500`. Not a number and the infinities read `nan`,
     /// `inf` and `-inf`.

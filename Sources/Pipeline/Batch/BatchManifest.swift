@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import InstanceAPI
 import WireJSON
 
 /// What a batch is: written by `iidbatch submit` and `iidbatch replay` to the compacted batch
@@ -74,7 +75,7 @@ public struct BatchManifest: Sendable, Hashable {
     public static func inputDigest(_ bytes: some Sequence<UInt8>) -> String {
         var hash = SHA256()
         hash.update(data: Array(bytes))
-        return hash.finalize().map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        return NumberText.hex(hash.finalize())
     }
 
     /// Reads a record's value strictly: a JSON object of the known members, each present (but

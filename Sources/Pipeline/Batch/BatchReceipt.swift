@@ -112,7 +112,7 @@ public struct BatchReceipt: Sendable {
             seen[id, default: 0] += 1
         }
         outcomeRecords = ordered.count
-        outcomesSHA256 = hash.finalize().map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+        outcomesSHA256 = NumberText.hex(hash.finalize())
         var records: [String: PipelineRequest] = [:]
         for request in requests where request.batch == manifest.name { records[request.id] = request }
         let ids = Set(records.keys).union(latest.keys)

@@ -220,25 +220,25 @@ struct WorkerMachine {
         var actions = setPause(.control, settings.paused)
         let changes = settings.changes(from: previous)
         if !changes.isEmpty { actions.append(.log(.notice, "control: \(changes.joined(separator: "; "))")) }
+        // The cancelled requests leave before the dispatcher starts anything under the new
+        // settings, and nothing starts between (the simulation found both orders wrong: a pump
+        // before the new pause started a call, seed 863; a pump before the cancel started one
+        // for a request it matched, seed 44).
         let added = settings.cancels.filter { !previous.cancels.contains($0) }
-        if !added.isEmpty { actions += cancelHeld(by: added, now: now, date: date) }
+        if !added.isEmpty { actions += cancelHeld(by: added, date: date) }
         actions += dispatched(dispatch.reconfigure(effective, paused: settings.paused, now: now), now: now, date: date)
         return actions + settled(now: now)
     }
 
     /// Ends the held requests that `cancels` match and no call was started for as `cancelled`:
     /// their waiting items leave the dispatcher first, so no call for them starts after this.
-    private mutating func cancelHeld(by cancels: [ControlCancel], now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
+    /// Starts nothing: the caller pumps the dispatcher after.
+    private mutating func cancelHeld(by cancels: [ControlCancel], date: Date) -> [WorkerAction] {
         let matched = book.cancellable { request, producedAt in cancels.first { $0.matches(request, producedAt: producedAt) } }
         guard !matched.isEmpty else { return [] }
-        var actions = dispatched(dispatch.drop(Set(matched.map(\.0)), now: now), now: now, date: date)
-        var publications: [Publication] = []
-        for (handle, cancel) in matched {
-            // A start the drop's pump made for other requests never carries these: they left first.
-            if let publication = book.cancel(handle, by: cancel, at: date) { publications.append(publication) }
-        }
-        actions.append(.log(.notice, "cancelled \(publications.count) requests held that had not called the backend"))
-        return actions + publish(publications)
+        dispatch.withdraw(Set(matched.map(\.0)))
+        let publications = matched.compactMap { handle, cancel in book.cancel(handle, by: cancel, at: date) }
+        return [.log(.notice, "cancelled \(publications.count) requests held that had not called the backend")] + publish(publications)
     }
 
     // MARK: - Drains and the stop

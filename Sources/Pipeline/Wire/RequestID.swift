@@ -19,10 +19,6 @@ public enum RequestID {
     /// 138 bytes, distinct for distinct ids, and found by a producer that hashes the id it sent.
     public static func shortForm(_ id: String) -> String {
         guard id.utf8.count > maxBytes else { return id }
-        let digest = SHA256.hash(data: Array(id.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }
-        return id.utf8Prefix(maxBytes: keptBytes) + "…sha256:" + digest.joined()
+        return id.utf8Prefix(maxBytes: keptBytes) + "…sha256:" + NumberText.hex(SHA256.hash(data: Array(id.utf8)))
     }
 }

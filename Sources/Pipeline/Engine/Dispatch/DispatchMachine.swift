@@ -255,6 +255,15 @@ struct DispatchMachine: Sendable {
     /// theirs in running calls are never retried.
     mutating func drop(_ handles: Set<RequestHandle>, now: ContinuousClock.Instant) -> [DispatchAction] {
         guard !handles.isEmpty else { return [] }
+        withdraw(handles)
+        return pump(now: now)
+    }
+
+    /// The waiting items of `handles` leave (planned, queued or backing off), and the positions
+    /// of running calls that carry any are marked revoked (their answers settle nothing); no call
+    /// starts (`drop` then pumps).
+    mutating func withdraw(_ handles: Set<RequestHandle>) {
+        guard !handles.isEmpty else { return }
         planner.drop(handles)
         queue.drop(handles)
         let kept = backoffs.unordered.compactMap { scheduled -> ScheduledRetry? in
@@ -267,7 +276,6 @@ struct DispatchMachine: Sendable {
         for (id, call) in running {
             for positions in call.job.origins.positions(keeping: handles.contains) { running[id]!.revoked.formUnion(positions) }
         }
-        return pump(now: now)
     }
 
     /// An operator's settings take effect: `configuration`'s concurrency, rate ceiling and retry
