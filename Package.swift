@@ -184,7 +184,7 @@ let package = Package(
         // containers. InstanceAPI only for SplitMix64, the seeded generator of the fuzz cases.
         .testTarget(
             name: "WireJSONTests",
-            dependencies: ["WireJSON", "InstanceAPI"]
+            dependencies: ["WireJSON", "InstanceAPI", "TestSupport"]
         ),
         // The client against the emulator over real HTTP.
         .testTarget(

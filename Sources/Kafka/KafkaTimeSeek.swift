@@ -14,7 +14,8 @@ import struct Foundation.Date
 /// or after it, which is exact when timestamps grow with offsets. Producers' clocks and batching
 /// make them grow only roughly; a caller that allows for records up to M out of order asks for
 /// `time` M earlier: no record older than that can then follow one that counts. A record without
-/// a timestamp counts as at or after `time` (reading starts earlier, never later).
+/// a timestamp that a probe reads counts as at or after `time` (reading starts there or earlier);
+/// one no probe reads is judged by its neighbours, as any record is.
 public struct KafkaTimeSeek: Sendable, Equatable {
     /// The broker's answer for this partition.
     public enum Answer: Sendable, Equatable {

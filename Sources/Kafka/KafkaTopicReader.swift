@@ -50,6 +50,9 @@ public final class KafkaTopicReader: Sendable {
         configuration["group.id"] = "iidbatch-reader-\(UUID().uuidString.prefix(8))"
         configuration["enable.auto.commit"] = "false"
         configuration["enable.auto.offset.store"] = "false"
+        // A position retention deleted under the reader goes on from the oldest record left,
+        // not silently from the end.
+        configuration["auto.offset.reset"] = "earliest"
         let client = try RDKafkaClient(kind: .consumer, configuration: configuration)
         let metadata = try await offload { client.metadata(timeout: timeout) }.get()
         var starts: [KafkaTopicPartition: Int64] = [:]
@@ -90,7 +93,8 @@ public final class KafkaTopicReader: Sendable {
         _ client: RDKafkaClient, _ configuration: KafkaConfiguration, since: Date, lows: [KafkaTopicPartition: Int64],
         ends: [KafkaTopicPartition: Int64], timeout: Duration
     ) async throws(KafkaError) -> [KafkaTopicPartition: Int64] {
-        let milliseconds = Int64((since.timeIntervalSince1970 * 1000).rounded(.down))
+        // Never below 0: Kafka reads -1 and -2 as "latest" and "earliest", not as times.
+        let milliseconds = max(0, Int64((since.timeIntervalSince1970 * 1000).rounded(.down)))
         let times = lows.mapValues { _ in milliseconds }
         let answers = try await offload { client.offsetsForTimes(times, timeout: timeout) }.get()
         var seeks: [KafkaTopicPartition: KafkaTimeSeek] = [:]

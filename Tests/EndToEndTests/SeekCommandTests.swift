@@ -78,6 +78,39 @@ struct SeekCommandTests {
         #expect(ContinuousClock.now - started < .seconds(90), "it ended on the outcome, not at the end of --wait")
     }
 
+    /// A dead letter of request `r-n`, stamped `time`, in topic `dlq`.
+    private static func letter(_ n: Int, at time: Date) -> KafkaProducerRecord {
+        let request = PipelineRequest(id: "r-\(n)", op: .topicsSubscribe, target: .topic("movies"), items: ["t\(n)"], priorAttempts: 3)
+        let headers = [
+            KafkaHeader(key: DeadLetterHeader.originalTopic, string: "requests"),
+            KafkaHeader(key: DeadLetterHeader.error, string: "UNAVAILABLE: 503"),
+            KafkaHeader(key: DeadLetterHeader.attempts, string: "3"),
+            KafkaHeader(key: DeadLetterHeader.kind, string: DeadLetter.Kind.retryExhausted.rawValue),
+            KafkaHeader(key: DeadLetterHeader.codes, string: "UNAVAILABLE"),
+        ]
+        return KafkaProducerRecord(topic: "dlq", key: Array("movies".utf8), value: Array(request.jsonBody()), headers: headers, timestamp: time)
+    }
+
+    @Test("replay --until selects a letter stamped before it but stored after letters stamped minutes past it (a producer retrying through an outage)")
+    func lateLetter() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        try kafka.createTopic("dlq", partitions: 1)
+        try kafka.createTopic("requests")
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        let now = Date()
+        let until = now.addingTimeInterval(-600)
+        // In offset order: one in the span, one stamped 2 minutes past --until, then the late one.
+        try await producer.sendInOrder([
+            Self.letter(1, at: now.addingTimeInterval(-2_400)), Self.letter(2, at: until.addingTimeInterval(120)),
+            Self.letter(3, at: until.addingTimeInterval(-10)),
+        ])
+        await producer.close()
+        let result = try await OperatorCommand.run(
+            ["replay", "--from", "dlq", "--since", "45m", "--until", until.formatted(.iso8601), "--dry-run"], brokers: kafka.bootstrapServers)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("r-3 ") && result.output.contains("dry run: would replay 2 record(s)"), "\(result.output)")
+    }
+
     @Test("replay --since/--until selects the letters of that span and reads only them, give or take one record per partition past --until")
     func replaySpan() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)
@@ -85,21 +118,10 @@ struct SeekCommandTests {
         try kafka.createTopic("requests")
         let producer = try KafkaProducer(configuration: kafka.configuration())
         let now = Date()
-        func letter(_ n: Int, at time: Date) -> KafkaProducerRecord {
-            let request = PipelineRequest(id: "r-\(n)", op: .topicsSubscribe, target: .topic("movies"), items: ["t\(n)"], priorAttempts: 3)
-            let headers = [
-                KafkaHeader(key: DeadLetterHeader.originalTopic, string: "requests"),
-                KafkaHeader(key: DeadLetterHeader.error, string: "UNAVAILABLE: 503"),
-                KafkaHeader(key: DeadLetterHeader.attempts, string: "3"),
-                KafkaHeader(key: DeadLetterHeader.kind, string: DeadLetter.Kind.retryExhausted.rawValue),
-                KafkaHeader(key: DeadLetterHeader.codes, string: "UNAVAILABLE"),
-            ]
-            return KafkaProducerRecord(topic: "dlq", key: Array("movies".utf8), value: Array(request.jsonBody()), headers: headers, timestamp: time)
-        }
         // 1 000 letters two hours ago, 10 half an hour ago, 10 in the last minute.
-        let old = (0..<1_000).map { letter($0, at: now.addingTimeInterval(-7_200 + Double($0))) }
-        let middle = (1_000..<1_010).map { letter($0, at: now.addingTimeInterval(-1_800 + Double($0 - 1_000))) }
-        let recent = (1_010..<1_020).map { letter($0, at: now.addingTimeInterval(-60 + Double($0 - 1_010))) }
+        let old = (0..<1_000).map { Self.letter($0, at: now.addingTimeInterval(-7_200 + Double($0))) }
+        let middle = (1_000..<1_010).map { Self.letter($0, at: now.addingTimeInterval(-1_800 + Double($0 - 1_000))) }
+        let recent = (1_010..<1_020).map { Self.letter($0, at: now.addingTimeInterval(-60 + Double($0 - 1_010))) }
         try await producer.sendInOrder(old + middle + recent)
         await producer.close()
 

@@ -1,5 +1,6 @@
 import Foundation
 import InstanceAPI
+import TestSupport
 import Testing
 import WireJSON
 
@@ -13,34 +14,40 @@ struct JSONDifferentialFuzzTests {
     @Test(
         "both parsers read the same value or both refuse; where only ours refuses, a documented difference explains it at the offset it names"
     )
-    func differential() {
+    func differential() async {
         let environment = ProcessInfo.processInfo.environment
         var system = SystemRandomNumberGenerator()
         let seed = environment["IIDBATCH_FUZZ_SEED"].map { $0 == "random" ? system.next() : UInt64($0) ?? 31 } ?? 31
         var cases = environment["IIDBATCH_FUZZ_CASES"].flatMap { Int($0) } ?? 3_000
         // Each case has a seed of its own, drawn from the run's; one case is replayed alone.
-        var caseSeeds = SplitMix64(seed: seed)
         let replayed = environment["IIDBATCH_FUZZ_CASE"].flatMap { UInt64($0) }
         if replayed != nil { cases = 1 }
-        var tally: [String: Int] = [:]
-        var failures = 0
-        for _ in 0..<cases {
-            let caseSeed = replayed ?? caseSeeds.next()
-            var generator = JSONFuzzGenerator(seed: caseSeed)
-            let fuzzCase = generator.makeCase()
-            let (outcomes, problem) = Self.check(fuzzCase)
-            for outcome in outcomes { tally[outcome, default: 0] += 1 }
-            guard let problem else { continue }
-            failures += 1
-            if failures <= 20 {
-                Issue.record(
-                    """
-                    \(problem)
-                      case: \(fuzzCase)
-                      replay: IIDBATCH_FUZZ_CASE=\(caseSeed) swift test --skip-build --filter JSONDifferentialFuzzTests
-                    """)
+        // Seconds of CPU: off the cooperative pool (see `onOwnThread`).
+        let (tally, failures, problems) = await onOwnThread { [cases] () -> ([String: Int], Int, [String]) in
+            var caseSeeds = SplitMix64(seed: seed)
+            var tally: [String: Int] = [:]
+            var failures = 0
+            var problems: [String] = []
+            for _ in 0..<cases {
+                let caseSeed = replayed ?? caseSeeds.next()
+                var generator = JSONFuzzGenerator(seed: caseSeed)
+                let fuzzCase = generator.makeCase()
+                let (outcomes, problem) = Self.check(fuzzCase)
+                for outcome in outcomes { tally[outcome, default: 0] += 1 }
+                guard let problem else { continue }
+                failures += 1
+                if failures <= 20 {
+                    problems.append(
+                        """
+                        \(problem)
+                          case: \(fuzzCase)
+                          replay: IIDBATCH_FUZZ_CASE=\(caseSeed) swift test --skip-build --filter JSONDifferentialFuzzTests
+                        """)
+                }
             }
+            return (tally, failures, problems)
         }
+        for problem in problems { Issue.record("\(problem)") }
         let counts = tally.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ")
         print("JSON fuzz: \(replayed.map { "case \($0)" } ?? "seed \(seed)"), \(cases) cases, \(failures) failed; \(counts)")
         // The cases must exercise both sides: a generator that only made garbage (or only

@@ -71,7 +71,9 @@ extension RDKafkaClient {
                 guard let probe = probes[partition], answers.index(forKey: partition) == nil, record.offset >= probe else { continue }
                 answers[partition] = record.offset < (ends[partition] ?? .max) ? .some((record.offset, record.timestamp)) : .some(nil)
             case .endOfPartition(let partition, let next):
-                guard let probe = probes[partition], answers.index(forKey: partition) == nil, next > probe else { continue }
+                // At the probe itself too: under read_committed the end reported is the last
+                // stable offset, which an open transaction holds at the probe.
+                guard let probe = probes[partition], answers.index(forKey: partition) == nil, next >= probe else { continue }
                 answers[partition] = .some(nil)
             case .error(let error, let fatal):
                 if fatal { return .failure(error) }

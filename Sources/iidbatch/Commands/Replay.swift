@@ -12,8 +12,8 @@ struct Replay: AsyncParsableCommand {
             Reads the dead-letter topic from its beginning and selects the requests whose items \
             ran out of retries (--code, --op, --since and --until narrow the selection; each given \
             condition must hold; with --since and --until only the records stamped from \
-            \(TopicScan.clockMarginText) before --since to \(TopicScan.clockMarginText) after \
-            --until are read, found by time, and a line on stderr says how many). Each is \
+            \(TopicScan.clockMarginText) before --since to \(TopicScan.untilMarginText) after \
+            --until are read (a record may be stored that much after its stamp), found by time, and a line on stderr says how many). Each is \
             produced to the request topic it came from, with its key, its id, replayOf naming the original request and priorAttempts set to the \
             attempts already spent, so its outcome settles the original's dead-lettered items. \
             Replaying the same selection again is harmless: the operations are idempotent and the \

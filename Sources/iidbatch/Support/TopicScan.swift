@@ -16,6 +16,16 @@ enum TopicScan {
     /// `clockMargin` as `--help` says it.
     static var clockMarginText: String { DurationText.format(clockMargin) }
 
+    /// How much later than its timestamp a record may be stored: librdkafka's default
+    /// `message.timeout.ms` (a producer stamps a record when it is handed over and retries it
+    /// through a broker outage for up to that long), while records stamped later are stored
+    /// before it. Past `until`, a scan reads this and `clockMargin` further: a dead letter
+    /// stamped just before `--until` and stored late is still selected.
+    static let lateArrival: Duration = .seconds(300)
+
+    /// How far past `until` a scan reads, as `--help` says it.
+    static var untilMarginText: String { DurationText.format(clockMargin + lateArrival) }
+
     /// How much of the topics a scan went through.
     struct Extent {
         /// Records handed to the caller.
@@ -59,7 +69,7 @@ enum TopicScan {
     ///
     /// Given `since`, each partition starts at its first record stamped at or after `since` less
     /// `clockMargin` (found by time, not by reading); given `until`, a partition ends at its first
-    /// record stamped at or after `until` plus `clockMargin`. Records in between are all handed
+    /// record stamped at or after `until` plus `clockMargin` and `lateArrival`. Records in between are all handed
     /// over: the caller still filters by what the record says.
     ///
     /// - Throws: `RuntimeError` naming the topics and brokers: `.unavailable` when the cluster
@@ -71,7 +81,7 @@ enum TopicScan {
     ) async throws -> Extent {
         let reader = try await open(topics, kafka: kafka, timeout: timeout, follow: follow, since: since)
         defer { reader.close() }
-        let stop = until.map { $0.addingTimeInterval(clockMargin.seconds) }
+        let stop = until.map { $0.addingTimeInterval((clockMargin + lateArrival).seconds) }
         let extent = { Extent(read: reader.recordsRead, held: reader.heldRecords, endOffsets: reader.endOffsets, from: since.map(start(for:))) }
         for try await record in reader.records {
             if let stop, let time = record.timestamp, time >= stop {

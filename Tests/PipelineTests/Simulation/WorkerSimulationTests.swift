@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Pipeline
@@ -17,23 +18,27 @@ struct WorkerSimulationTests {
     }
 
     @Test("every seed: no trap, one outcome per request counting each item by its last answer, commits behind acknowledgements, no stall")
-    func seeds() {
+    func seeds() async {
         let seeds = Self.setting("IIDBATCH_SIM_SEED").map { [$0] } ?? Array(1...(Self.setting("IIDBATCH_SIM_RUNS") ?? 100))
         let steps = Int(Self.setting("IIDBATCH_SIM_STEPS") ?? 400)
         let verbose = Self.setting("IIDBATCH_SIM_VERBOSE") == 1
-        var failures = 0
-        for seed in seeds {
-            if verbose { print("simulation seed \(seed)") }
-            var simulation = WorkerSimulation(seed: seed)
-            defer { if verbose { print("  steps \(simulation.steps)") } }
-            do {
-                try simulation.chaos(steps: steps)
-                try simulation.heal()
-            } catch {
-                failures += 1
-                Issue.record("seed \(seed): \(error) — replay with IIDBATCH_SIM_SEED=\(seed)")
-                if failures >= 5 { return }
+        // Seconds of CPU: off the cooperative pool (see `onOwnThread`).
+        let failures = await onOwnThread { () -> [String] in
+            var failures: [String] = []
+            for seed in seeds {
+                if verbose { print("simulation seed \(seed)") }
+                var simulation = WorkerSimulation(seed: seed)
+                defer { if verbose { print("  steps \(simulation.steps)") } }
+                do {
+                    try simulation.chaos(steps: steps)
+                    try simulation.heal()
+                } catch {
+                    failures.append("seed \(seed): \(error) — replay with IIDBATCH_SIM_SEED=\(seed)")
+                    if failures.count >= 5 { break }
+                }
             }
+            return failures
         }
+        for failure in failures { Issue.record("\(failure)") }
     }
 }

@@ -11,9 +11,11 @@ struct ControlCancelCommand: AsyncParsableCommand {
         discussion: """
             A request matches when, for each option given, its batch is --batch, its id is \
             --request-id, and its record was produced before --produced-before; give at least one. \
-            Without --produced-before a cancel matches whenever the record was produced: a batch \
-            cancelled while its submit still runs, or produced on a host whose clock is ahead, \
-            stays cancelled whole (to run such work after all, submit it under a new batch name). \
+            A --batch cancel without --produced-before matches whenever the record was produced: \
+            a batch cancelled while its submit still runs, or produced on a host whose clock is \
+            ahead, stays cancelled whole (to run such work after all, submit it under a new batch \
+            name). A --request-id cancel without --batch is bounded at now by default, so the \
+            same id submitted again later runs. \
             Workers settle the requests they hold that have not started a \
             backend call, and every matching record they read later, with a `cancelled` outcome \
             (no dead letter), and move their offsets on; calls already running finish and are \
@@ -32,7 +34,9 @@ struct ControlCancelCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only the request of this id.", valueName: "id"))
     var requestId: String?
 
-    @Option(help: ArgumentHelp("Only records produced before TIME (ISO 8601, or an age: 15m); default: whenever produced.", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "Only records produced before TIME (ISO 8601, or an age: 15m); default: whenever produced with --batch, now without.", valueName: "time"))
     var producedBefore: TimeArgument?
 
     @OptionGroup var author: ControlAuthor
@@ -55,7 +59,7 @@ struct ControlCancelCommand: AsyncParsableCommand {
         let name = try writer.scope(pipeline)
         let now = Date()
         let cancel = ControlCancel(
-            pipeline: name, batch: batch, requestID: requestId, producedBefore: producedBefore?.date,
+            pipeline: name, batch: batch, requestID: requestId, producedBefore: producedBefore?.date ?? (batch == nil ? now : nil),
             version: writer.board.nextCancelVersion(of: name), updatedAt: now, updatedBy: author.by, reason: author.reason,
             tag: "\(Int64(now.timeIntervalSince1970 * 1000))-\(UInt32.random(in: 0...UInt32.max))")
         try await writer.write(cancel)
