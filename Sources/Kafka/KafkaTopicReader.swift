@@ -146,6 +146,21 @@ public final class KafkaTopicReader: Sendable {
     /// True when every partition has been read to the end it had at creation.
     public var isAtEnd: Bool { remaining == 0 }
 
+    /// Whether every partition of `topics` has been read up to the end its leader reports now
+    /// (its high watermark): no record of them that exists now is still to come. Asks each
+    /// leader (the blocking calls are offloaded). A follower that must not stop before the
+    /// records already produced (a reconciliation that looks complete) asks this first.
+    ///
+    /// - Throws: the broker's error, or `.timedOut` when a leader does not answer within `timeout`.
+    public func hasCaughtUp(on topics: Set<String>, timeout: Duration) async throws(KafkaError) -> Bool {
+        let client = self.client
+        for partition in startOffsets.keys.sorted() where topics.contains(partition.topic) {
+            let high = try await offload { client.watermarks(partition, timeout: timeout) }.get().high
+            if positions.withLock({ $0[partition] ?? 0 }) < high { return false }
+        }
+        return true
+    }
+
     /// Records handed out by `records` so far.
     public var recordsRead: Int { handedOut.load(ordering: .relaxed) }
 

@@ -76,7 +76,9 @@ struct Reconcile: AsyncParsableCommand {
         audit.ledger.keepsEarlyOutcomes = true
         for try await record in follower.records {
             if requestTopics.contains(record.topic) { audit.add(request: record) } else { audit.add(outcome: record) }
-            if audit.ledger.isComplete { break }
+            // Complete with what was read is not complete while request records already produced
+            // (say, by a submit still running) are unread in another partition.
+            if audit.ledger.isComplete, try await follower.hasCaughtUp(on: requestTopics, timeout: kafka.timeout.duration) { break }
         }
     }
 
