@@ -89,21 +89,18 @@ struct Outcomes: AsyncParsableCommand {
                 return true
             }
         }
-        let (stream, continuation) = AsyncStream<KafkaRecord>.makeStream()
-        let reader = Task {
-            defer { continuation.finish() }
-            try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout, follow: true, since: since) { record in
-                continuation.yield(record)
-                return !Task.isCancelled
-            }
-        }
+        // Read here, one record at a time (no queue between the reader and the printing);
+        // SIGINT or SIGTERM closes the reader, which ends the loop.
+        let reader = try await TopicScan.open(topics, kafka: configuration, timeout: kafka.timeout, follow: true, since: since)
         let stopper = Task {
             _ = await Signals.waitForTermination()
-            reader.cancel()
+            reader.close()
         }
-        for await record in stream { body(record) }
-        stopper.cancel()
-        try await reader.value
+        defer {
+            stopper.cancel()
+            reader.close()
+        }
+        for try await record in reader.records { body(record) }
         return nil
     }
 }
