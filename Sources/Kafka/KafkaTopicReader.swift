@@ -146,19 +146,40 @@ public final class KafkaTopicReader: Sendable {
     /// True when every partition has been read to the end it had at creation.
     public var isAtEnd: Bool { remaining == 0 }
 
-    /// Whether every partition of `topics` has been read up to the end its leader reports now
-    /// (its high watermark): no record of them that exists now is still to come. Asks each
-    /// leader (the blocking calls are offloaded). A follower that must not stop before the
-    /// records already produced (a reconciliation that looks complete) asks this first.
+    /// The high watermark of every partition of `topics` this reader reads, as each leader
+    /// reports it now (the blocking calls are offloaded; each may take `timeout`).
     ///
-    /// - Throws: the broker's error, or `.timedOut` when a leader does not answer within `timeout`.
-    public func hasCaughtUp(on topics: Set<String>, timeout: Duration) async throws(KafkaError) -> Bool {
-        let client = self.client
-        for partition in startOffsets.keys.sorted() where topics.contains(partition.topic) {
-            let high = try await offload { client.watermarks(partition, timeout: timeout) }.get().high
-            if positions.withLock({ $0[partition] ?? 0 }) < high { return false }
+    /// - Throws: `.invalidArgument` naming a topic this reader does not read; the broker's
+    ///   error, or `.timedOut` when a leader does not answer within `timeout`.
+    public func highWatermarks(of topics: Set<String>, timeout: Duration) async throws(KafkaError) -> [KafkaTopicPartition: Int64] {
+        let read = Set(startOffsets.keys.map(\.topic))
+        if let unread = topics.subtracting(read).sorted().first {
+            throw .invalidArgument(name: "topic", value: unread, reason: "this reader reads \(read.sorted().joined(separator: ", "))")
         }
-        return true
+        let client = self.client
+        var marks: [KafkaTopicPartition: Int64] = [:]
+        for partition in startOffsets.keys.sorted() where topics.contains(partition.topic) {
+            marks[partition] = try await offload { client.watermarks(partition, timeout: timeout) }.get().high
+        }
+        return marks
+    }
+
+    /// Whether every partition of `marks` has been read up to its offset there (its next offset
+    /// to read is at or past it); a partition ended by `finish` counts as read.
+    public func hasRead(upTo marks: [KafkaTopicPartition: Int64]) -> Bool {
+        let finished = self.finished.withLock { $0 }
+        return positions.withLock { positions in
+            marks.allSatisfy { partition, mark in finished.contains(partition) || (positions[partition] ?? 0) >= mark }
+        }
+    }
+
+    /// Whether every partition of `topics` has been read up to the end its leader reports now
+    /// (`highWatermarks(of:timeout:)`, `hasRead(upTo:)`): no record of them that exists now is
+    /// still to come.
+    ///
+    /// - Throws: as `highWatermarks(of:timeout:)`.
+    public func hasCaughtUp(on topics: Set<String>, timeout: Duration) async throws(KafkaError) -> Bool {
+        hasRead(upTo: try await highWatermarks(of: topics, timeout: timeout))
     }
 
     /// Records handed out by `records` so far.

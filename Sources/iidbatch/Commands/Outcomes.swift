@@ -90,16 +90,21 @@ struct Outcomes: AsyncParsableCommand {
             }
         }
         // Read here, one record at a time (no queue between the reader and the printing);
-        // SIGINT or SIGTERM closes the reader, which ends the loop.
-        let reader = try await TopicScan.open(topics, kafka: configuration, timeout: kafka.timeout, follow: true, since: since)
+        // SIGINT or SIGTERM, from the start (the open may take --timeout), ends the loop.
+        let signalled = AsyncStream<Void>.makeStream()
         let stopper = Task {
             _ = await Signals.waitForTermination()
+            signalled.continuation.yield()
+            signalled.continuation.finish()
+        }
+        defer { stopper.cancel() }
+        let reader = try await TopicScan.open(topics, kafka: configuration, timeout: kafka.timeout, follow: true, since: since)
+        defer { reader.close() }
+        let closer = Task {
+            for await _ in signalled.stream { break }
             reader.close()
         }
-        defer {
-            stopper.cancel()
-            reader.close()
-        }
+        defer { closer.cancel() }
         for try await record in reader.records { body(record) }
         return nil
     }

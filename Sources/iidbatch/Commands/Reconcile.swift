@@ -56,11 +56,13 @@ struct Reconcile: AsyncParsableCommand {
             try await follow(&audit, topics, from: requestExtent.endOffsets.merging(outcomeReader.endOffsets) { $1 }, until: deadline, configuration)
         }
         report(audit, topics)
-        if !audit.ledger.reconciliation.isComplete { throw ExitCode(1) }
+        if !audit.ledger.reconciliation.isComplete || audit.behind { throw ExitCode(1) }
     }
 
     /// Follows the request and outcome topics from `offsets` (where the first reads ended) until
-    /// nothing is missing or `deadline`: nothing is read twice.
+    /// nothing is missing and every request record that exists has been read, or `deadline`:
+    /// nothing is read twice. At the deadline, a ledger complete with request records still
+    /// unread (or whose leaders did not say) is marked `behind`: not complete.
     private func follow(
         _ audit: inout Audit, _ topics: Topics, from offsets: [KafkaTopicPartition: Int64], until deadline: ContinuousClock.Instant,
         _ configuration: KafkaConfiguration
@@ -74,12 +76,25 @@ struct Reconcile: AsyncParsableCommand {
         }
         defer { timer.cancel() }
         audit.ledger.keepsEarlyOutcomes = true
+        // The request topics' ends when the ledger last looked complete: asked again only once
+        // they are read, so a backlog of requests answered early costs no query per record.
+        var ends: [KafkaTopicPartition: Int64]?
+        /// Whether every request record that exists now was read; a leader that does not answer
+        /// (within what is left of the wait) has not said, so not yet.
+        func caughtUp() async -> Bool {
+            if let ends, !follower.hasRead(upTo: ends) { return false }
+            let left = max(.seconds(1), min(kafka.timeout.duration, deadline - ContinuousClock.now))
+            ends = try? await follower.highWatermarks(of: requestTopics, timeout: left)
+            return ends.map(follower.hasRead(upTo:)) ?? false
+        }
         for try await record in follower.records {
             if requestTopics.contains(record.topic) { audit.add(request: record) } else { audit.add(outcome: record) }
             // Complete with what was read is not complete while request records already produced
             // (say, by a submit still running) are unread in another partition.
-            if audit.ledger.isComplete, try await follower.hasCaughtUp(on: requestTopics, timeout: kafka.timeout.duration) { break }
+            if audit.ledger.isComplete, await caughtUp() { return }
         }
+        // The deadline: the records read may all be answered, but were they all that existed?
+        if audit.ledger.isComplete, await !caughtUp() { audit.behind = true }
     }
 
     /// The topics audited.
@@ -90,6 +105,9 @@ struct Reconcile: AsyncParsableCommand {
 
     private struct Audit {
         var ledger = FollowedReconciliation()
+        /// The wait ended with request records unread (or their leaders silent): whatever was
+        /// read has its outcome, but that is not all the requests.
+        var behind = false
         var records = 0
         var replayRecords = 0
         let decoder = RequestDecoder()
@@ -138,6 +156,12 @@ struct Reconcile: AsyncParsableCommand {
         if r.missing.count > 100 { Output.line("  … and \(r.missing.count - 100) more missing") }
         for (id, count) in duplicates.sorted(by: { $0.key < $1.key }).prefix(100) { Output.line("  duplicate: \(id) has \(count) outcomes") }
         let missingReplays = r.missingReplays.values.reduce(0, +)
+        if audit.behind {
+            Output.line(
+                "INCOMPLETE: every request read has an outcome, but the wait ended before the request topics were read to their ends (a submit still producing, or a leader that did not answer)"
+            )
+            return
+        }
         Output.line(
             r.isComplete
                 ? "complete: every request has an outcome" : "INCOMPLETE: \(r.missing.count) request(s) and \(missingReplays) replay(s) without an outcome")
