@@ -91,20 +91,29 @@ struct SeekCommandTests {
         return KafkaProducerRecord(topic: "dlq", key: Array("movies".utf8), value: Array(request.jsonBody()), headers: headers, timestamp: time)
     }
 
-    @Test("replay --until selects a letter stamped before it but stored after letters stamped minutes past it (a producer retrying through an outage)")
-    func lateLetter() async throws {
+    /// An embedded cluster whose topic `dlq` (of `partitions`) holds `letters`, in order, beside
+    /// the topic `requests` they name.
+    private static func deadLetterCluster(partitions: Int, _ letters: [KafkaProducerRecord]) async throws -> EmbeddedKafka {
         let kafka = try EmbeddedKafka(brokers: 1)
-        try kafka.createTopic("dlq", partitions: 1)
+        try kafka.createTopic("dlq", partitions: partitions)
         try kafka.createTopic("requests")
         let producer = try KafkaProducer(configuration: kafka.configuration())
+        try await producer.sendInOrder(letters)
+        await producer.close()
+        return kafka
+    }
+
+    @Test("replay --until selects a letter stamped before it but stored after letters stamped minutes past it (a producer retrying through an outage)")
+    func lateLetter() async throws {
         let now = Date()
         let until = now.addingTimeInterval(-600)
         // In offset order: one in the span, one stamped 2 minutes past --until, then the late one.
-        try await producer.sendInOrder([
-            Self.letter(1, at: now.addingTimeInterval(-2_400)), Self.letter(2, at: until.addingTimeInterval(120)),
-            Self.letter(3, at: until.addingTimeInterval(-10)),
-        ])
-        await producer.close()
+        let kafka = try await Self.deadLetterCluster(
+            partitions: 1,
+            [
+                Self.letter(1, at: now.addingTimeInterval(-2_400)), Self.letter(2, at: until.addingTimeInterval(120)),
+                Self.letter(3, at: until.addingTimeInterval(-10)),
+            ])
         let result = try await OperatorCommand.run(
             ["replay", "--from", "dlq", "--since", "45m", "--until", until.formatted(.iso8601), "--dry-run"], brokers: kafka.bootstrapServers)
         #expect(result.status == 0, "\(result.output)")
@@ -113,17 +122,12 @@ struct SeekCommandTests {
 
     @Test("replay --since/--until selects the letters of that span and reads only them, give or take one record per partition past --until")
     func replaySpan() async throws {
-        let kafka = try EmbeddedKafka(brokers: 1)
-        try kafka.createTopic("dlq", partitions: 2)
-        try kafka.createTopic("requests")
-        let producer = try KafkaProducer(configuration: kafka.configuration())
         let now = Date()
         // 1 000 letters two hours ago, 10 half an hour ago, 10 in the last minute.
         let old = (0..<1_000).map { Self.letter($0, at: now.addingTimeInterval(-7_200 + Double($0))) }
         let middle = (1_000..<1_010).map { Self.letter($0, at: now.addingTimeInterval(-1_800 + Double($0 - 1_000))) }
         let recent = (1_010..<1_020).map { Self.letter($0, at: now.addingTimeInterval(-60 + Double($0 - 1_010))) }
-        try await producer.sendInOrder(old + middle + recent)
-        await producer.close()
+        let kafka = try await Self.deadLetterCluster(partitions: 2, old + middle + recent)
 
         let result = try await OperatorCommand.run(
             ["replay", "--from", "dlq", "--since", "40m", "--until", "10m", "--dry-run"], brokers: kafka.bootstrapServers)
