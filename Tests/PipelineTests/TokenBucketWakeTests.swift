@@ -26,19 +26,19 @@ struct TokenBucketWakeTests {
         return (taken, wakes)
     }
 
-    @Test("at 3,000/s an empty bucket asks to wait for 5 ms worth (15 tokens), and keeps the rate")
+    @Test("at 3,000/s an empty bucket asks to wait for 20 ms worth (60 tokens), and keeps the rate")
     func batchedWakes() {
         let start = ContinuousClock.now
         var bucket = TokenBucket(rate: 3000, now: start)
-        #expect(bucket.burst == 300 && bucket.wakeBatch == 15)
+        #expect(bucket.burst == 300 && bucket.wakeBatch == 60)
         for _ in 0..<300 { #expect(bucket.take(now: start) == nil) }
         let wait = bucket.take(now: start)
-        #expect(wait.map { $0 >= .microseconds(4999) && $0 <= .microseconds(5001) } == true)
+        #expect(wait.map { $0 >= .microseconds(19_999) && $0 <= .microseconds(20_001) } == true)
         let (taken, wakes) = drive(&bucket, from: start + wait!, seconds: 10)
-        // 10 s at 3,000/s: within one batch of the exact count, and about 200 wakes a second.
-        #expect(abs(taken - 30_000) <= 15, "taken \(taken)")
-        #expect(wakes <= 2_010, "wakes \(wakes)")
-        #expect(wakes >= 1_990, "wakes \(wakes)")
+        // 10 s at 3,000/s: within one batch of the exact count, and about 50 wakes a second.
+        #expect(abs(taken - 30_000) <= 60, "taken \(taken)")
+        #expect(wakes <= 505, "wakes \(wakes)")
+        #expect(wakes >= 495, "wakes \(wakes)")
     }
 
     @Test("a slow rate still waits for a single token, and a small burst bounds the batch")
@@ -61,8 +61,10 @@ struct TokenBucketWakeTests {
         let start = ContinuousClock.now
         var bucket = TokenBucket(rate: 3000, now: start)
         bucket.setRate(1000, now: start)
-        #expect(bucket.wakeBatch == 5)
+        #expect(bucket.wakeBatch == 20)
         bucket.setRate(100, now: start)
+        #expect(bucket.wakeBatch == 2)
+        bucket.setRate(20, now: start)
         #expect(bucket.wakeBatch == 1)
     }
 }

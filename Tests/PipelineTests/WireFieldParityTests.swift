@@ -70,4 +70,15 @@ struct WireFieldParityTests {
         Self.expectNames(of: answer, ImportResponse.CodingKeys.self)
         Self.expectNames(of: answer["results"]?.arrayValue?.first, ImportResponse.Entry.CodingKeys.self)
     }
+
+    @Test("an FCM v1 subscribe body: the bytes JSONEncoder writes, with a name that needs escaping too")
+    func subscription() throws {
+        for name in ["projects/p/registrations/t0k3n/topicSubscriptions/movies", "projects/p/registrations/a\"b\\c/topicSubscriptions/caf%C3%A9 \u{1}"] {
+            let subscription = TopicSubscriptionList.Subscription(name: name)
+            let written = subscription.jsonBytes()
+            Self.expectNames(of: try JSONValue.parse(bytes: written), TopicSubscriptionList.Subscription.CodingKeys.self)
+            #expect(try JSONDecoder().decode(TopicSubscriptionList.Subscription.self, from: Data(written)) == subscription)
+            #expect(String(decoding: written, as: UTF8.self) == String(decoding: try JSONEncoder().encode(subscription), as: UTF8.self))
+        }
+    }
 }

@@ -74,7 +74,7 @@ extension InstanceAPIClient {
         let name = try APILimits.topicName(topic)
         try APILimits.identifier(token, field: "registration")
         let resource = subscriptionsPath(registration: token) + "/" + Self.segment(name)
-        let body = encode(TopicSubscriptionList.Subscription(name: String(resource.dropFirst("/v1/".count))))
+        let body = ByteBuffer(bytes: TopicSubscriptionList.Subscription(name: String(resource.dropFirst("/v1/".count))).jsonBytes())
         return try await fcmV1(.fcmSubscribe, .PATCH, configuration.fcmBaseURL + resource + "?allowMissing=true", body: body)
     }
 
