@@ -63,4 +63,22 @@ struct EmulatorStateTests {
         #expect(subscriptions.count == 200 && ids.prefix(100).allSatisfy { subscriptions.date(of: $0) == nil })
         #expect(ids.dropFirst(100).allSatisfy { subscriptions.date(of: $0) == $0 + 1 })
     }
+
+    @Test("a registration token is 1 to 4,096 of [A-Za-z0-9_:.-]: every byte decided as the rule says, and non-ASCII, empty and overlong refused")
+    func tokenCharacters() {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:.-".utf8)
+        for byte in UInt8(1)...UInt8(127) {
+            let character = String(decoding: [byte], as: UTF8.self)
+            #expect(EmulatorState.isWellFormed("ab" + character + "cd") == allowed.contains(byte), "byte \(byte)")
+        }
+        #expect(EmulatorState.isWellFormed(String(repeating: "a", count: 4_096)))
+        #expect(!EmulatorState.isWellFormed(String(repeating: "a", count: 4_097)))
+        #expect(!EmulatorState.isWellFormed(""))
+        #expect(!EmulatorState.isWellFormed("tokén"), "a non-ASCII letter")
+        #expect(!EmulatorState.isWellFormed("a\u{0}b"))
+        // A bridged or sliced string is checked like a native one.
+        let slice = "xx-valid.token:1_yy".dropFirst(2).dropLast(2)
+        #expect(EmulatorState.isWellFormed(String(slice)))
+        #expect(EmulatorState.isWellFormedInstallation("cW0bZ3kYR8eX9nQ1aB2cD3") && !EmulatorState.isWellFormedInstallation("short"))
+    }
 }

@@ -199,16 +199,24 @@ struct EmulatorState {
     }
 
     /// Registration tokens: 1…4,096 characters of `[A-Za-z0-9_:.-]`.
+    ///
+    /// Checked over the string's contiguous bytes: walking its `utf8` view byte by byte was a
+    /// quarter of the emulator's CPU in `bench worker --shapes topics-1000` (every item of every
+    /// batch is checked), and the emulator shares the machine with the worker it measures.
     static func isWellFormed(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= 4096
-            && token.utf8.allSatisfy { byte in
+        var token = token
+        return token.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= 4096 else { return false }
+            for byte in bytes {
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                     UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                    true
-                default: false
+                    continue
+                default: return false
                 }
             }
+            return true
+        }
     }
 
     /// FIDs are 22 characters and legacy instance ids 11 or more, of `[A-Za-z0-9_:-]`.
