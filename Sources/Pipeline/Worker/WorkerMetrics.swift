@@ -17,6 +17,19 @@ final class WorkerMetrics: Sendable {
     private let circuitBreakerOpen: Gauge
     /// The throttling answers of each API already counted (`AdaptiveRate.throttles` is the count).
     private let throttlesCounted = Mutex<[BackendAPI: Int]>([:])
+    /// The state gauges' values last recorded. The worker reports its state after every event
+    /// (thousands a second); a value unchanged since is not recorded again, so an event that
+    /// changes none of them costs a comparison, not a lookup and a record for each series.
+    private let shown = Mutex(Shown())
+
+    /// What `state(...)` last recorded.
+    private struct Shown: Sendable {
+        var itemsInFlight: Int?
+        var pausedPartitions: Int?
+        var breakerOpen: Bool?
+        var paces: [BackendAPI: Double] = [:]
+        var limits: [BackendAPI: Int] = [:]
+    }
     /// The figures the counters last followed: only those, not the whole statistics, whose
     /// latency histogram the snapshot would otherwise share and copy on the next outcome.
     private let followed = Mutex(Followed())
@@ -148,13 +161,29 @@ final class WorkerMetrics: Sendable {
     func state(
         itemsInFlight: Int, pausedPartitions: Int, breakerOpen: Bool, rates: [BackendAPI: AdaptiveRate], concurrencyLimits: [BackendAPI: Int]
     ) {
-        self.itemsInFlight.record(itemsInFlight)
-        self.pausedPartitions.record(pausedPartitions)
-        circuitBreakerOpen.record(breakerOpen ? 1 : 0)
         // An unpaced API shows 0 (no pace), not the last pace it had before an operator lifted
         // its ceiling.
-        for (api, rate) in rates { gauge(.rate, ("api", api.rawValue)).record(rate.pace ?? 0) }
-        for (api, limit) in concurrencyLimits { gauge(.concurrencyLimit, ("api", api.rawValue)).record(limit) }
+        let (items, paused, breaker, paces, limits) = shown.withLock { shown in
+            defer {
+                shown.itemsInFlight = itemsInFlight
+                shown.pausedPartitions = pausedPartitions
+                shown.breakerOpen = breakerOpen
+            }
+            let paces = rates.compactMap { api, rate -> (BackendAPI, Double)? in
+                let pace = rate.pace ?? 0
+                guard shown.paces.updateValue(pace, forKey: api) != pace else { return nil }
+                return (api, pace)
+            }
+            let limits = concurrencyLimits.filter { api, limit in shown.limits.updateValue(limit, forKey: api) != limit }
+            return (
+                shown.itemsInFlight != itemsInFlight, shown.pausedPartitions != pausedPartitions, shown.breakerOpen != breakerOpen, paces, limits
+            )
+        }
+        if items { self.itemsInFlight.record(itemsInFlight) }
+        if paused { self.pausedPartitions.record(pausedPartitions) }
+        if breaker { circuitBreakerOpen.record(breakerOpen ? 1 : 0) }
+        for (api, pace) in paces { gauge(.rate, ("api", api.rawValue)).record(pace) }
+        for (api, limit) in limits { gauge(.concurrencyLimit, ("api", api.rawValue)).record(limit) }
         throttled(rates)
     }
 
