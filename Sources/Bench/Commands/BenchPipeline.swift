@@ -54,8 +54,9 @@ struct BenchPipeline: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // As `iidbatch run` runs its worker: Swift tasks on SwiftNIO's event loops.
-        WorkerSetup.runTasksOnEventLoops()
+        // As `iidbatch run` runs its worker: Swift tasks on SwiftNIO's event loops; here a loop
+        // per core, since the emulator this bench serves shares the process.
+        WorkerSetup.runTasksOnEventLoops(loops: ProcessInfo.processInfo.activeProcessorCount)
         let target = try await BenchTarget.make(connections: concurrency)
         let pool = (0..<min(items, 50_000)).map { "bench-token-\(NumberText.digits($0, width: 7))" }
         target.server.backend.seed(SeedRequest(tokens: pool))
