@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Kafka
 import Logging
 import NIOCore
@@ -14,8 +15,10 @@ package enum WorkerSetup {
     /// answer back: with two pools every call crossed threads twice, each crossing a futex wake.
     /// On one pool the task resumes on the loop that read the answer. Measured with
     /// `bench worker` (release, alternating runs): about 10% less CPU per item for 1,000-token
-    /// and 100-token topic requests. The worker never blocks a task thread: blocking librdkafka
-    /// calls run on Dispatch (`offload`). Answers then reach the worker in larger bursts, which
+    /// and 100-token topic requests. librdkafka calls that wait on the network (commits, close,
+    /// offset lookups) run on Dispatch (`offload`); those librdkafka's own threads answer at once
+    /// (pausing, resuming, assigning in a rebalance) hold the loop for that moment. Answers then
+    /// reach the worker in larger bursts, which
     /// the circuit breaker allows for (`CircuitBreaker`). Call once, first thing, in a process
     /// that runs a worker.
     ///
@@ -28,14 +31,20 @@ package enum WorkerSetup {
     /// carries a worker at its quota with room to spare (3,000 FCM calls/s take under half of
     /// it); a process that needs more scales out as Kafka consumers do, by more processes over
     /// the partitions. It is also what the shipped Kubernetes pod gets (a limit of one CPU,
-    /// which NIO's default follows). librdkafka's threads are its own.
+    /// which NIO's default follows). librdkafka's threads are its own. An operator who wants
+    /// more sets NIO's own `NIO_SINGLETON_GROUP_LOOP_COUNT` (`loopCountVariable`), which is then
+    /// left to NIO.
+    ///
     /// A process that hosts more than workers (a benchmark serving its own emulator) passes its
     /// `loops`.
     @discardableResult
     package static func runTasksOnEventLoops(loops: Int = workerLoops) -> Bool {
-        NIOSingletons.groupLoopCountSuggestion = max(1, loops)
+        if ProcessInfo.processInfo.environment[loopCountVariable] == nil { NIOSingletons.groupLoopCountSuggestion = max(1, loops) }
         return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
+
+    /// NIO's environment variable for the number of loops of its singleton group.
+    package static let loopCountVariable = "NIO_SINGLETON_GROUP_LOOP_COUNT"
 
     /// The event loops of a process that runs workers.
     package static let workerLoops = 1

@@ -76,7 +76,7 @@ struct EmulatorStateTests {
         #expect(!EmulatorState.isWellFormed(""))
         #expect(!EmulatorState.isWellFormed("tokén"), "a non-ASCII letter")
         #expect(!EmulatorState.isWellFormed("a\u{0}b"))
-        // A bridged or sliced string is checked like a native one.
+        // A string made from a slice is checked like any other.
         let slice = "xx-valid.token:1_yy".dropFirst(2).dropLast(2)
         #expect(EmulatorState.isWellFormed(String(slice)))
         #expect(EmulatorState.isWellFormedInstallation("cW0bZ3kYR8eX9nQ1aB2cD3") && !EmulatorState.isWellFormedInstallation("short"))

@@ -46,6 +46,9 @@ final class ChildProcess: Sendable {
     /// Everything written so far.
     var text: String { output.value.text }
 
+    /// Its process id.
+    var pid: Int32 { process.processIdentifier }
+
     /// Waits until the output contains `needle`; fails once the program ended without it, or after
     /// `seconds` (a hang guard).
     @discardableResult

@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 import NIOHPACK
 import NIOHTTP1
@@ -44,7 +43,7 @@ struct RequestHeaderIndexingTests {
         // Authorization (~220 bytes) goes out in the first block only.
         #expect(first.readableBytes > (try Self.pathAlone(token: firstToken)) + 150, "first block \(first.readableBytes) bytes")
         for call in 0..<100 {
-            let token = String(format: "%04d", call) + String(repeating: "x", count: 159)
+            let token = NumberText.digits(call, width: 4) + String(repeating: "x", count: 159)
             let block = try Self.block(&encoder, token: token).readableBytes
             let alone = try Self.pathAlone(token: token)
             #expect(block <= alone + 16, "call \(call + 2): \(block) bytes, its path alone \(alone): a repeated field went out again")

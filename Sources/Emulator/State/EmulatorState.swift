@@ -221,6 +221,6 @@ struct EmulatorState {
 
     /// FIDs are 22 characters and legacy instance ids 11 or more, of `[A-Za-z0-9_:-]`.
     static func isWellFormedInstallation(_ id: String) -> Bool {
-        id.count >= 11 && isWellFormed(id)
+        id.utf8.count >= 11 && isWellFormed(id)
     }
 }

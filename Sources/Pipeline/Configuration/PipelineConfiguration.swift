@@ -173,7 +173,8 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// (librdkafka's `linger.ms`, 5 ms by default). A worker publishes an outcome per request, a
     /// few hundred a second when requests are small: at 5 ms nearly every outcome was a produce
     /// request of its own, with its wakes of librdkafka's broker thread and its acknowledgement.
-    /// 50 ms adds at most that to a request's latency (its calls take longer) and measured,
+    /// 50 ms adds up to that to a request's latency for each record it publishes (they go one
+    /// after another: dead letter, exports, outcome), while its calls take longer; measured,
     /// `bench worker --shapes deletions-3` (the shipped 500/s, one outcome per 3 calls), 201–213
     /// → 171–189 µs of worker CPU per call, half the system time. The operator's `linger.ms`
     /// wins.

@@ -1,0 +1,38 @@
+import Emulator
+import Foundation
+import Testing
+
+/// `iidbatch run` runs its Swift tasks on one event loop (a call's hand-offs stay on one
+/// thread), unless the operator asks NIO for more with its own environment variable.
+@Suite("iidbatch run's event loops")
+struct EventLoopCountTests {
+    /// The threads of NIO's singleton group in process `pid`, by their names.
+    private static func loopThreads(of pid: Int32) throws -> [String] {
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")
+        return tasks.compactMap { task in
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            return name.flatMap { $0.hasPrefix("NIO-SGLTN-") ? $0 : nil }
+        }.sorted()
+    }
+
+    @Test("one loop by default; NIO_SINGLETON_GROUP_LOOP_COUNT=2 gives two", arguments: [nil, "2"] as [String?])
+    func loops(variable: String?) async throws {
+        let folder = try OperatorCommand.temporaryFolder("loops")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pipeline = folder.appendingPathComponent("p.yaml").path
+        let key = folder.appendingPathComponent("key.json").path
+        try "request-topic: loop-requests\ngroup: loop-workers\n".write(toFile: pipeline, atomically: true, encoding: .utf8)
+        let backend = try EmulatorBackend(configuration: EmulatorConfiguration())
+        try backend.makeServiceAccountKey(tokenURI: "http://127.0.0.1:1/token").write(to: URL(fileURLWithPath: key))
+        let nobody = try DeadBroker.closed()
+        // A cluster that refuses: the process stays up for its --timeout, long enough to look.
+        let child = try ChildProcess(
+            try Programs.iidbatch, ["run", pipeline, "--credentials", key, "--brokers", nobody.address, "--timeout", "30s"],
+            environment: variable.map { ["NIO_SINGLETON_GROUP_LOOP_COUNT": $0] } ?? [:])
+        defer { child.kill() }
+        _ = try await child.waitFor("iidbatch run: Kafka:")
+        let threads = try Self.loopThreads(of: child.pid)
+        #expect(threads.count == (variable == nil ? 1 : 2), "\(threads)")
+        withExtendedLifetime(nobody) {}
+    }
+}
