@@ -16,7 +16,7 @@ package enum WorkerSetup {
     /// On one pool the task resumes on the loop that read the answer. Measured with
     /// `bench worker` (release, alternating runs): about 10% less CPU per item for 1,000-token
     /// and 100-token topic requests. librdkafka calls that wait on the network (commits, close,
-    /// offset lookups) run on Dispatch (`offload`); those librdkafka's own threads answer at once
+    /// offset lookups) run on Dispatch (`offload`); those that librdkafka's own threads answer at once
     /// (pausing, resuming, assigning in a rebalance) hold the loop for that moment. Answers then
     /// reach the worker in larger bursts, which
     /// the circuit breaker allows for (`CircuitBreaker`). Call once, first thing, in a process
@@ -39,7 +39,10 @@ package enum WorkerSetup {
     /// `loops`.
     @discardableResult
     package static func runTasksOnEventLoops(loops: Int = workerLoops) -> Bool {
-        if ProcessInfo.processInfo.environment[loopCountVariable] == nil { NIOSingletons.groupLoopCountSuggestion = max(1, loops) }
+        // Left to NIO only when it can use the value (a positive number); an empty or other value
+        // would make NIO fall back to a loop per core.
+        let asked = ProcessInfo.processInfo.environment[loopCountVariable].flatMap { Int($0) }.map { $0 > 0 } ?? false
+        if !asked { NIOSingletons.groupLoopCountSuggestion = max(1, loops) }
         return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 

@@ -8,14 +8,20 @@ final class ChildProcess: Sendable {
     private let process: Process
     private let output = Observed(ChildOutput())
 
-    /// Starts `executable` with `arguments` (and `environment` over this process's), in
-    /// `directory` when given; stdout and stderr are collected together.
-    init(_ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil) throws {
+    /// Starts `executable` with `arguments` (and `environment` over this process's, without the
+    /// variables named in `removing`), in `directory` when given; stdout and stderr are collected
+    /// together.
+    init(
+        _ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], removing: [String] = [],
+        directory: URL? = nil
+    ) throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        if !environment.isEmpty || !removing.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !removing.contains($0.key) }
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -169,18 +169,18 @@ public struct PipelineConfiguration: Sendable, Hashable {
         ]
     }
 
-    /// How long the worker's producer gathers outcomes and dead letters into one produce request
-    /// (librdkafka's `linger.ms`, 5 ms by default). A worker publishes an outcome per request, a
-    /// few hundred a second when requests are small: at 5 ms nearly every outcome was a produce
-    /// request of its own, with its wakes of librdkafka's broker thread and its acknowledgement.
-    /// The linger adds up to itself to a request's latency for each record it publishes (they go
-    /// one after another: dead letter, exports, outcome), and a request holds its place under
-    /// `max-in-flight-items` that much longer. Measured (release, shipped files, one event loop):
-    /// `bench worker --shapes deletions-3` (the shipped 500/s, one outcome per 3 calls) 196 µs of
-    /// worker CPU per call at 5 ms, 183–185 at 20 ms, 189–192 at 50 ms; topics-1000 at 50 ms of
-    /// backend latency, where the in-flight bound holds, 420k items/s at 5 and 20 ms but 349–353k
-    /// at 50 ms. (Before the worker ran on one loop: 201–213 at 5 ms, 171–189 at 50.) The
-    /// operator's `linger.ms` wins.
+    /// How long the worker's producer gathers outcomes, dead letters and exports into one produce
+    /// request (librdkafka's `linger.ms`, 5 ms by default). A worker publishes an outcome per
+    /// request, a few hundred a second when requests are small: at 5 ms nearly every outcome was a
+    /// produce request of its own, with its wakes of librdkafka's broker thread and its
+    /// acknowledgement. A request publishes its exports (together), then its dead letter, then its
+    /// outcome (`OutcomePublisher`), so the linger adds up to itself to its latency for each of
+    /// those steps, and the request holds its place under `max-in-flight-items` that much longer.
+    /// Measured (release, shipped files, one event loop): `bench worker --shapes deletions-3` (the
+    /// shipped 500/s, one outcome per 3 calls) 196 µs of worker CPU per call at 5 ms, 183–185 at 20
+    /// ms, 189–192 at 50 ms; topics-1000 at 50 ms of backend latency, where the in-flight bound
+    /// holds, 420k items/s at 5 and 20 ms but 349–353k at 50 ms. (Before the worker ran on one
+    /// loop: 201–213 at 5 ms, 171–189 at 50.) The operator's `linger.ms` wins.
     public static let outcomeLinger = "20"
 
     /// Producer settings for one producer shared by `pipelines`: large enough for each of them,
