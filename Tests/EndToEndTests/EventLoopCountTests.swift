@@ -30,9 +30,10 @@ struct EventLoopCountTests {
         let backend = try EmulatorBackend(configuration: EmulatorConfiguration())
         try backend.makeServiceAccountKey(tokenURI: "http://127.0.0.1:1/token").write(to: URL(fileURLWithPath: key))
         let nobody = try DeadBroker.closed()
-        // A cluster that refuses: the process stays up for its --timeout, long enough to look.
+        // A cluster that refuses: the process stays up for its --timeout (far longer than a loaded
+        // runner may take to get here), until the test kills it.
         let child = try ChildProcess(
-            try Programs.iidbatch, ["run", pipeline, "--credentials", key, "--brokers", nobody.address, "--timeout", "30s"],
+            try Programs.iidbatch, ["run", pipeline, "--credentials", key, "--brokers", nobody.address, "--timeout", "600s"],
             environment: variable.map { ["NIO_SINGLETON_GROUP_LOOP_COUNT": $0] } ?? [:], removing: variable == nil ? ["NIO_SINGLETON_GROUP_LOOP_COUNT"] : [])
         defer { child.kill() }
         _ = try await child.waitFor("iidbatch run: Kafka:")
