@@ -5,6 +5,8 @@ import Testing
 /// A program run by a test, with its combined output collected as it is written. Waits on it
 /// are woken by its output and its exit, never by a timer.
 final class ChildProcess: Sendable {
+    /// Held around `Process.run()`.
+    private static let spawning = Mutex(())
     private let process: Process
     private let output = Observed(ChildOutput())
 
@@ -33,7 +35,9 @@ final class ChildProcess: Sendable {
             let status = process.terminationStatus
             output.update { $0.status = status }
         }
-        try process.run()
+        // One spawn at a time in this process: a clean-clone run crashed inside Foundation's
+        // `Process.run()` (a memcpy of a bad pointer) while several tests spawned at once.
+        try Self.spawning.withLock { _ in try process.run() }
         // Blocking reads on a thread of their own, not `readabilityHandler`: on Linux, libdispatch
         // read sources set up and torn down at once by parallel tests can crash the whole test
         // process in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch#949).
