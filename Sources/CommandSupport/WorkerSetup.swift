@@ -16,11 +16,10 @@ package enum WorkerSetup {
     /// On one pool the task resumes on the loop that read the answer. Measured with
     /// `bench worker` (release, alternating runs): about 10% less CPU per item for 1,000-token
     /// and 100-token topic requests. librdkafka calls that wait on the network (commits, close,
-    /// offset lookups) run on Dispatch (`offload`); those that librdkafka's own threads answer at once
-    /// (pausing, resuming, assigning in a rebalance) hold the loop for that moment. Answers then
-    /// reach the worker in larger bursts, which
-    /// the circuit breaker allows for (`CircuitBreaker`). Call once, first thing, in a process
-    /// that runs a worker.
+    /// offset lookups) run on Dispatch (`offload`); those that librdkafka's own threads answer at
+    /// once (pausing, resuming, assigning in a rebalance) hold the loop for that moment. Answers
+    /// then reach the worker in larger bursts, which the circuit breaker allows for
+    /// (`CircuitBreaker`). Call once, first thing, in a process that runs a worker.
     ///
     /// The pool is one event loop, `workerLoops`: every call is a chain of hand-offs (the worker
     /// starts a task, the task writes to its connection, the answer resumes the task, the task

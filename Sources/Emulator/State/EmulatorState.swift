@@ -219,7 +219,7 @@ struct EmulatorState {
         }
     }
 
-    /// FIDs are 22 characters and legacy instance ids 11 or more, of `[A-Za-z0-9_:-]`.
+    /// FIDs are 22 characters and legacy instance ids 11 or more, of the token characters above.
     static func isWellFormedInstallation(_ id: String) -> Bool {
         id.utf8.count >= 11 && isWellFormed(id)
     }

@@ -15,20 +15,21 @@ final class WorkerMetrics: Sendable {
     private let itemsInFlight: Gauge
     private let pausedPartitions: Gauge
     private let circuitBreakerOpen: Gauge
-    /// The throttling answers of each API already counted (`AdaptiveRate.throttles` is the count).
-    private let throttlesCounted = Mutex<[BackendAPI: Int]>([:])
-    /// The state gauges' values last recorded. The worker reports its state after every event
-    /// (thousands a second); a value unchanged since is not recorded again, so an event that
-    /// changes none of them costs a comparison, not a lookup and a record for each series.
+    /// What the state gauges last recorded, and the throttling answers of each API already
+    /// counted. The worker reports its state after every event (thousands a second); a value
+    /// unchanged since is not recorded again, so an event that changes none of them costs one lock
+    /// and a comparison, not a lookup and a record for each series.
     private let shown = Mutex(Shown())
 
-    /// What `state(...)` last recorded.
+    /// What `state(...)` last recorded and counted.
     private struct Shown: Sendable {
         var itemsInFlight: Int?
         var pausedPartitions: Int?
         var breakerOpen: Bool?
         var paces: [BackendAPI: Double] = [:]
         var limits: [BackendAPI: Int] = [:]
+        /// The throttling answers counted per API (`AdaptiveRate.throttles` is the count).
+        var throttles: [BackendAPI: Int] = [:]
     }
     /// The figures the counters last followed: only those, not the whole statistics, whose
     /// latency histogram the snapshot would otherwise share and copy on the next outcome.
@@ -163,7 +164,7 @@ final class WorkerMetrics: Sendable {
     ) {
         // An unpaced API shows 0 (no pace), not the last pace it had before an operator lifted
         // its ceiling.
-        let (items, paused, breaker, paces, limits) = shown.withLock { shown in
+        let (items, paused, breaker, paces, limits, throttled) = shown.withLock { shown in
             defer {
                 shown.itemsInFlight = itemsInFlight
                 shown.pausedPartitions = pausedPartitions
@@ -175,8 +176,16 @@ final class WorkerMetrics: Sendable {
                 return (api, pace)
             }
             let limits = concurrencyLimits.filter { api, limit in shown.limits.updateValue(limit, forKey: api) != limit }
+            // The rate counts every throttled attempt once; the counter follows it.
+            let throttled = rates.compactMap { api, rate -> (BackendAPI, Int)? in
+                let added = rate.throttles - shown.throttles[api, default: 0]
+                guard added > 0 else { return nil }
+                shown.throttles[api] = rate.throttles
+                return (api, added)
+            }
             return (
-                shown.itemsInFlight != itemsInFlight, shown.pausedPartitions != pausedPartitions, shown.breakerOpen != breakerOpen, paces, limits
+                shown.itemsInFlight != itemsInFlight, shown.pausedPartitions != pausedPartitions, shown.breakerOpen != breakerOpen, paces, limits,
+                throttled
             )
         }
         if items { self.itemsInFlight.record(itemsInFlight) }
@@ -184,21 +193,7 @@ final class WorkerMetrics: Sendable {
         if breaker { circuitBreakerOpen.record(breakerOpen ? 1 : 0) }
         for (api, pace) in paces { gauge(.rate, ("api", api.rawValue)).record(pace) }
         for (api, limit) in limits { gauge(.concurrencyLimit, ("api", api.rawValue)).record(limit) }
-        throttled(rates)
-    }
-
-    /// Counts the throttling answers each API's adaptive rate has seen since the last count: the
-    /// rate counts every throttled attempt once, and the counter follows it.
-    private func throttled(_ rates: [BackendAPI: AdaptiveRate]) {
-        let new: [(BackendAPI, Int)] = throttlesCounted.withLock { counted in
-            rates.compactMap { api, rate in
-                let added = rate.throttles - counted[api, default: 0]
-                guard added > 0 else { return nil }
-                counted[api] = rate.throttles
-                return (api, added)
-            }
-        }
-        for (api, added) in new { counter(.throttledAttempts, ("api", api.rawValue)).increment(by: added) }
+        for (api, added) in throttled { counter(.throttledAttempts, ("api", api.rawValue)).increment(by: added) }
     }
 
     /// The operator's settings in force: paused or not, and the version of each control

@@ -8,8 +8,8 @@ public struct TokenBucket: Sendable {
     /// costs the worker a timer, a pump of its machines and the tasks' hops whatever it starts, so
     /// fewer, fuller wakes cost less per call: `bench worker --shapes deletions-3` (the shipped
     /// 500/s) measured 196–226 µs of worker CPU per call at 5 ms and 172–187 at 20 ms (release,
-    /// alternating runs). The quota sees the same rate: a backend's quota counts calls per
-    /// minute, and the calls of one wake stay within `burst`.
+    /// alternating runs). The quota sees the same rate over any second, and the calls of one wake
+    /// stay within `burst`.
     public static let wakeInterval: Duration = .milliseconds(20)
 
     /// Tokens added per second.
