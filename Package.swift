@@ -171,6 +171,7 @@ let package = Package(
             name: "InstanceAPITests",
             dependencies: [
                 "InstanceAPI", "WireJSON", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -203,6 +204,7 @@ let package = Package(
             name: "IIDBatchTests",
             dependencies: [
                 "iidbatch", "CommandSupport", "InstanceAPI", "Kafka", "Pipeline", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

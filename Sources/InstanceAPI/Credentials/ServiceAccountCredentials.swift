@@ -1,5 +1,4 @@
 import Foundation
-import InstanceAPI
 import _CryptoExtras
 
 /// A Google service-account key (the JSON file the console hands out), able to sign the JWT
