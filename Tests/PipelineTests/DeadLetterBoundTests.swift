@@ -39,7 +39,7 @@ struct DeadLetterBoundTests {
         #expect(letter.bytes == 105_000 + DeadLetterHeader.bytes(of: headers))
         #expect(DeadLetter.fitted(letter, maxBytes: letter.bytes).value?.count == 100_000, "at the bound: whole")
         let stub = DeadLetter.fitted(letter, maxBytes: letter.bytes - 1)
-        #expect(stub.isStub && !letter.isStub)
+        #expect(DeadLetter.isStub(stub) && !DeadLetter.isStub(letter))
         #expect(stub.value == nil && stub.key == Array(key.prefix(DeadLetter.maxStubKeyBytes)))
         #expect(Array(stub.headers.dropLast()) == headers, "the coordinates, id and reason as they were")
         #expect(stub.headers.string(DeadLetterHeader.omittedBytes) == "\(100_000 + 5_000 - 1_024)")

@@ -16,7 +16,7 @@ struct DeadLetterMakeTests {
         let letter = DeadLetter.leftover(
             request, key: Array("movies".utf8), from: origin, offset: 12, lastError: "UNAVAILABLE: 503", attempts: 4,
             codes: ["INTERNAL", "UNAVAILABLE"])
-        #expect(letter.kind == .retryExhausted && letter.items == 2 && !letter.isStub)
+        #expect(letter.kind == .retryExhausted && letter.items == 2 && !DeadLetter.isStub(letter))
         let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 5, key: letter.key, value: letter.value, headers: letter.headers))
         #expect(read.kind == .retryExhausted && read.originalTopic == "requests" && read.requestID == "r-9")
         #expect(read.error == "UNAVAILABLE: 503" && read.attempts == 4 && read.codes == ["INTERNAL", "UNAVAILABLE"] && read.omittedBytes == nil)

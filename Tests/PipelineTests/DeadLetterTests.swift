@@ -36,6 +36,17 @@ struct DeadLetterTests {
         #expect(letter(codes: nil, kind: "undecodable").replay() == nil)
     }
 
+    @Test("the kind is read from the headers alone: missing or unknown is undecodable, as every reader counts it")
+    func kindFromHeaders() {
+        func record(_ headers: [KafkaHeader]) -> KafkaRecord {
+            KafkaRecord(topic: "dlq", partition: 0, offset: 1, key: nil, value: Array("not json".utf8), headers: headers, timestamp: .now)
+        }
+        #expect(DeadLetter.kind(of: record([])) == .undecodable)
+        #expect(DeadLetter.kind(of: record([KafkaHeader(key: DeadLetterHeader.kind, string: "from-a-later-version")])) == .undecodable)
+        #expect(DeadLetter.kind(of: record([KafkaHeader(key: DeadLetterHeader.kind, string: "duplicate-in-flight")])) == .duplicate)
+        #expect(DeadLetter(record([])).kind == DeadLetter.kind(of: record([])))
+    }
+
     @Test("the filter selects by code, op and time; undecodable records are never selected")
     func filter() {
         let now = Date()

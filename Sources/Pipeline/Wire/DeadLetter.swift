@@ -45,7 +45,7 @@ public struct DeadLetter: Sendable {
     public init(_ record: KafkaRecord) {
         self.record = record
         let headers = record.headers
-        kind = headers.string(DeadLetterHeader.kind).flatMap(Kind.init(rawValue:)) ?? .undecodable
+        kind = Self.kind(of: record)
         originalTopic = headers.string(DeadLetterHeader.originalTopic)
         requestID = headers.string(DeadLetterHeader.requestID)
         error = headers.string(DeadLetterHeader.error) ?? ""
@@ -55,6 +55,18 @@ public struct DeadLetter: Sendable {
         if kind.holdsRequest, let value = record.value, case .success(let request) = RequestDecoder().decode(value) {
             self.request = request
         }
+    }
+
+    /// Why `record` is in the dead-letter topic, from its headers alone (without reading its
+    /// request): a record without the header, or with a kind this version does not know, is
+    /// `undecodable`.
+    public static func kind(of record: KafkaRecord) -> Kind {
+        record.headers.string(DeadLetterHeader.kind).flatMap(Kind.init(rawValue:)) ?? .undecodable
+    }
+
+    /// Whether `letter` is a stub (`stub(of:)`): its value left out, the bytes omitted named.
+    static func isStub(_ letter: Publication.DeadLetterRecord) -> Bool {
+        letter.headers.contains { $0.key == DeadLetterHeader.omittedBytes }
     }
 
     /// The `dead-letter-topic/partition/offset` this record sits at.
@@ -110,7 +122,7 @@ public struct DeadLetter: Sendable {
     /// the reason; `DeadLetterHeader.maxBytes` at most) with `DeadLetterHeader.omittedBytes`
     /// saying how many bytes were left out. A stub of a stub is itself.
     static func stub(of letter: Publication.DeadLetterRecord) -> Publication.DeadLetterRecord {
-        guard !letter.isStub else { return letter }
+        guard !isStub(letter) else { return letter }
         let keptKey = letter.key.map { Array($0.prefix(maxStubKeyBytes)) }
         let omitted = (letter.key?.count ?? 0) - (keptKey?.count ?? 0) + (letter.value?.count ?? 0)
         return Publication.DeadLetterRecord(

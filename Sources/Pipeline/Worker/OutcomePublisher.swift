@@ -93,14 +93,14 @@ struct OutcomePublisher: Sendable {
     private func deliverDeadLetter(_ deadLetter: Publication.DeadLetterRecord, requestID: String) async -> PublishResult {
         var letter = DeadLetter.fitted(deadLetter, maxBytes: maxDeadLetterBytes)
         while true {
-            if letter.isStub {
+            if DeadLetter.isStub(letter) {
                 logger.warning(
                     "the dead letter of request '\(RequestID.shortForm(requestID))' (\(deadLetter.bytes) bytes) is published as a stub: its value is left out"
                 )
             }
             let result = await deliver(topic: topics.deadLetter, key: letter.key, value: letter.value, headers: letter.headers)
             guard case .tooLarge(_, let error) = result else { return result }
-            guard !letter.isStub else { return .refused(topic: topics.deadLetter, error) }
+            guard !DeadLetter.isStub(letter) else { return .refused(topic: topics.deadLetter, error) }
             letter = DeadLetter.stub(of: letter)
         }
     }

@@ -43,7 +43,7 @@ final class OutcomeCollector: Sendable {
             for try await event in consumer.events {
                 guard case .record(let record) = event else { continue }
                 if deadLetterTopics.contains(record.topic) {
-                    let undecodable = record.headers.string(DeadLetterHeader.kind) == DeadLetter.Kind.undecodable.rawValue
+                    let undecodable = DeadLetter.kind(of: record) == .undecodable
                     state.withLock {
                         $0.deadLetters += 1
                         if undecodable { $0.undecodable += 1 }

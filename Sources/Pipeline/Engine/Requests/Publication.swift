@@ -17,9 +17,6 @@ struct Publication: Sendable {
 
         /// The bytes the producer counts against `message.max.bytes`: key, value and headers.
         var bytes: Int { (key?.count ?? 0) + (value?.count ?? 0) + DeadLetterHeader.bytes(of: headers) }
-
-        /// Whether it is a stub (`DeadLetter.stub(of:)`).
-        var isStub: Bool { headers.contains { $0.key == DeadLetterHeader.omittedBytes } }
     }
 
     var outcome: Outcome
