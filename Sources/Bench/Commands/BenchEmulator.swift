@@ -19,7 +19,7 @@ struct BenchEmulator: AsyncParsableCommand {
     @Option(help: "Calls per concurrency level.")
     var calls = 2_000
 
-    @Option(help: "Tokens per batchAdd call (at most 1,000).")
+    @Option(help: "Tokens per batchAdd call (at most \(APILimits.topicBatch)).")
     var tokensPerCall = 1_000
 
     @Option(help: "Concurrency levels, comma-separated.")
@@ -27,7 +27,7 @@ struct BenchEmulator: AsyncParsableCommand {
 
     func validate() throws {
         guard calls > 0 else { throw ValidationError("--calls must be positive, got \(calls)") }
-        guard (1...APILimits.topicBatch).contains(tokensPerCall) else { throw ValidationError("--tokens-per-call must be 1-1000, got \(tokensPerCall)") }
+        guard (1...APILimits.topicBatch).contains(tokensPerCall) else { throw ValidationError("--tokens-per-call must be 1-\(APILimits.topicBatch), got \(tokensPerCall)") }
         guard !levels.isEmpty, levels.allSatisfy({ $0 > 0 }) else { throw ValidationError("--concurrency must list positive integers, got '\(concurrency)'") }
     }
 

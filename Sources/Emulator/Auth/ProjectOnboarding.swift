@@ -20,13 +20,9 @@ struct ProjectOnboarding: RouterMiddleware {
     /// The project number named in the refusal.
     let projectNumber: String
 
-    /// Whether a new project is refused `api`.
-    static func refuses(_ api: BackendAPI) -> Bool {
-        switch api {
-        case .instanceInfo, .topicRelation, .batchAdd, .batchRemove, .batchImport, .deviceGroup, .groupExport, .groupSend: true
-        case .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .token: false
-        }
-    }
+    /// Whether a new project is refused `api`: those Google turns down (`BackendAPI.isTurnedDown`)
+    /// take no new projects even now.
+    static func refuses(_ api: BackendAPI) -> Bool { api.isTurnedDown }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         refusal().httpResponse()
