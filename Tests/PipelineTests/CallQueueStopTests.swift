@@ -9,7 +9,8 @@ import Testing
 struct CallQueueStopTests {
     private func job(_ id: Int, topic: String) -> CallJob {
         var job = CallJob(
-            call: PlannedCall(op: .topicsSubscribe, target: .topic(topic), items: ["t\(id)"], origins: [.init(request: RequestHandle(id), index: 0)]))
+            call: PlannedCall(op: .topicsSubscribe, target: .topic(topic), items: ["t\(id)"], origins: [.init(request: RequestHandle(id), index: 0)]),
+            api: .batchAdd)
         job.id = id
         return job
     }

@@ -70,6 +70,10 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     /// one on `.fcmV1`. Always at least one.
     public func itemsPerCall(on backend: TopicBackend) -> Int { APILimits.itemsPerCall(api(on: backend)) }
 
+    /// The most items one call of this op carries on any backend: what no planner may exceed,
+    /// however it was made.
+    public var mostItemsPerCall: Int { TopicBackend.allCases.lazy.map(itemsPerCall(on:)).max() ?? 1 }
+
     /// The most items one request of this op may hold, when the API sets one: a device group
     /// never holds more than `APILimits.groupMembers` members, so no request can add more.
     public var requestItemLimit: Int? {

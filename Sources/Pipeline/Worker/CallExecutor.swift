@@ -3,26 +3,25 @@ import WireJSON
 
 /// Makes one attempt of a planned call with the backend client, and nothing else: no retries, no
 /// pacing. The I/O adapter between the pipeline and `InstanceAPIClient`: which API an op calls and
-/// how many items a call carries are the op's (`RequestOp.api(on:)`, `RequestOp.itemsPerCall(on:)`);
-/// how each API's call is made for an op is here, and only here.
-public struct CallExecutor: Sendable {
+/// how many items a call carries are the op's (`RequestOp.api(on:)`, `RequestOp.itemsPerCall(on:)`),
+/// and a call comes with its API (`CallJob.api`); how each API's call is made for an op is here,
+/// and only here.
+struct CallExecutor: Sendable {
     /// The client.
-    public let client: InstanceAPIClient
-    /// Which API topic ops use.
-    public let topicBackend: TopicBackend
+    let client: InstanceAPIClient
 
     /// An executor over `client`.
-    public init(client: InstanceAPIClient, topicBackend: TopicBackend = .iidBatch) {
+    init(client: InstanceAPIClient) {
         self.client = client
-        self.topicBackend = topicBackend
     }
 
-    /// One attempt of `op` on `target` for `items` (at most `op.itemsPerCall(on: topicBackend)`). `isRetry`
-    /// says an earlier attempt may have taken effect unseen (its answer was lost): a retried
-    /// `groups.remove` that finds the group or member gone then ends `ALREADY_ABSENT`, not
-    /// `NOT_FOUND`, since removing what the earlier attempt removed is success.
-    public func perform(_ op: RequestOp, target: RequestTarget, items: PackedStrings, isRetry: Bool = false) async -> CallAnswer {
-        let answer = await attempt(op, target: target, items: items)
+    /// One attempt of `op` on `target` for `items` (at most `op.itemsPerCall(on:)` of the backend
+    /// `api` belongs to), calling `api` (`op.api(on:)`). `isRetry` says an earlier attempt may have
+    /// taken effect unseen (its answer was lost): a retried `groups.remove` that finds the group or
+    /// member gone then ends `ALREADY_ABSENT`, not `NOT_FOUND`, since removing what the earlier
+    /// attempt removed is success.
+    func perform(_ op: RequestOp, calling api: BackendAPI, target: RequestTarget, items: PackedStrings, isRetry: Bool = false) async -> CallAnswer {
+        let answer = await attempt(op, calling: api, target: target, items: items)
         guard isRetry, op == .groupsRemove, case .items(let answers) = answer else { return answer }
         return .items(
             answers.mapRuns { answer in
@@ -31,15 +30,15 @@ public struct CallExecutor: Sendable {
             })
     }
 
-    private func attempt(_ op: RequestOp, target: RequestTarget, items: PackedStrings) async -> CallAnswer {
+    private func attempt(_ op: RequestOp, calling api: BackendAPI, target: RequestTarget, items: PackedStrings) async -> CallAnswer {
         do throws(InstanceAPIError) {
             switch (op, target) {
             case (.topicsSubscribe, .topic(let topic)), (.topicsUnsubscribe, .topic(let topic)):
-                return try await topics(subscribe: op == .topicsSubscribe, topic: topic, items: items)
+                return try await topics(calling: api, topic: topic, items: items)
             case (.installationsDelete, _):
                 return try await eachItem(items) { id throws(InstanceAPIError) in ItemAnswer(try await client.deleteInstance(id: id)) }
             case (.instancesInfo, .info(let details)):
-                return try await eachItem(items) { token throws(InstanceAPIError) in try await info(token, details: details) }
+                return try await eachItem(items) { token throws(InstanceAPIError) in try await info(token, calling: api, details: details) }
             case (.groupsExport, .export(let byKey)):
                 return try await eachItem(items) { group throws(InstanceAPIError) in try await export(group, byKey: byKey) }
             case (.apnsImport, .apns(let application, let sandbox)):
@@ -70,36 +69,34 @@ public struct CallExecutor: Sendable {
         }
     }
 
-    private func topics(subscribe: Bool, topic: String, items: PackedStrings) async throws(InstanceAPIError) -> CallAnswer {
-        switch topicBackend {
-        case .iidBatch:
-            let results =
-                subscribe
-                ? try await client.batchAdd(topic: topic, tokens: items)
-                : try await client.batchRemove(topic: topic, tokens: items)
-            return .items(results.mapRuns { ItemAnswer($0) })
-        case .fcmV1:
-            return try await eachItem(items) { token throws(InstanceAPIError) in
-                ItemAnswer(
-                    subscribe
-                        ? try await client.fcmSubscribe(token: token, topic: topic)
-                        : try await client.fcmUnsubscribe(token: token, topic: topic))
-            }
+    /// A topic change on `api`: one batch call of up to 1,000 tokens on the Instance ID API, a
+    /// call per token on FCM HTTP v1.
+    private func topics(calling api: BackendAPI, topic: String, items: PackedStrings) async throws(InstanceAPIError) -> CallAnswer {
+        switch api {
+        case .batchAdd:
+            return .items(try await client.batchAdd(topic: topic, tokens: items).mapRuns { ItemAnswer($0) })
+        case .batchRemove:
+            return .items(try await client.batchRemove(topic: topic, tokens: items).mapRuns { ItemAnswer($0) })
+        case .fcmSubscribe:
+            return try await eachItem(items) { token throws(InstanceAPIError) in ItemAnswer(try await client.fcmSubscribe(token: token, topic: topic)) }
+        case .fcmUnsubscribe:
+            return try await eachItem(items) { token throws(InstanceAPIError) in ItemAnswer(try await client.fcmUnsubscribe(token: token, topic: topic)) }
+        default:
+            return .failed(.invalidArgument(field: "api", value: api.rawValue, reason: "is not an API of topic changes"))
         }
     }
 
     /// One registration's info: with `details`, its topics, from `iid/info?details=true` on the
-    /// Instance ID backend or from every page of the FCM v1 list call (the API that replaces it).
-    private func info(_ token: String, details: Bool) async throws(InstanceAPIError) -> ItemAnswer {
-        switch topicBackend {
-        case .iidBatch:
+    /// Instance ID API (`api` `.instanceInfo`) or from every page of the FCM v1 list call (the API
+    /// that replaces it).
+    private func info(_ token: String, calling api: BackendAPI, details: Bool) async throws(InstanceAPIError) -> ItemAnswer {
+        if api == .instanceInfo {
             let outcome = try await client.instanceInfo(token: token, details: details)
             let topics = outcome.value?.rel?.topics?.keys.sorted() ?? []
             return ItemAnswer(outcome.result, list: details && outcome.value != nil ? topics : nil)
-        case .fcmV1:
-            let outcome = try await client.fcmTopics(registration: token)
-            return ItemAnswer(outcome.result, list: details ? outcome.value : nil)
         }
+        let outcome = try await client.fcmTopics(registration: token)
+        return ItemAnswer(outcome.result, list: details ? outcome.value : nil)
     }
 
     /// One device group's members, by name (its key looked up first) or by key.

@@ -34,7 +34,7 @@ enum SubmitTarget {
     /// topic and group ops, 100 for the others.
     static func defaultRecordSize(_ op: RequestOp) -> Int {
         switch op {
-        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: op.itemsPerCall(on: .iidBatch)
+        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: op.mostItemsPerCall
         case .apnsImport, .installationsDelete, .instancesInfo, .groupsExport: 100
         }
     }

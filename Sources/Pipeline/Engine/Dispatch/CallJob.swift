@@ -10,6 +10,9 @@ struct CallJob: Sendable {
     /// still waiting for a final result with their origins. The job's op, target, items and
     /// origins are this call's, read through it.
     private(set) var call: PlannedCall
+    /// The backend API every attempt calls (`RequestOp.api(on:)` of the pipeline's backend, taken
+    /// when the call was planned): pacing, limits, statistics and the executor all key on it.
+    let api: BackendAPI
     /// Calls with the same key take effect in arrival order; nil for independent work.
     let orderingKey: String?
     /// Attempts made so far in this worker (every item of a job has had the same number).
@@ -56,9 +59,10 @@ struct CallJob: Sendable {
         call.drop(handles)
     }
 
-    /// A job for `call`'s first attempt.
-    init(call: PlannedCall) {
+    /// A job for `call`'s first attempt, calling `api`.
+    init(call: PlannedCall, api: BackendAPI) {
         self.call = call
+        self.api = api
         self.orderingKey = OrderingRule.key(op: call.op, target: call.target)
     }
 }

@@ -94,8 +94,8 @@ public struct CallPlanner: Sendable {
     }
 
     /// Items per call for `op`: the caller's figure, never above the most any API the op can
-    /// call takes (its Instance ID limit), however the planner was made.
-    private func limit(_ op: RequestOp) -> Int { max(1, min(op.itemsPerCall(on: .iidBatch), itemsPerCall(op))) }
+    /// call takes (`RequestOp.mostItemsPerCall`), however the planner was made.
+    private func limit(_ op: RequestOp) -> Int { max(1, min(op.mostItemsPerCall, itemsPerCall(op))) }
 
     /// True when no item waits to be planned.
     public var isEmpty: Bool { keyOrder.isEmpty }

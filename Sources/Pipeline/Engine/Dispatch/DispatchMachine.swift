@@ -126,7 +126,7 @@ struct DispatchMachine: Sendable {
         guard let call = running.removeValue(forKey: jobID) else { return pump(now: now) }
         var actions: [DispatchAction] = []
         var job = call.job
-        let callAPI = api(of: job)
+        let callAPI = job.api
         runningPerAPI[callAPI]! -= 1
         if runningPerAPI[callAPI] == 0 { runningPerAPI[callAPI] = nil }
         if answer.wasAnswered {
@@ -135,7 +135,7 @@ struct DispatchMachine: Sendable {
         switch answer {
         case .items(let answers):
             breaker.recordSuccess(probe: call.probe, now: now)
-            answeredAt[api(of: job)] = now
+            answeredAt[job.api] = now
             let missing = ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
@@ -196,7 +196,7 @@ struct DispatchMachine: Sendable {
             // for the whole system, shows that the system works: such a failure is this job's own
             // (another project's id behind a 403 that names nobody, a page answered for one path).
             // It is charged, and says nothing to the breaker (but a probe's answer always decides).
-            let answered = answeredAt[api(of: job)]
+            let answered = answeredAt[job.api]
             let alone =
                 error.isOutage
                 && (answered.map { $0 > call.startedAt } ?? false || job.systemFailedAt.map { failed in answered.map { $0 > failed } ?? false } ?? false)
@@ -207,7 +207,7 @@ struct DispatchMachine: Sendable {
             if let retryAfter = error.retryAfter {
                 // A server's wait holds every call of its API, so it is held to the longest backoff:
                 // one answer must not stop an API for a day (or trap on a wait past the clock's end).
-                pacing.block(api(of: job), for: min(retryAfter, configuration.retry.maxBackoff), now: now)
+                pacing.block(job.api, for: min(retryAfter, configuration.retry.maxBackoff), now: now)
             }
             job.lastError = error.description
             job.drop(revokedHandles(call))
@@ -301,7 +301,7 @@ struct DispatchMachine: Sendable {
     // MARK: - Starting calls
 
     private mutating func enqueue(_ calls: [PlannedCall]) {
-        for call in calls { queue.enqueue(CallJob(call: call)) }
+        for call in calls { queue.enqueue(CallJob(call: call, api: api(of: call.op))) }
     }
 
     /// Starts what may start now and asks for a timer for the earliest thing still waiting.
@@ -355,7 +355,7 @@ struct DispatchMachine: Sendable {
                     // The probe skips the rate (it decides whether anything runs), never its
                     // API's limit of calls in flight.
                     if probe { return hasSlot(job) ? .start : .skip }
-                    let api = api(of: job)
+                    let api = job.api
                     if closed.contains(api) { return .skip }
                     if hasSlot(job), admitRate(job, now: now, earliest: &earliest) { return .start }
                     closed.append(api)
@@ -400,13 +400,13 @@ struct DispatchMachine: Sendable {
             job.outageAtFirstAttempt = outage.total(now: now)
         }
         running[job.id] = RunningCall(job: job, probe: probe, startedAt: now)
-        runningPerAPI[api(of: job), default: 0] += 1
+        runningPerAPI[job.api, default: 0] += 1
         return job
     }
 
     /// True while `job`'s API has fewer calls in flight than its limit.
     private func hasSlot(_ job: CallJob) -> Bool {
-        let api = api(of: job)
+        let api = job.api
         return runningPerAPI[api, default: 0] < inFlightLimit(api)
     }
 
@@ -417,14 +417,14 @@ struct DispatchMachine: Sendable {
     }
 
     private mutating func admitRate(_ job: CallJob, now: ContinuousClock.Instant, earliest: inout ContinuousClock.Instant?) -> Bool {
-        guard let until = pacing.admit(api(of: job), now: now) else { return true }
+        guard let until = pacing.admit(job.api, now: now) else { return true }
         earliest = earlier(earliest, until)
         return false
     }
 
     /// Moves the adaptive rate of `call`'s API on its answer, and the API's token bucket with it.
     private mutating func adapt(_ call: RunningCall, throttled: Bool, now: ContinuousClock.Instant) {
-        pacing.answered(api(of: call.job), startedAt: call.startedAt, throttled: throttled, now: now)
+        pacing.answered(call.job.api, startedAt: call.startedAt, throttled: throttled, now: now)
     }
 
     // MARK: - Retries and the outage clock
@@ -442,10 +442,6 @@ struct DispatchMachine: Sendable {
 
     private mutating func noteOutage(now: ContinuousClock.Instant) {
         outage.note(suspended: !breaker.isClosed || paused, now: now)
-    }
-
-    private func api(of job: CallJob) -> BackendAPI {
-        api(of: job.op)
     }
 
     private func api(of op: RequestOp) -> BackendAPI {
