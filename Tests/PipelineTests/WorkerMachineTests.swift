@@ -78,9 +78,11 @@ struct WorkerMachineTests {
         #expect(published.count == 1 && published.first?.outcome.counts == ["OK": 2])
         #expect(stored(second).isEmpty, "nothing is stored before the broker acknowledges the outcome")
 
-        let acknowledged = machine.published(published[0], .delivered, now: start + .milliseconds(7), date: date)
+        let acknowledged = machine.published(published[0], .delivered, now: start + .milliseconds(7), date: date.addingTimeInterval(0.25))
         #expect(stored(acknowledged) == [partition: 1])
         #expect(machine.statistics.outcomeCount == 1)
+        let latencies = acknowledged.compactMap { if case .requestLatency(let latency) = $0 { latency } else { nil } }
+        #expect(latencies == [.milliseconds(250)], "the latency is decided once, receipt to acknowledgement, and handed to the metrics")
         #expect(machine.isDrained(.all))
     }
 

@@ -28,6 +28,9 @@ enum WorkerAction {
     /// The drain `id` (`WorkerMachine.beginDrain`) ended: its condition holds (true), or it
     /// expired or the worker stopped (false).
     case drainEnded(id: Int, drained: Bool)
+    /// A request's outcome was acknowledged this long after its record arrived: record it in the
+    /// metrics (the machine's statistics have it already).
+    case requestLatency(Duration)
     /// Log this line.
     case log(Logger.Level, String)
     /// The worker cannot go on (a record refused for good): stop it without a drain.

@@ -194,6 +194,7 @@ struct WorkerMachine {
             let outcome = publication.outcome
             let latency = Duration.milliseconds(Int64(date.timeIntervalSince(outcome.receivedAt) * 1_000))
             counted.notePublished(outcome, deadLetter: publication.deadLetter.map { ($0.kind.rawValue, $0.items) }, latency: latency)
+            actions.append(.requestLatency(latency))
             actions += store(book.published(publication.ticket))
         case .abandoned:
             book.publishFailed(publication.ticket)

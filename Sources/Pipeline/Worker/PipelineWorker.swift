@@ -38,16 +38,16 @@ import Logging
 public actor PipelineWorker {
     /// The pipeline this worker runs.
     public nonisolated let configuration: PipelineConfiguration
-    let consumer: KafkaConsumer
-    let producer: KafkaProducer
+    private let consumer: KafkaConsumer
+    private let producer: KafkaProducer
     /// Whether the worker made its producer (and so closes it when it stops).
     private let ownsProducer: Bool
     private let executor: CallExecutor
     private let decoder: RequestDecoder
     private let publisher: OutcomePublisher
-    let metrics: WorkerMetrics
-    nonisolated let logger: Logger
-    let clock = ContinuousClock()
+    private let metrics: WorkerMetrics
+    private nonisolated let logger: Logger
+    private let clock = ContinuousClock()
     /// Runs `timer` and `holdTimer`.
     private let wakes: WakeScheduler
     private let work: AsyncStream<@Sendable () async -> Void>
@@ -114,7 +114,7 @@ public actor PipelineWorker {
             topics: [configuration.requestTopic])
         self.producer = producer
         self.ownsProducer = ownsProducer
-        self.executor = CallExecutor(client: configuration.client(from: client), topicBackend: configuration.topicBackend)
+        self.executor = CallExecutor(client: configuration.client(from: client))
         self.decoder = RequestDecoder(configuration: configuration)
         let controlled = control ?? ControlledSettings(file: configuration, all: nil, own: nil)
         self.machine = WorkerMachine(configuration: configuration, controlled: controlled, now: clock.now)
@@ -180,7 +180,6 @@ public actor PipelineWorker {
     /// their offsets stored; partitions are paused with the group membership kept. Resuming lets
     /// the waiting work start at once. Settings equal to those in force change nothing.
     public func apply(_ settings: ControlledSettings) {
-        guard settings != machine.controlled else { return }
         perform(machine.apply(settings, now: clock.now, date: Date()))
         metrics.control(paused: settings.paused, overrides: settings.overrideVersions)
     }
@@ -300,11 +299,7 @@ public actor PipelineWorker {
     }
 
     private func published(_ publication: Publication, _ result: PublishResult) {
-        let date = Date()
-        if result == .delivered {
-            metrics.observeRequest(latency: .milliseconds(Int64(date.timeIntervalSince(publication.outcome.receivedAt) * 1_000)))
-        }
-        perform(machine.published(publication, result, now: clock.now, date: date))
+        perform(machine.published(publication, result, now: clock.now, date: Date()))
     }
 
     // MARK: - Performing the machine's actions
@@ -340,6 +335,8 @@ public actor PipelineWorker {
                 }
             case .drainEnded(let id, let drained):
                 drainWaiters.removeValue(forKey: id)?.resume(returning: drained)
+            case .requestLatency(let latency):
+                metrics.observeRequest(latency: latency)
             case .log(let level, let line):
                 logger.log(level: level, "\(line)")
             case .fail(let error):
@@ -353,10 +350,10 @@ public actor PipelineWorker {
     private func start(_ job: CallJob) {
         let executor = self.executor
         let metrics = self.metrics
-        let api = job.op.api(on: configuration.topicBackend)
+        let api = job.api
         spawn {
             let started = ContinuousClock.now
-            let answer = await executor.perform(job.op, target: job.target, items: job.items, isRetry: job.attempts > 0)
+            let answer = await executor.perform(job.op, calling: api, target: job.target, items: job.items, isRetry: job.attempts > 0)
             metrics.observeCall(api: api.rawValue, duration: .now - started)
             await self.callFinished(job.id, of: api, answer)
         }

@@ -326,6 +326,9 @@ struct WorkerSimulation {
         for action in actions {
             switch action {
             case .startCall(let job):
+                guard job.api == job.op.api(on: configuration.topicBackend) else {
+                    throw violation("call \(job.id) of \(job.op) calls \(job.api), not \(job.op.api(on: configuration.topicBackend))")
+                }
                 guard running[job.id] == nil else { throw violation("call \(job.id) started while a call with the same id is running") }
                 guard running.count < configuration.concurrency else {
                     throw violation("call \(job.id) started with \(running.count) running, concurrency \(configuration.concurrency)")
@@ -378,6 +381,8 @@ struct WorkerSimulation {
                 }
             case .drainEnded:
                 throw violation("a drain ended that the simulation never began")
+            case .requestLatency(let latency):
+                guard latency >= .zero else { throw violation("a request's latency \(latency) is negative") }
             case .log:
                 break
             case .fail(let error):
