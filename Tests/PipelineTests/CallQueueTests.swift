@@ -6,7 +6,8 @@ import Testing
 @Suite("Call queue: per-key order, unrelated work in parallel")
 struct CallQueueTests {
     private func job(_ id: Int, _ op: RequestOp, _ target: RequestTarget) -> CallJob {
-        var job = CallJob(call: PlannedCall(op: op, target: target, items: ["t\(id)"], origins: [.init(request: RequestHandle(id), index: 0)]), api: op.api(on: .iidBatch))
+        var job = CallJob(
+            call: PlannedCall(op: op, target: target, items: ["t\(id)"], origins: [.init(request: RequestHandle(id), index: 0)]), api: op.api(on: .iidBatch))
         job.id = id
         return job
     }

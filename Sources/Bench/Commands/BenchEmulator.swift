@@ -27,7 +27,9 @@ struct BenchEmulator: AsyncParsableCommand {
 
     func validate() throws {
         guard calls > 0 else { throw ValidationError("--calls must be positive, got \(calls)") }
-        guard (1...APILimits.topicBatch).contains(tokensPerCall) else { throw ValidationError("--tokens-per-call must be 1-\(APILimits.topicBatch), got \(tokensPerCall)") }
+        guard (1...APILimits.topicBatch).contains(tokensPerCall) else {
+            throw ValidationError("--tokens-per-call must be 1-\(APILimits.topicBatch), got \(tokensPerCall)")
+        }
         guard !levels.isEmpty, levels.allSatisfy({ $0 > 0 }) else { throw ValidationError("--concurrency must list positive integers, got '\(concurrency)'") }
     }
 

@@ -10,11 +10,6 @@ struct CallExecutor: Sendable {
     /// The client.
     let client: InstanceAPIClient
 
-    /// An executor over `client`.
-    init(client: InstanceAPIClient) {
-        self.client = client
-    }
-
     /// One attempt of `op` on `target` for `items` (at most `op.itemsPerCall(on:)` of the backend
     /// `api` belongs to), calling `api` (`op.api(on:)`). `isRetry` says an earlier attempt may have
     /// taken effect unseen (its answer was lost): a retried `groups.remove` that finds the group or
