@@ -17,7 +17,7 @@ struct ConsumerDestroyTests {
         configuration.logHandler = { _, line in lines.append(line) }
         var consumer: KafkaConsumer? = try KafkaConsumer(configuration: configuration, groupID: uniqueName("joined"), topics: [topic])
         let name = try #require(consumer?.client.name)
-        try await waitUntil("the member to join and its SyncGroup to fail") {
+        try await awaitChanges(until: "the member to join and its SyncGroup to fail") {
             lines.all.contains { $0.contains("SyncGroup response: Broker: Group rebalance in progress") }
         }
         try? await consumer?.close(timeout: .seconds(2))

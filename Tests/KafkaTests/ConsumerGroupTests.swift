@@ -91,13 +91,13 @@ struct ConsumerGroupTests {
 
         let a = try Member(kafka, group: group, topic: topic, strategy: strategy)
         a.start(unstoredBudget: 5)
-        try await waitUntil("first member processed 500") { a.log.count >= 500 }
+        try await awaitChanges(until: "first member processed 500") { a.log.count >= 500 }
         let b = try Member(kafka, group: group, topic: topic, strategy: strategy)
         b.start(unstoredBudget: 5)
-        try await waitUntil("both members got partitions after the rebalance") {
+        try await awaitChanges(until: "both members got partitions after the rebalance") {
             a.revokes.load(ordering: .relaxed) > 0 && !b.assigned.all.isEmpty
         }
-        try await waitUntil("2,000 processed") { Set((a.log.all + b.log.all).map(\.id)).count >= 2_000 }
+        try await awaitChanges(until: "2,000 processed") { Set((a.log.all + b.log.all).map(\.id)).count >= 2_000 }
         // A graceful stop: finish, commit what is done while the group is stable, then leave.
         try await a.quiesce()
         try await b.quiesce()
@@ -118,7 +118,7 @@ struct ConsumerGroupTests {
         let d = try Member(kafka, group: group, topic: topic, strategy: strategy)
         c.start(unstoredBudget: 0)
         d.start(unstoredBudget: 0)
-        try await waitUntil("every record processed") {
+        try await awaitChanges(until: "every record processed") {
             Set((firstPhase + c.log.all + d.log.all).map(\.id)).count == total
         }
         try await c.quiesce()
@@ -286,7 +286,7 @@ private func withTimeoutResult(_ body: @escaping @Sendable () async throws(Kafka
 
 /// Returns once `condition` holds, checking it again after each change to what the tests watch
 /// (`Changes`), never on a timer; fails after `seconds` (a guard against hangs).
-func waitUntil(_ what: String, seconds: Int = 120, _ condition: @escaping @Sendable () -> Bool) async throws {
+func awaitChanges(until what: String, seconds: Int = 120, _ condition: @escaping @Sendable () -> Bool) async throws {
     try await withTimeout(seconds, what) {
         while !Task.isCancelled {
             let seen = Changes.generation
