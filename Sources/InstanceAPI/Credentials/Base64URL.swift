@@ -1,7 +1,7 @@
 import Foundation
 
 /// Base64url without padding, as JWTs use it.
-public enum Base64URL {
+package enum Base64URL {
     /// Encodes bytes.
     public static func encode(_ data: Data) -> String {
         data.base64EncodedString()

@@ -1,5 +1,5 @@
 /// The claims of a JWT-bearer assertion (§1).
-public struct JWTClaims: Codable, Sendable, Hashable {
+package struct JWTClaims: Codable, Sendable, Hashable {
     /// Issuer: the client email.
     public var iss: String
     /// Subject: the client email.

@@ -1,5 +1,5 @@
 /// The JWT header of an assertion.
-public struct JWTHeader: Codable, Sendable, Hashable {
+package struct JWTHeader: Codable, Sendable, Hashable {
     /// Always `RS256`.
     public var alg: String
     /// Always `JWT`.

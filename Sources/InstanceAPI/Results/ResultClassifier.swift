@@ -5,7 +5,7 @@ import WireJSON
 ///
 /// Per-item error strings (§2.3, §2.4), HTTP statuses of each API (§2.5, §2.6, §3, §4) and FCM v1
 /// error bodies all map here, so the client, the pipeline and the tests agree on every code.
-public enum ResultClassifier {
+package enum ResultClassifier {
     /// What a non-200 answer means: one item's result (single-item calls), or the whole call failed.
     public enum Verdict: Sendable, Equatable {
         /// The answer is this one item's result.

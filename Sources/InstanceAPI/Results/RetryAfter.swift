@@ -1,7 +1,7 @@
 import Foundation
 
 /// Parses HTTP `Retry-After` values: delay-seconds or an HTTP date.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The longest delay `parse` returns: a server asking for more (a year, Int.max seconds, a
     /// date in the year 9999) gets this, and callers hold it to their own, shorter, bounds.
     public static let longest = Duration.seconds(86_400)

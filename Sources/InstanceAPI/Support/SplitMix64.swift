@@ -2,7 +2,7 @@
 /// machine's jitter, the emulator's faults and a test's random cases replay exactly from a seed;
 /// consecutive seeds give unrelated sequences (each output goes through the full mixing function).
 /// Not for secrets.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator starting from `seed`.

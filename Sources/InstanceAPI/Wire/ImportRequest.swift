@@ -1,5 +1,5 @@
 /// Body of `POST /iid/v1:batchImport` (§2.4).
-public struct ImportRequest: Codable, Sendable, Hashable {
+package struct ImportRequest: Codable, Sendable, Hashable {
     /// The iOS bundle id.
     public var application: String
     /// The APNs sandbox (true) or production (false) environment.

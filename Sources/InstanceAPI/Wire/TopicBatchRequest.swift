@@ -1,7 +1,7 @@
 import WireJSON
 
 /// Body of `POST /iid/v1:batchAdd` and `:batchRemove` (§2.3).
-public struct TopicBatchRequest: Codable, Sendable, Hashable {
+package struct TopicBatchRequest: Codable, Sendable, Hashable {
     /// `/topics/{name}`.
     public var to: String
     /// At most 1,000 registration tokens.

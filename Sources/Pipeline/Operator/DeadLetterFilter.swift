@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which dead letters `iidbatch replay` takes: every condition given must hold.
-public struct DeadLetterFilter: Sendable {
+package struct DeadLetterFilter: Sendable {
     /// Take letters with at least one of these codes (any when empty).
     public var codes: Set<String>
     /// Take letters of these ops (any when empty).

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every line is accounted for: it is an item, blank, the CSV header, or bad (with its number and
 /// the reason). Nothing is dropped silently.
-public struct ItemList: Sendable {
+package struct ItemList: Sendable {
     /// How the input is laid out.
     public enum Format: Sendable, Hashable {
         /// One item per line; surrounding whitespace is trimmed.

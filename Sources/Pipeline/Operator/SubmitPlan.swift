@@ -3,7 +3,7 @@ import WireJSON
 /// How `iidbatch submit` cuts a list of items into request records: `recordSize` items per
 /// record, each with an id that depends only on the work, so submitting the same input again
 /// produces the same ids (and the backend operations are idempotent, so it repeats no harm).
-public struct SubmitPlan: Sendable {
+package struct SubmitPlan: Sendable {
     /// The op of every request.
     public var op: RequestOp
     /// The target of every request.

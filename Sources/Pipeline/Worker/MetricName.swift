@@ -1,7 +1,7 @@
 /// The name of every metric iidbatch exports, with its `# HELP` text and (for histograms) its
 /// buckets: the one place they are written, used by the worker, the operations server, and the
 /// checks of the deploy files' alert rules and dashboard.
-public enum MetricName: String, Sendable, CaseIterable {
+package enum MetricName: String, Sendable, CaseIterable {
     /// Counter; labels `pipeline`.
     case recordsConsumed = "iidbatch_records_consumed_total"
     /// Counter; labels `pipeline`, `op`, `status`.

@@ -6,7 +6,7 @@ import InstanceAPI
 /// split. Per target key (topic, device group, …) work stays in arrival order: items are never
 /// packed across a change of op, so a subscribe followed by an unsubscribe of the same topic is
 /// planned as two calls, the subscribe first, and the caller runs one key's calls in order.
-public struct CallPlanner: Sendable {
+package struct CallPlanner: Sendable {
     /// Per ordering key, the work in arrival order, each part of one op and target, unbounded:
     /// adjacent work of the same op and target merges, and calls are cut from the front.
     private var queues: [String: [PlannedCall]] = [:]

@@ -10,7 +10,7 @@ import Kafka
 /// `AssignmentGeneration`. A completion names the generation its record was received in, and a
 /// completion of an earlier generation never touches the current ledger: work abandoned at a
 /// revoke cannot move the store point of a later assignment of the same partition.
-public struct OffsetTracker: Sendable {
+package struct OffsetTracker: Sendable {
     private struct Ledger {
         let generation: AssignmentGeneration
         /// Received, not yet passed by the store point, in offset order.
