@@ -34,10 +34,7 @@ struct DispatchMachine: Sendable {
     private var queue = CallQueue()
     private var breaker: CircuitBreaker
     private var pacing: APIPacing
-    /// The calls in flight each API may have, learned from its answers' latency.
-    private var limits: [BackendAPI: ConcurrencyLimit] = [:]
-    /// The calls in flight of each API.
-    private var runningPerAPI: [BackendAPI: Int] = [:]
+    private var slots: APISlots
     /// When a call of each API was last answered (its items, whatever they said).
     private var answeredAt: [BackendAPI: ContinuousClock.Instant] = [:]
     private var backoffs = Heap<ScheduledRetry>()
@@ -57,6 +54,7 @@ struct DispatchMachine: Sendable {
         self.configuration = configuration
         self.planner = CallPlanner(itemsPerCall: { [configuration] in configuration.itemsPerCall($0) })
         self.pacing = APIPacing(configuration.rateSettings)
+        self.slots = APISlots(cap: configuration.concurrency)
         self.breaker = CircuitBreaker(
             threshold: configuration.breakerThreshold, initialCooldown: configuration.breakerCooldown,
             maxCooldown: configuration.breakerMaxCooldown)
@@ -73,11 +71,11 @@ struct DispatchMachine: Sendable {
 
     /// The calls in flight each API called so far may have now (`ConcurrencyLimit`).
     var concurrencyLimits: [BackendAPI: Int] {
-        Dictionary(uniqueKeysWithValues: pacing.rates.keys.map { ($0, inFlightLimit($0)) })
+        Dictionary(uniqueKeysWithValues: pacing.rates.keys.map { ($0, slots.limit($0, rate: pacing.pace(of: $0))) })
     }
 
     /// The calls in flight of each API (none listed: none running).
-    var runningCallsPerAPI: [BackendAPI: Int] { runningPerAPI }
+    var runningCallsPerAPI: [BackendAPI: Int] { slots.running }
 
     /// Calls waiting to start (queued or backing off) and items waiting to be planned.
     var hasWaitingWork: Bool { queue.count > 0 || !backoffs.isEmpty || !planner.isEmpty }
@@ -126,62 +124,20 @@ struct DispatchMachine: Sendable {
         guard let call = running.removeValue(forKey: jobID) else { return pump(now: now) }
         var actions: [DispatchAction] = []
         var job = call.job
-        let callAPI = job.api
-        runningPerAPI[callAPI]! -= 1
-        if runningPerAPI[callAPI] == 0 { runningPerAPI[callAPI] = nil }
-        if answer.wasAnswered {
-            limits[callAPI, default: ConcurrencyLimit(cap: configuration.concurrency)].answered(startedAt: call.startedAt, now: now)
-        }
+        slots.ended(job.api, startedAt: call.startedAt, answered: answer.wasAnswered, now: now)
         switch answer {
         case .items(let answers):
             breaker.recordSuccess(probe: call.probe, now: now)
             answeredAt[job.api] = now
-            let missing = ItemAnswer(ItemResult(.internal, message: "the backend gave no result for this item"))
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
-            let withinTime = configuration.retry.allowsRetry(attemptsMade: 0, elapsed: chargedElapsed(job, now: now))
-            var paced = job.emptied()
-            paced.throttles += 1
-            var charged = job
-            charged.attempts += 1
-            let mayRetry = configuration.retry.allowsRetry(attemptsMade: charged.attempts, elapsed: chargedElapsed(job, now: now))
-            var retry = charged.emptied()
-            var settled: [ItemSettlement] = []
-            var throttled = false
-            // The items are walked in segments within which nothing differs: one run of answers,
-            // one run of origins, all answered or none, and (only when a revoke came during the
-            // call) one item. Each segment is decided, settled or moved at once, not per item.
-            let answeredCount = answers.count
-            var answerRun = 0
-            var originRun = 0
-            var position = 0
-            while position < job.items.count {
-                while originRun < job.origins.runs.count - 1, job.origins.runs[originRun].end <= position { originRun += 1 }
-                var end = min(job.origins.runs[originRun].end, job.items.count)
-                let answered = position < answeredCount
-                if answered {
-                    while answers.runs[answerRun].end <= position { answerRun += 1 }
-                    end = min(end, answers.runs[answerRun].end)
-                }
-                if !call.revoked.isEmpty { end = position + 1 }
-                let segment = position..<end
-                position = end
-                let code = answered ? answers.runs[answerRun].value.result.code : .internal
-                if code == .resourceExhausted { throttled = true }
-                switch ItemDecision(code, revoked: call.revoked.contains(segment.lowerBound), withinTime: withinTime, mayRetry: mayRetry) {
-                case .drop: continue
-                case .pace: paced.take(segment, of: job)
-                case .retry: retry.take(segment, of: job)
-                case .settle(let wasThrottled):
-                    // Settled from the call's own items; the counters are those of the half the
-                    // item would have gone on in (the paced half holds no items yet).
-                    let answer = answered ? answers.runs[answerRun].value : missing
-                    let attempts = wasThrottled ? paced.attempts + paced.throttles : charged.attempts + charged.throttles
-                    ItemSettlement.append(settlement(job, segment, answer, attempts: attempts), to: &settled)
-                }
-            }
-            adapt(call, throttled: throttled, now: now)
-            if !settled.isEmpty { actions.append(.settle(settled)) }
+            let elapsed = chargedElapsed(job, now: now)
+            let split = AnswerSplit(
+                call, answers: answers, withinTime: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
+                mayRetry: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed))
+            let (retry, paced) = (split.retry, split.paced)
+            adapt(call, throttled: split.throttled, now: now)
+            if !split.settled.isEmpty { actions.append(.settle(split.settled)) }
             switch (retry.items.isEmpty, paced.items.isEmpty) {
             case (true, true): queue.release(job)
             case (false, true): scheduleBackoff(retry, retryAfter: nil, now: now)
@@ -234,7 +190,7 @@ struct DispatchMachine: Sendable {
                     let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
                     var settled: [ItemSettlement] = []
                     for run in job.origins.runs {
-                        ItemSettlement.append(settlement(job, run.positions, answer, attempts: job.attempts + job.throttles), to: &settled)
+                        ItemSettlement.append(ItemSettlement(of: job, at: run.positions, answer, attempts: job.attempts + job.throttles), to: &settled)
                     }
                     actions.append(.settle(settled))
                     queue.release(job)
@@ -287,7 +243,7 @@ struct DispatchMachine: Sendable {
         self.configuration.adaptiveRate = configuration.adaptiveRate
         self.configuration.retry = configuration.retry
         pacing.reconfigure(self.configuration.rateSettings, now: now)
-        for api in limits.keys { limits[api]!.reconfigure(cap: configuration.concurrency) }
+        slots.reconfigure(cap: configuration.concurrency)
         self.paused = paused
         noteOutage(now: now)
         return pump(now: now)
@@ -400,20 +356,14 @@ struct DispatchMachine: Sendable {
             job.outageAtFirstAttempt = outage.total(now: now)
         }
         running[job.id] = RunningCall(job: job, probe: probe, startedAt: now)
-        runningPerAPI[job.api, default: 0] += 1
+        slots.started(job.api)
         return job
     }
 
-    /// True while `job`'s API has fewer calls in flight than its limit.
+    /// True while `job`'s API has fewer calls in flight than its limit at its current rate (the
+    /// paced rate, or while unpaced the ceiling; none without one).
     private func hasSlot(_ job: CallJob) -> Bool {
-        let api = job.api
-        return runningPerAPI[api, default: 0] < inFlightLimit(api)
-    }
-
-    /// The calls of `api` that may be in flight now: its `ConcurrencyLimit` at its current rate
-    /// (the paced rate, or while unpaced the ceiling; none without one).
-    private func inFlightLimit(_ api: BackendAPI) -> Int {
-        (limits[api] ?? ConcurrencyLimit(cap: configuration.concurrency)).limit(rate: pacing.pace(of: api))
+        slots.hasSlot(job.api, rate: pacing.pace(of: job.api))
     }
 
     private mutating func admitRate(_ job: CallJob, now: ContinuousClock.Instant, earliest: inout ContinuousClock.Instant?) -> Bool {
@@ -450,12 +400,6 @@ struct DispatchMachine: Sendable {
 
     private func revokedHandles(_ call: RunningCall) -> Set<RequestHandle> {
         Set(call.revoked.map { call.job.origins[$0].request })
-    }
-
-    /// The items at `positions` of `job`, consecutive items of one request, settle with `answer`
-    /// after `attempts` attempts.
-    private func settlement(_ job: CallJob, _ positions: Range<Int>, _ answer: ItemAnswer, attempts: Int) -> ItemSettlement {
-        ItemSettlement(origin: job.origins[positions.lowerBound], answer: answer, attempts: attempts, lastError: job.lastError, count: positions.count)
     }
 
     private func earlier(_ a: ContinuousClock.Instant?, _ b: ContinuousClock.Instant) -> ContinuousClock.Instant {

@@ -37,3 +37,11 @@ struct ItemSettlement: Sendable, Hashable {
         isFollowed(by: next.origin) && next.attempts == attempts && next.lastError == lastError && next.answer == answer
     }
 }
+
+extension ItemSettlement {
+    /// The items at `positions` of `job`, consecutive items of one request, settled with `answer`
+    /// after `attempts` attempts, with the job's last error.
+    init(of job: CallJob, at positions: Range<Int>, _ answer: ItemAnswer, attempts: Int) {
+        self.init(origin: job.origins[positions.lowerBound], answer: answer, attempts: attempts, lastError: job.lastError, count: positions.count)
+    }
+}
