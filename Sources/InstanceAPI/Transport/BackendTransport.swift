@@ -1,9 +1,6 @@
 import NIOCore
 import NIOHTTP1
-import NIOHTTP2
-import NIOPosix
 import NIOSSL
-import NIOTLS
 import Synchronization
 
 /// Calls to the backend over kept-alive connections: HTTP/2 to a TLS origin whose server offers
@@ -41,12 +38,6 @@ final class BackendTransport: Sendable {
         case parked(CheckedContinuation<Grant, any Error>)
     }
 
-    /// A new TLS connection once its protocol is known.
-    private enum Connected: Sendable {
-        case http1(BackendConnection)
-        case http2(HTTP2BackendConnection, maxStreams: Int)
-    }
-
     private struct State {
         var idle: IdleConnections<BackendConnection>
         var streams: StreamConnections<HTTP2BackendConnection, UInt64>
@@ -54,17 +45,12 @@ final class BackendTransport: Sendable {
         var nextWaiter: UInt64 = 0
         /// TLS origins whose server chose HTTP/1.1: their connections offer only that from then on.
         var http1Origins: Set<BackendOrigin> = []
-        var tls: NIOSSLContext?
-        var tlsHTTP1: NIOSSLContext?
         var shutDown = false
     }
 
     private let group: any EventLoopGroup
     private let state: Mutex<State>
-    private let connectTimeout: Duration
-    private let tlsConfiguration: TLSConfiguration
-    /// The largest answer body taken, in bytes.
-    let bodyLimit: Int
+    private let connector: BackendConnector
 
     /// A transport on `group`'s event loops. `tls` carries the trust roots (the system's, and
     /// any extra ones); its ALPN protocols are the transport's to set.
@@ -72,14 +58,12 @@ final class BackendTransport: Sendable {
         group: any EventLoopGroup, maxIdlePerOrigin: Int, maxHTTP2ConnectionsPerOrigin: Int = 8, idleTimeout: Duration = .seconds(60),
         connectTimeout: Duration = .seconds(10), bodyLimit: Int = 32 << 20, tls: TLSConfiguration = .makeClientConfiguration()
     ) {
-        self.tlsConfiguration = tls
         self.group = group
         self.state = Mutex(
             State(
                 idle: IdleConnections(limit: maxIdlePerOrigin, idleTimeout: idleTimeout),
                 streams: StreamConnections(limit: maxHTTP2ConnectionsPerOrigin, idleTimeout: idleTimeout)))
-        self.connectTimeout = connectTimeout
-        self.bodyLimit = bodyLimit
+        self.connector = BackendConnector(group: group, connectTimeout: connectTimeout, bodyLimit: bodyLimit, tls: tls)
     }
 
     /// Sends one call and returns the complete answer. Throws `TransportError` (bad URL, no answer
@@ -134,12 +118,12 @@ final class BackendTransport: Sendable {
         if connection == nil {
             fresh = true
             if origin.tls {
-                guard case .http1(let made) = try await connectTLS(origin, deadline: deadline, offerHTTP2: false) else {
+                guard case .http1(let made) = try await connector.connectTLS(origin, deadline: deadline, offerHTTP2: false, events: http2Events) else {
                     throw TransportError.closedBeforeAnswer
                 }
                 connection = made
             } else {
-                connection = try await connectPlain(origin, deadline: deadline)
+                connection = try await connector.connectPlain(origin, deadline: deadline)
             }
         }
         guard let connection else { throw TransportError.closedBeforeAnswer }
@@ -159,25 +143,6 @@ final class BackendTransport: Sendable {
             connection.close()
         }
         return answer
-    }
-
-    private func connectPlain(_ origin: BackendOrigin, deadline: NIODeadline) async throws -> BackendConnection {
-        let remaining = deadline - .now()
-        guard remaining > .zero else { throw TransportError.timedOut }
-        let bodyLimit = self.bodyLimit
-        let channel = try await ClientBootstrap(group: group)
-            .connectTimeout(min(TimeAmount(connectTimeout), remaining))
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(HTTPExchangeHandler(bodyLimit: bodyLimit))
-                }
-            }
-            .connect(host: origin.host, port: origin.port).get()
-        return try await channel.eventLoop.submit {
-            BackendConnection(origin: origin, channel: channel, handler: try channel.pipeline.syncOperations.handler(type: HTTPExchangeHandler.self))
-        }.get()
     }
 
     // MARK: HTTP/2
@@ -216,8 +181,8 @@ final class BackendTransport: Sendable {
                 }
                 connection = granted
             case .connect:
-                let connected: Connected
-                do { connected = try await connectTLS(origin, deadline: deadline, offerHTTP2: true) } catch {
+                let connected: BackendConnector.Connected
+                do { connected = try await connector.connectTLS(origin, deadline: deadline, offerHTTP2: true, events: http2Events) } catch {
                     perform(state.withLock { $0.streams.connectFailed(origin) })
                     throw error
                 }
@@ -324,94 +289,17 @@ final class BackendTransport: Sendable {
         for connection in outcome.close { connection.close() }
     }
 
-    /// Connects to a TLS origin and learns its protocol by ALPN: an HTTP/2 connection once the
-    /// server's first SETTINGS arrived, or an HTTP/1.1 one. Bounded by `deadline`.
-    private func connectTLS(_ origin: BackendOrigin, deadline: NIODeadline, offerHTTP2: Bool) async throws -> Connected {
-        let tls = try tlsContext(offerHTTP2: offerHTTP2)
-        let remaining = deadline - .now()
-        guard remaining > .zero else { throw TransportError.timedOut }
-        let bodyLimit = self.bodyLimit
-        let serverName = Self.isIPAddress(origin.host) ? nil : origin.host
-        let negotiated = group.any().makePromise(of: Connected.self)
-        let channel: any Channel
-        do {
-            channel = try await ClientBootstrap(group: group)
-                .connectTimeout(min(TimeAmount(connectTimeout), remaining))
-                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-                .channelInitializer { [weak self] channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let sync = channel.pipeline.syncOperations
-                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
-                        try sync.addHandler(ConnectFailureHandler { negotiated.fail($0) })
-                        try sync.addHandler(
-                            ApplicationProtocolNegotiationHandler { result, channel in
-                                channel.eventLoop.makeCompletedFuture {
-                                    if case .negotiated("h2") = result {
-                                        try Self.configureHTTP2(channel, origin: origin, bodyLimit: bodyLimit, negotiated: negotiated, transport: self)
-                                    } else {
-                                        let handler = HTTPExchangeHandler(bodyLimit: bodyLimit)
-                                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                                        try channel.pipeline.syncOperations.addHandler(handler)
-                                        negotiated.succeed(.http1(BackendConnection(origin: origin, channel: channel, handler: handler)))
-                                    }
-                                }
-                            })
-                    }
-                }
-                .connect(host: origin.host, port: origin.port).get()
-        } catch {
-            negotiated.fail(error)
-            throw error
-        }
-        let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
-            negotiated.fail(TransportError.timedOut)
-            channel.close(promise: nil)
-        }
-        channel.closeFuture.whenComplete { _ in negotiated.fail(TransportError.closedBeforeAnswer) }
-        defer { timer.cancel() }
-        return try await negotiated.futureResult.get()
-    }
-
-    /// Makes `channel`, whose server chose `h2`, an HTTP/2 connection: frames, the watcher of the
-    /// server's settings and GOAWAY, the handler carrying the calls. `negotiated` completes on the
-    /// first SETTINGS; later ones and GOAWAY go to `transport`'s `StreamConnections`.
-    private static func configureHTTP2(
-        _ channel: any Channel, origin: BackendOrigin, bodyLimit: Int, negotiated: EventLoopPromise<Connected>, transport: BackendTransport?
-    ) throws {
-        let handler = HTTP2CallHandler(bodyLimit: bodyLimit)
-        let connection = HTTP2BackendConnection(origin: origin, channel: channel, handler: handler)
-        let watcher = HTTP2ConnectionWatcher(
-            settings: { [weak transport] maxStreams in
-                negotiated.succeed(.http2(connection, maxStreams: maxStreams))
-                guard let transport else { return }
-                transport.perform(transport.state.withLock { $0.streams.maxStreamsChanged(connection, origin, to: maxStreams) })
+    /// What this transport's HTTP/2 connections report after their first SETTINGS, handed to
+    /// `StreamConnections`.
+    private var http2Events: BackendConnector.HTTP2Events {
+        BackendConnector.HTTP2Events(
+            maxStreamsChanged: { [weak self] connection, maxStreams in
+                guard let self else { return }
+                self.perform(self.state.withLock { $0.streams.maxStreamsChanged(connection, connection.origin, to: maxStreams) })
             },
-            goAway: { [weak transport] lastStreamID in
-                connection.wentAway(lastStreamID: lastStreamID)
-                guard let transport else { return }
-                transport.perform(transport.state.withLock { $0.streams.goingAway(connection, origin) })
+            goingAway: { [weak self] connection in
+                guard let self else { return }
+                self.perform(self.state.withLock { $0.streams.goingAway(connection, connection.origin) })
             })
-        let sync = channel.pipeline.syncOperations
-        try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: HTTP2CallHandler.initialSettings))
-        try sync.addHandler(watcher)
-        try sync.addHandler(handler)
-    }
-
-    /// The TLS context, made on first use: the configured trust roots, full verification, ALPN
-    /// `h2` and `http/1.1` (or only `http/1.1`, for an origin that chose it before).
-    private func tlsContext(offerHTTP2: Bool) throws -> NIOSSLContext {
-        try state.withLock { state in
-            if let context = offerHTTP2 ? state.tls : state.tlsHTTP1 { return context }
-            var configuration = tlsConfiguration
-            configuration.applicationProtocols = offerHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
-            let context = try NIOSSLContext(configuration: configuration)
-            if offerHTTP2 { state.tls = context } else { state.tlsHTTP1 = context }
-            return context
-        }
-    }
-
-    /// Whether `host` is an IPv4 or IPv6 address, which TLS does not send as the server name.
-    private static func isIPAddress(_ host: String) -> Bool {
-        host.contains(":") || (!host.isEmpty && host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
     }
 }

@@ -1,0 +1,161 @@
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import Synchronization
+
+/// Opens connections to backend origins for `BackendTransport`: plain HTTP/1.1, or TLS whose
+/// protocol the server picks by ALPN (`h2` or `http/1.1`). Each open is bounded by the call's
+/// deadline and the connect timeout; TLS verifies the server's certificate against the
+/// configured trust roots and its host name (not sent for an IP address). Which connection a call
+/// takes, and when one opens or closes, is the transport's.
+final class BackendConnector: Sendable {
+    /// A new TLS connection once its protocol is known.
+    enum Connected: Sendable {
+        case http1(BackendConnection)
+        case http2(HTTP2BackendConnection, maxStreams: Int)
+    }
+
+    /// What an HTTP/2 connection tells its transport after its first SETTINGS: its server's later
+    /// stream limits, and a GOAWAY (the connection has noted it).
+    struct HTTP2Events: Sendable {
+        /// The server's `SETTINGS_MAX_CONCURRENT_STREAMS` changed.
+        var maxStreamsChanged: @Sendable (HTTP2BackendConnection, Int) -> Void
+        /// The server sent GOAWAY.
+        var goingAway: @Sendable (HTTP2BackendConnection) -> Void
+    }
+
+    /// The TLS contexts, made on first use: offering `h2` and `http/1.1`, and `http/1.1` only.
+    private struct Contexts {
+        var offeringHTTP2: NIOSSLContext?
+        var http1Only: NIOSSLContext?
+    }
+
+    private let group: any EventLoopGroup
+    private let connectTimeout: Duration
+    private let tlsConfiguration: TLSConfiguration
+    private let contexts = Mutex(Contexts())
+    /// The largest answer body a connection takes, in bytes.
+    let bodyLimit: Int
+
+    /// A connector on `group`'s event loops; `tls` carries the trust roots, its ALPN protocols
+    /// are the connector's to set.
+    init(group: any EventLoopGroup, connectTimeout: Duration, bodyLimit: Int, tls: TLSConfiguration) {
+        self.group = group
+        self.connectTimeout = connectTimeout
+        self.bodyLimit = bodyLimit
+        self.tlsConfiguration = tls
+    }
+
+    /// A plain HTTP/1.1 connection to `origin`, by `deadline`.
+    func connectPlain(_ origin: BackendOrigin, deadline: NIODeadline) async throws -> BackendConnection {
+        let remaining = deadline - .now()
+        guard remaining > .zero else { throw TransportError.timedOut }
+        let bodyLimit = self.bodyLimit
+        let channel = try await ClientBootstrap(group: group)
+            .connectTimeout(min(TimeAmount(connectTimeout), remaining))
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(HTTPExchangeHandler(bodyLimit: bodyLimit))
+                }
+            }
+            .connect(host: origin.host, port: origin.port).get()
+        return try await channel.eventLoop.submit {
+            BackendConnection(origin: origin, channel: channel, handler: try channel.pipeline.syncOperations.handler(type: HTTPExchangeHandler.self))
+        }.get()
+    }
+
+    /// Connects to a TLS origin and learns its protocol by ALPN (offering `h2` only with
+    /// `offerHTTP2`): an HTTP/2 connection once the server's first SETTINGS arrived, reporting
+    /// later ones and GOAWAY to `events`, or an HTTP/1.1 one. Bounded by `deadline`.
+    func connectTLS(_ origin: BackendOrigin, deadline: NIODeadline, offerHTTP2: Bool, events: HTTP2Events) async throws -> Connected {
+        let tls = try context(offerHTTP2: offerHTTP2)
+        let remaining = deadline - .now()
+        guard remaining > .zero else { throw TransportError.timedOut }
+        let bodyLimit = self.bodyLimit
+        let serverName = Self.isIPAddress(origin.host) ? nil : origin.host
+        let negotiated = group.any().makePromise(of: Connected.self)
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(min(TimeAmount(connectTimeout), remaining))
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
+                        try sync.addHandler(ConnectFailureHandler { negotiated.fail($0) })
+                        try sync.addHandler(
+                            ApplicationProtocolNegotiationHandler { result, channel in
+                                channel.eventLoop.makeCompletedFuture {
+                                    if case .negotiated("h2") = result {
+                                        try Self.configureHTTP2(channel, origin: origin, bodyLimit: bodyLimit, negotiated: negotiated, events: events)
+                                    } else {
+                                        let handler = HTTPExchangeHandler(bodyLimit: bodyLimit)
+                                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                                        try channel.pipeline.syncOperations.addHandler(handler)
+                                        negotiated.succeed(.http1(BackendConnection(origin: origin, channel: channel, handler: handler)))
+                                    }
+                                }
+                            })
+                    }
+                }
+                .connect(host: origin.host, port: origin.port).get()
+        } catch {
+            negotiated.fail(error)
+            throw error
+        }
+        let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+            negotiated.fail(TransportError.timedOut)
+            channel.close(promise: nil)
+        }
+        channel.closeFuture.whenComplete { _ in negotiated.fail(TransportError.closedBeforeAnswer) }
+        defer { timer.cancel() }
+        return try await negotiated.futureResult.get()
+    }
+
+    /// Makes `channel`, whose server chose `h2`, an HTTP/2 connection: frames, the watcher of the
+    /// server's settings and GOAWAY, the handler carrying the calls. `negotiated` completes on the
+    /// first SETTINGS; later ones and GOAWAY go to `events`.
+    private static func configureHTTP2(
+        _ channel: any Channel, origin: BackendOrigin, bodyLimit: Int, negotiated: EventLoopPromise<Connected>, events: HTTP2Events
+    ) throws {
+        let handler = HTTP2CallHandler(bodyLimit: bodyLimit)
+        let connection = HTTP2BackendConnection(origin: origin, channel: channel, handler: handler)
+        let watcher = HTTP2ConnectionWatcher(
+            settings: { maxStreams in
+                negotiated.succeed(.http2(connection, maxStreams: maxStreams))
+                events.maxStreamsChanged(connection, maxStreams)
+            },
+            goAway: { lastStreamID in
+                connection.wentAway(lastStreamID: lastStreamID)
+                events.goingAway(connection)
+            })
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: HTTP2CallHandler.initialSettings))
+        try sync.addHandler(watcher)
+        try sync.addHandler(handler)
+    }
+
+    /// The TLS context, made on first use: the configured trust roots, full verification, ALPN
+    /// `h2` and `http/1.1` (or only `http/1.1`, for an origin that chose it before).
+    private func context(offerHTTP2: Bool) throws -> NIOSSLContext {
+        try contexts.withLock { contexts in
+            if let context = offerHTTP2 ? contexts.offeringHTTP2 : contexts.http1Only { return context }
+            var configuration = tlsConfiguration
+            configuration.applicationProtocols = offerHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
+            let context = try NIOSSLContext(configuration: configuration)
+            if offerHTTP2 { contexts.offeringHTTP2 = context } else { contexts.http1Only = context }
+            return context
+        }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address, which TLS does not send as the server name.
+    private static func isIPAddress(_ host: String) -> Bool {
+        host.contains(":") || (!host.isEmpty && host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+    }
+}
