@@ -50,6 +50,13 @@ package struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes the key `key` names (a case of a type's `CodingKeys`, the one place its wire name
+    /// is spelled); its value follows.
+    @inlinable
+    package mutating func key<Key: CodingKey>(_ key: Key) {
+        self.key(key.stringValue)
+    }
+
     // MARK: - Values
 
     /// Writes a string value.
@@ -122,6 +129,24 @@ package struct JSONWriter: Sendable {
     package mutating func member(_ name: String, _ value: Bool) {
         key(name)
         bool(value)
+    }
+
+    /// Writes `"name":"text"`, `name` spelled by `key`.
+    @inlinable
+    package mutating func member<Key: CodingKey>(_ key: Key, _ text: String) {
+        member(key.stringValue, text)
+    }
+
+    /// Writes `"name":value`, `name` spelled by `key`.
+    @inlinable
+    package mutating func member<Key: CodingKey>(_ key: Key, _ value: Int) {
+        member(key.stringValue, value)
+    }
+
+    /// Writes `"name":true|false`, `name` spelled by `key`.
+    @inlinable
+    package mutating func member<Key: CodingKey>(_ key: Key, _ value: Bool) {
+        member(key.stringValue, value)
     }
 
     /// Writes an object of `dictionary`'s members, keys sorted as `.sortedKeys` sorts them, each

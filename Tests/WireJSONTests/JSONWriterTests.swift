@@ -50,4 +50,27 @@ struct JSONWriterTests {
         }
         #expect(nested == #"{"a":true,"b":[{},false],"c":"d"}"#)
     }
+
+    /// Keys as a Codable type declares them, one renamed on the wire.
+    private enum Keys: String, CodingKey {
+        case flag
+        case count = "n"
+        case name
+    }
+
+    @Test("members named by CodingKey cases: their wire names, and the same JSONValue member read back")
+    func codingKeys() throws {
+        let text = written { writer in
+            writer.beginObject()
+            writer.member(Keys.flag, true)
+            writer.member(Keys.count, 3)
+            writer.key(Keys.name)
+            writer.string("x")
+            writer.member(Keys.name, "y")
+            writer.endObject()
+        }
+        #expect(text == #"{"flag":true,"n":3,"name":"x","name":"y"}"#)
+        let value = try JSONValue.parse(bytes: Array(#"{"flag":true,"n":3}"#.utf8))
+        #expect(value[Keys.count] == .number(3) && value[Keys.flag] == .bool(true) && value[Keys.name] == nil)
+    }
 }
