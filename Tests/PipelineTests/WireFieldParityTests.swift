@@ -9,7 +9,8 @@ import WireJSON
 /// keys: the names a full value is written with are exactly its `CodingKeys`, at every level, so a
 /// field added to the Codable form and not to the writer (or the reverse) fails here, without a
 /// list of names kept by hand. Hand readers read back what `JSONEncoder` writes of a full value.
-/// A new hand writer or reader gets a test here.
+/// Requests, which have no Codable form, are held to `PipelineRequest.Field` and
+/// `RequestOp.members` the same way. A new hand writer or reader gets a test here.
 @Suite("Hand writers write every Codable field")
 struct WireFieldParityTests {
     /// Expects the members of the object `value` to be named exactly by `Keys`, naming the
@@ -93,6 +94,34 @@ struct WireFieldParityTests {
         #expect(FCMErrorBody(apiAnswer: encoded) == body)
         let plain = try JSONEncoder().encode(try JSONDecoder().decode(FCMErrorBody.self, from: Data(#"{"error":"NotRegistered"}"#.utf8)))
         #expect(FCMErrorBody(apiAnswer: plain)?.errorString == "NotRegistered")
+    }
+
+    @Test("requests: jsonBody() writes each op's members (RequestOp.members) and RequestDecoder reads them back; every Field is some op's")
+    func requests() throws {
+        var named = Set<String>()
+        for op in RequestOp.allCases {
+            // Every optional member set, so the writer leaves none out.
+            let target: RequestTarget =
+                switch op {
+                case .installationsDelete: .subject("s")
+                case .topicsSubscribe, .topicsUnsubscribe: .topic("movies")
+                case .apnsImport: .apns(application: "com.example", sandbox: true)
+                case .groupsCreate, .groupsAdd, .groupsRemove: .group(name: "g", key: "k")
+                case .instancesInfo: .info(details: true)
+                case .groupsExport: .export(byKey: true)
+                }
+            let request = PipelineRequest(id: "r-1", op: op, target: target, items: ["t1", "t2"], replayOf: "r-0", priorAttempts: 2, batch: "b-1")
+            let body = Array(request.jsonBody())
+            guard case .object(let members) = try JSONValue.parse(bytes: body) else {
+                Issue.record("\(op): not an object")
+                continue
+            }
+            #expect(Set(members.keys) == op.members, "\(op)")
+            #expect(Set(target.outcomeFields.keys) == Set(op.targetFields.map(\.rawValue)), "\(op): an outcome names its target as the request does")
+            #expect(RequestDecoder().decode(body) == .success(request), "\(op)")
+            named.formUnion(op.members)
+        }
+        #expect(named == Set(PipelineRequest.Field.allCases.map(\.stringValue)), "a Field no op has, or a member no Field names")
     }
 
     @Test("an FCM v1 subscribe body: the bytes JSONEncoder writes, with a name that needs escaping too")
