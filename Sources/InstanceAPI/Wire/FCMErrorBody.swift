@@ -87,7 +87,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// an object or a string. Nil for anything else (a proxy's page, an empty body, other JSON).
     /// Read with the project's strict parser: half of a deletion backlog's answers are such bodies.
     public init?(apiAnswer body: Data) {
-        guard body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{"),
+        guard body.first(where: { !JSONParser.isWhitespace($0) }) == UInt8(ascii: "{"),
             let error = (try? JSONValue.parse(bytes: [UInt8](body)))?[CodingKeys.error]
         else { return nil }
         if let text = error.stringValue {
