@@ -31,10 +31,24 @@ package struct JSONParser {
     /// The most bytes of the document a refusal quotes.
     static let quoteLimit = 40
 
+    /// Whether `byte` is JSON whitespace: space, tab, line feed or carriage return, nothing else.
+    @inlinable
+    package static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// True when `bytes` are nothing but whitespace, or an empty object (`{}`) with whitespace
+    /// anywhere around and in it: what parses as nothing or as an empty object, decided without
+    /// a copy or a parse (a deletion's success answer, one per item).
+    @inlinable
+    package static func isBlankOrEmptyObject(_ bytes: some Collection<UInt8>) -> Bool {
+        var meaningful = bytes.lazy.filter { !isWhitespace($0) }.makeIterator()
+        guard let first = meaningful.next() else { return true }
+        return first == UInt8(ascii: "{") && meaningful.next() == UInt8(ascii: "}") && meaningful.next() == nil
+    }
+
     mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
-            index += 1
-        }
+        while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
     }
 
     /// Skips whitespace, then takes `byte` when it comes next; false, taking nothing more, when

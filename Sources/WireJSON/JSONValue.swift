@@ -71,6 +71,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// The member of an object that `key` names (a case of a type's `CodingKeys`, the one place
+    /// its wire name is spelled).
+    package subscript<Key: CodingKey>(key: Key) -> JSONValue? {
+        self[key.stringValue]
+    }
+
     /// The string, if this is one.
     package var stringValue: String? {
         if case .string(let text) = self { return text }

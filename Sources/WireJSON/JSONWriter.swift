@@ -50,6 +50,13 @@ package struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes the key `key` names (a case of a type's `CodingKeys`, the one place its wire name
+    /// is spelled); its value follows.
+    @inlinable
+    package mutating func key<Key: CodingKey>(_ key: Key) {
+        self.key(key.stringValue)
+    }
+
     // MARK: - Values
 
     /// Writes a string value.
@@ -124,6 +131,24 @@ package struct JSONWriter: Sendable {
         bool(value)
     }
 
+    /// Writes `"name":"text"`, `name` spelled by `key`.
+    @inlinable
+    package mutating func member<Key: CodingKey>(_ key: Key, _ text: String) {
+        member(key.stringValue, text)
+    }
+
+    /// Writes `"name":value`, `name` spelled by `key`.
+    @inlinable
+    package mutating func member<Key: CodingKey>(_ key: Key, _ value: Int) {
+        member(key.stringValue, value)
+    }
+
+    /// Writes `"name":true|false`, `name` spelled by `key`.
+    @inlinable
+    package mutating func member<Key: CodingKey>(_ key: Key, _ value: Bool) {
+        member(key.stringValue, value)
+    }
+
     /// Writes an object of `dictionary`'s members, keys sorted as `.sortedKeys` sorts them, each
     /// value written by `value`.
     @inlinable
@@ -168,7 +193,8 @@ package struct JSONWriter: Sendable {
     // MARK: - Escaping
 
     /// Whether none of `bytes` needs escaping in a JSON string: no `"`, `\`, `/` or control
-    /// character. The one place that rule is written.
+    /// character, the bytes `escape(of:)` escapes (a test holds the two together; this one is
+    /// written without a branch per byte, for speed).
     package static func isPlain(_ bytes: Span<UInt8>) -> Bool {
         // Branch-free over the bytes, so the compiler vectorises it: this runs per item.
         var special: UInt8 = 0
@@ -179,6 +205,38 @@ package struct JSONWriter: Sendable {
             index += 1
         }
         return special == 0
+    }
+
+    /// How many bytes `text` takes inside a JSON string as the writer writes it (its quotes
+    /// aside): what an outcome's size bound counts, decided by the rule the writer writes by.
+    package static func escapedByteCount(of text: String) -> Int {
+        if JSONValue.isPlain(text) { return text.utf8.count }
+        var count = 0
+        for byte in text.utf8 {
+            switch escape(of: byte) {
+            case 0: count += 1
+            case UInt8(ascii: "u"): count += 6
+            default: count += 2
+            }
+        }
+        return count
+    }
+
+    /// How `byte` is written inside a JSON string, the one place the escape rules are written:
+    /// 0 when as it is, else the byte that follows the `\` of its escape (`u` for `\u00xx`).
+    /// As Foundation's `JSONEncoder` escapes: `"`, `\` and `/` by themselves, `\b \f \n \r \t`,
+    /// other control characters as `\u00xx`; every other byte (non-ASCII too) as it is.
+    private static func escape(of byte: UInt8) -> UInt8 {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): byte
+        case 0x08: UInt8(ascii: "b")
+        case 0x0C: UInt8(ascii: "f")
+        case 0x0A: UInt8(ascii: "n")
+        case 0x0D: UInt8(ascii: "r")
+        case 0x09: UInt8(ascii: "t")
+        case 0..<0x20: UInt8(ascii: "u")
+        default: 0
+        }
     }
 
     private static let trueBytes = Array("true".utf8)
@@ -195,18 +253,18 @@ package struct JSONWriter: Sendable {
             bytes.append(contentsOf: text.utf8)
         } else {
             for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
-                case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-                case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-                case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-                case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-                case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-                case 0..<0x20:
-                    bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                let escape = Self.escape(of: byte)
+                guard escape != 0 else {
+                    bytes.append(byte)
+                    continue
+                }
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(escape)
+                if escape == UInt8(ascii: "u") {
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
                     bytes.append(Self.hexDigits[Int(byte >> 4)])
                     bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-                default: bytes.append(byte)
                 }
             }
         }

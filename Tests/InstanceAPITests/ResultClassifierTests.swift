@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Testing
+import WireJSON
 
 @Suite("Result taxonomy and its classifier")
 struct ResultClassifierTests {
@@ -219,6 +220,12 @@ struct ResultClassifierTests {
             !ResultClassifier.isEmptyAnswer(Data("{".utf8)) && !ResultClassifier.isEmptyAnswer(Data("}{".utf8))
                 && !ResultClassifier.isEmptyAnswer(Data("{}{}".utf8)))
         #expect(!ResultClassifier.isEmptyAnswer(Data(#"{"a":1}"#.utf8)) && !ResultClassifier.isEmptyAnswer(Data("<html/>".utf8)))
+        // Blanks are JSON's whitespace, as the parser reads it: an empty body or `{}` exactly when the parser finds nothing or an empty object.
+        for text in ["", " \t\r\n", "\t{\r\n}\t", "{\u{0B}}", "\u{A0}{}", "{ }x", "[]", "{}{}", "{", "}"] {
+            let parsed = try? JSONValue.parse(bytes: Array(text.utf8))
+            let blank = text.utf8.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+            #expect(ResultClassifier.isEmptyAnswer(Data(text.utf8)) == (blank || parsed == .object([:])), "\(Array(text.utf8))")
+        }
         #expect(ResultClassifier.isObjectAnswer(Data(#"{"name": "projects/p/registrations/r/topicSubscriptions/t"}"#.utf8)))
         #expect(!ResultClassifier.isObjectAnswer(Data("<html>OK</html>".utf8)) && !ResultClassifier.isObjectAnswer(Data("[]".utf8)))
     }

@@ -206,7 +206,7 @@ struct OutcomeTests {
             PipelineRequest(id: "i", op: .instancesInfo, target: .info(details: false), items: ["t"]),
         ]
         for request in requests {
-            var object: [String: Any] = ["id": request.id, "op": request.op.rawValue, request.op.itemsField: request.items.strings]
+            var object: [String: Any] = ["id": request.id, "op": request.op.rawValue, request.op.itemsField.rawValue: request.items.strings]
             switch request.target {
             case .subject(let subject): if let subject { object["subject"] = subject }
             case .topic(let name): object["topic"] = name

@@ -160,7 +160,7 @@ struct RequestDecoderBoundsTests {
         ]
         for op in RequestOp.allCases {
             let members = op.members.sorted().map { name in
-                let value = name == "op" ? "\"\(op.rawValue)\"" : name == op.itemsField ? #"["t"]"# : values[name]!
+                let value = name == "op" ? "\"\(op.rawValue)\"" : name == op.itemsField.rawValue ? #"["t"]"# : values[name]!
                 return "\"\(name)\":\(value)"
             }
             if case .failure(let refused) = decoder.decode(Array("{\(members.joined(separator: ","))}".utf8)) { Issue.record("\(op): \(refused)") }

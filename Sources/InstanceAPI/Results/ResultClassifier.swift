@@ -201,12 +201,7 @@ package enum ResultClassifier {
 
     /// True for an empty body or an empty JSON object (`{}`), blanks aside: a delete's success.
     public static func isEmptyAnswer(_ body: Data) -> Bool {
-        var expected = [UInt8(ascii: "{"), UInt8(ascii: "}")][...]
-        for byte in body where byte != 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09 {
-            guard byte == expected.first else { return false }
-            expected = expected.dropFirst()
-        }
-        return expected.isEmpty || expected.count == 2
+        JSONParser.isBlankOrEmptyObject(body)
     }
 
     /// True for a JSON object, blanks aside: what a success that returns a resource is.

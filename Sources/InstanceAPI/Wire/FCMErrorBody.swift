@@ -25,6 +25,11 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             self.status = status
             self.details = details
         }
+
+        /// The wire names, read by `FCMErrorBody.init?(apiAnswer:)` too (a test holds the two together).
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case code, message, status, details
+        }
     }
 
     /// One typed detail.
@@ -49,7 +54,8 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             self.metadata = metadata
         }
 
-        enum CodingKeys: String, CodingKey {
+        /// The wire names, read by `FCMErrorBody.init?(apiAnswer:)` too (a test holds the two together).
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case type = "@type"
             case errorCode, reason, domain, metadata
         }
@@ -81,8 +87,8 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// an object or a string. Nil for anything else (a proxy's page, an empty body, other JSON).
     /// Read with the project's strict parser: half of a deletion backlog's answers are such bodies.
     public init?(apiAnswer body: Data) {
-        guard body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{"),
-            let error = (try? JSONValue.parse(bytes: [UInt8](body)))?["error"]
+        guard body.first(where: { !JSONParser.isWhitespace($0) }) == UInt8(ascii: "{"),
+            let error = (try? JSONValue.parse(bytes: [UInt8](body)))?[CodingKeys.error]
         else { return nil }
         if let text = error.stringValue {
             self.error = nil
@@ -90,17 +96,18 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             return
         }
         guard case .object = error else { return nil }
-        func text(_ value: JSONValue?) -> String? { value?.stringValue }
+        typealias Key = Status.CodingKeys
         var code: Int?
-        if case .number(let number)? = error["code"], let exact = Int(exactly: number) { code = exact }
-        let details = error["details"]?.arrayValue?.map { detail in
+        if case .number(let number)? = error[Key.code], let exact = Int(exactly: number) { code = exact }
+        let details = error[Key.details]?.arrayValue?.map { detail in
+            typealias Key = Detail.CodingKeys
             var metadata: [String: String]?
-            if case .object(let members)? = detail["metadata"] { metadata = members.compactMapValues(\.stringValue) }
+            if case .object(let members)? = detail[Key.metadata] { metadata = members.compactMapValues(\.stringValue) }
             return Detail(
-                type: text(detail["@type"]), errorCode: text(detail["errorCode"]), reason: text(detail["reason"]), domain: text(detail["domain"]),
-                metadata: metadata)
+                type: detail[Key.type]?.stringValue, errorCode: detail[Key.errorCode]?.stringValue, reason: detail[Key.reason]?.stringValue,
+                domain: detail[Key.domain]?.stringValue, metadata: metadata)
         }
-        self.error = Status(code: code, message: text(error["message"]), status: text(error["status"]), details: details)
+        self.error = Status(code: code, message: error[Key.message]?.stringValue, status: error[Key.status]?.stringValue, details: details)
         self.errorString = nil
     }
 
@@ -156,7 +163,8 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return false
     }
 
-    enum CodingKeys: String, CodingKey {
+    /// The wire name, read by `init?(apiAnswer:)` too.
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case error
     }
 

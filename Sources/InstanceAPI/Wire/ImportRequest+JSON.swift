@@ -6,9 +6,9 @@ extension ImportRequest {
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 64 + application.utf8.count + apnsTokens.reduce(0) { $0 + $1.utf8.count + 3 })
         writer.beginObject()
-        writer.member("application", application)
-        writer.member("sandbox", sandbox)
-        writer.key("apns_tokens")
+        writer.member(CodingKeys.application, application)
+        writer.member(CodingKeys.sandbox, sandbox)
+        writer.key(CodingKeys.apnsTokens)
         writer.strings(apnsTokens)
         writer.endObject()
         return writer.bytes

@@ -6,11 +6,12 @@ extension ImportResponse {
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 16 + results.count * 200)
         writer.beginObject()
-        writer.key("results")
+        writer.key(CodingKeys.results)
         writer.objects(results) { writer, entry in
-            writer.member("apns_token", entry.apnsToken)
-            writer.member("status", entry.status)
-            if let registrationToken = entry.registrationToken { writer.member("registration_token", registrationToken) }
+            typealias Key = Entry.CodingKeys
+            writer.member(Key.apnsToken, entry.apnsToken)
+            writer.member(Key.status, entry.status)
+            if let registrationToken = entry.registrationToken { writer.member(Key.registrationToken, registrationToken) }
         }
         writer.endObject()
         return writer.bytes
@@ -22,21 +23,23 @@ extension ImportResponse {
     /// - Throws: when the body is not JSON, `results` is not an array of objects, or an entry's
     ///   `apns_token` or `status` is not a string (`registration_token` may be absent or null).
     public init(jsonBody bytes: [UInt8]) throws(JSONValue.ParseError) {
-        guard let elements = try JSONValue.parse(bytes: bytes)["results"]?.arrayValue else {
-            throw JSONValue.ParseError(offset: 0, reason: "'results' must be an array")
+        typealias Key = Entry.CodingKeys
+        let results = CodingKeys.results.rawValue
+        guard let elements = try JSONValue.parse(bytes: bytes)[CodingKeys.results]?.arrayValue else {
+            throw JSONValue.ParseError(offset: 0, reason: "'\(results)' must be an array")
         }
-        var results: [Entry] = []
-        results.reserveCapacity(elements.count)
+        var entries: [Entry] = []
+        entries.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            guard case .object = element, let apnsToken = element["apns_token"]?.stringValue, let status = element["status"]?.stringValue else {
-                throw JSONValue.ParseError(offset: 0, reason: "results[\(index)] must hold the strings apns_token and status")
+            guard case .object = element, let apnsToken = element[Key.apnsToken]?.stringValue, let status = element[Key.status]?.stringValue else {
+                throw JSONValue.ParseError(offset: 0, reason: "\(results)[\(index)] must hold the strings \(Key.apnsToken.rawValue) and \(Key.status.rawValue)")
             }
-            let registration = element["registration_token"]
+            let registration = element[Key.registrationToken]
             guard registration == nil || registration == .null || registration?.stringValue != nil else {
-                throw JSONValue.ParseError(offset: 0, reason: "results[\(index)].registration_token must be a string")
+                throw JSONValue.ParseError(offset: 0, reason: "\(results)[\(index)].\(Key.registrationToken.rawValue) must be a string")
             }
-            results.append(Entry(apnsToken: apnsToken, status: status, registrationToken: registration?.stringValue))
+            entries.append(Entry(apnsToken: apnsToken, status: status, registrationToken: registration?.stringValue))
         }
-        self.init(results: results)
+        self.init(results: entries)
     }
 }

@@ -12,8 +12,8 @@ extension TopicBatchRequest {
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 48 + to.utf8.count + registrationTokens.byteCount + 3 * registrationTokens.count)
         writer.beginObject()
-        writer.member("to", to)
-        writer.key("registration_tokens")
+        writer.member(CodingKeys.to, to)
+        writer.key(CodingKeys.registrationTokens)
         writer.strings(registrationTokens)
         writer.endObject()
         return writer.bytes
@@ -24,14 +24,16 @@ extension TopicBatchRequest {
     /// - Throws: when the body is not JSON, or `to` / `registration_tokens` are missing or mistyped.
     public init(jsonBody: Data) throws(JSONValue.ParseError) {
         let value = try JSONValue.parse(jsonBody)
-        guard let to = value["to"]?.stringValue else { throw JSONValue.ParseError(offset: 0, reason: "'to' must be a string") }
-        guard let elements = value["registration_tokens"]?.arrayValue else {
-            throw JSONValue.ParseError(offset: 0, reason: "'registration_tokens' must be an array")
+        guard let to = value[CodingKeys.to]?.stringValue else {
+            throw JSONValue.ParseError(offset: 0, reason: "'\(CodingKeys.to.rawValue)' must be a string")
+        }
+        guard let elements = value[CodingKeys.registrationTokens]?.arrayValue else {
+            throw JSONValue.ParseError(offset: 0, reason: "'\(CodingKeys.registrationTokens.rawValue)' must be an array")
         }
         var tokens = PackedStrings(reservingCapacity: elements.count)
         for (index, element) in elements.enumerated() {
             guard let token = element.stringValue else {
-                throw JSONValue.ParseError(offset: 0, reason: "registration_tokens[\(index)] must be a string")
+                throw JSONValue.ParseError(offset: 0, reason: "\(CodingKeys.registrationTokens.rawValue)[\(index)] must be a string")
             }
             tokens.append(token)
         }

@@ -6,9 +6,9 @@ extension TopicBatchResponse {
     public func jsonBody() -> Data {
         var writer = JSONWriter(capacity: 16 + results.count * 4)
         writer.beginObject()
-        writer.key("results")
+        writer.key(CodingKeys.results)
         writer.objects(results) { writer, entry in
-            if let error = entry.error { writer.member("error", error) }
+            if let error = entry.error { writer.member(Entry.CodingKeys.error, error) }
         }
         writer.endObject()
         return Data(writer.bytes)
@@ -29,17 +29,17 @@ extension TopicBatchResponse {
     public static func resultRuns(jsonBody: Data) throws(JSONValue.ParseError) -> RunLengthList<Entry> {
         let bytes = [UInt8](jsonBody)
         if let runs = usualResults(bytes) { return runs }
-        guard let elements = try JSONValue.parse(bytes: bytes)["results"]?.arrayValue else {
-            throw JSONValue.ParseError(offset: 0, reason: "'results' must be an array")
+        guard let elements = try JSONValue.parse(bytes: bytes)[CodingKeys.results]?.arrayValue else {
+            throw JSONValue.ParseError(offset: 0, reason: "'\(CodingKeys.results.rawValue)' must be an array")
         }
         var runs = RunLengthList<Entry>()
         for element in elements {
             guard case .object = element else { throw JSONValue.ParseError(offset: 0, reason: "each result must be an object") }
             // `{}` is success and `{"error": "<name>"}` a failure; an `error` of another kind is
             // not the API's, and must never read as success.
-            let error = element["error"]
+            let error = element[Entry.CodingKeys.error]
             guard error == nil || error?.stringValue != nil else {
-                throw JSONValue.ParseError(offset: 0, reason: "a result's 'error' must be a string")
+                throw JSONValue.ParseError(offset: 0, reason: "a result's '\(Entry.CodingKeys.error.rawValue)' must be a string")
             }
             runs.append(Entry(error: error?.stringValue))
         }
@@ -53,7 +53,7 @@ extension TopicBatchResponse {
     static func usualResults(_ bytes: [UInt8]) -> RunLengthList<Entry>? {
         var parser = JSONParser(bytes: bytes)
         do {
-            guard parser.take(UInt8(ascii: "{")), try parser.takeString() == "results", parser.take(UInt8(ascii: ":")),
+            guard parser.take(UInt8(ascii: "{")), try parser.takeString() == CodingKeys.results.rawValue, parser.take(UInt8(ascii: ":")),
                 parser.take(UInt8(ascii: "["))
             else { return nil }
             var runs = RunLengthList<Entry>()
@@ -66,7 +66,7 @@ extension TopicBatchResponse {
                         successes += 1
                         continue
                     }
-                    guard try parser.takeString() == "error", parser.take(UInt8(ascii: ":")), let error = try parser.takeString(),
+                    guard try parser.takeString() == Entry.CodingKeys.error.rawValue, parser.take(UInt8(ascii: ":")), let error = try parser.takeString(),
                         parser.take(UInt8(ascii: "}"))
                     else { return nil }
                     runs.append(Entry(), count: successes)

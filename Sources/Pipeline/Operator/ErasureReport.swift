@@ -18,7 +18,7 @@ public struct ErasureReport: Sendable {
     /// Takes `outcome` into account when it is a deletion for this subject; returns whether it was.
     @discardableResult
     public mutating func add(_ outcome: Outcome) -> Bool {
-        guard outcome.op == .installationsDelete, outcome.target["subject"] == subject else { return false }
+        guard outcome.op == .installationsDelete, outcome.target[PipelineRequest.Field.subject.rawValue] == subject else { return false }
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
         for line in outcome.receipt ?? [] where installations[line.item].map({ $0.at <= line.at }) ?? true {
             installations[line.item] = line

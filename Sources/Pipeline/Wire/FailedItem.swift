@@ -1,4 +1,5 @@
 import InstanceAPI
+import WireJSON
 
 /// One item of a request that did not succeed, in its outcome.
 public struct FailedItem: Sendable, Hashable, Codable {
@@ -25,8 +26,21 @@ public struct FailedItem: Sendable, Hashable, Codable {
         self.message = message
     }
 
-    /// The wire names, every one written by `Outcome`'s writer too (a test holds the two together).
+    /// The wire names, every one written by `write(to:)` too (a test holds the two together).
     enum CodingKeys: String, CodingKey, CaseIterable {
         case index, item, code, retryable, attempts, message
+    }
+
+    /// Writes the item as an object of an outcome's `failedItems`: members in `.sortedKeys`
+    /// order, `message` left out when nil.
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member(CodingKeys.attempts, attempts)
+        writer.member(CodingKeys.code, code.rawValue)
+        writer.member(CodingKeys.index, index)
+        writer.member(CodingKeys.item, item)
+        if let message { writer.member(CodingKeys.message, message) }
+        writer.member(CodingKeys.retryable, retryable)
+        writer.endObject()
     }
 }

@@ -124,66 +124,52 @@ public struct Outcome: Sendable, Hashable, Codable {
         return compact
     }
 
-    /// The JSON document, members in `.sortedKeys` order, optional members left out when nil.
+    /// The JSON document, members in `.sortedKeys` order, optional members left out when nil;
+    /// each name spelled by `CodingKeys`.
     private func jsonBytes() -> [UInt8] {
+        typealias Key = CodingKeys
         var writer = JSONWriter(capacity: 512 + failedItems.count * 256 + (receipt?.count ?? 0) * 200)
         writer.beginObject()
-        writer.member("backendCalls", backendCalls)
-        if let batch { writer.member("batch", batch) }
-        writer.key("completedAt")
+        writer.member(Key.backendCalls, backendCalls)
+        if let batch { writer.member(Key.batch, batch) }
+        writer.key(Key.completedAt)
         writer.plainString(WireDate.bytes(completedAt))
-        writer.key("counts")
+        writer.key(Key.counts)
         writer.members(counts) { $0.int($1) }
-        writer.key("failedItems")
+        writer.key(Key.failedItems)
         writer.beginArray()
-        for item in failedItems {
-            writer.beginObject()
-            writer.member("attempts", item.attempts)
-            writer.member("code", item.code.rawValue)
-            writer.member("index", item.index)
-            writer.member("item", item.item)
-            if let message = item.message { writer.member("message", message) }
-            writer.member("retryable", item.retryable)
-            writer.endObject()
-        }
+        for item in failedItems { item.write(to: &writer) }
         writer.endArray()
         if let groupMembers {
-            writer.key("groupMembers")
+            writer.key(Key.groupMembers)
             writer.members(groupMembers) { $0.strings($1) }
         }
         if let imports {
-            writer.key("imports")
+            writer.key(Key.imports)
             writer.members(imports) { $0.string($1) }
         }
-        if let notificationKey { writer.member("notificationKey", notificationKey) }
-        if let op { writer.member("op", op.rawValue) }
-        if let reason { writer.member("reason", reason) }
+        if let notificationKey { writer.member(Key.notificationKey, notificationKey) }
+        if let op { writer.member(Key.op, op.rawValue) }
+        if let reason { writer.member(Key.reason, reason) }
         if let receipt {
-            writer.key("receipt")
+            writer.key(Key.receipt)
             writer.beginArray()
-            for line in receipt {
-                writer.beginObject()
-                writer.key("at")
-                writer.plainString(WireDate.bytes(line.at))
-                writer.member("code", line.code.rawValue)
-                writer.member("item", line.item)
-                writer.endObject()
-            }
+            for line in receipt { line.write(to: &writer) }
             writer.endArray()
         }
-        writer.key("receivedAt")
+        writer.key(Key.receivedAt)
         writer.plainString(WireDate.bytes(receivedAt))
-        if let replayOf { writer.member("replayOf", replayOf) }
-        writer.member("requestId", requestID)
-        writer.member("status", status.rawValue)
-        writer.key("target")
+        if let replayOf { writer.member(Key.replayOf, replayOf) }
+        writer.member(Key.requestID, requestID)
+        writer.member(Key.status, status.rawValue)
+        writer.key(Key.target)
         writer.members(target) { $0.string($1) }
         if let topics {
-            writer.key("topics")
+            writer.key(Key.topics)
             writer.members(topics) { $0.strings($1) }
         }
         if let topicsOmitted {
-            writer.key("topicsOmitted")
+            writer.key(Key.topicsOmitted)
             writer.strings(topicsOmitted)
         }
         writer.endObject()

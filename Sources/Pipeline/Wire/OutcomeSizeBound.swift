@@ -38,7 +38,7 @@ public enum OutcomeSizeBound {
 
     /// The bound for `request`, reading every item.
     public static func bytes(of request: PipelineRequest) -> Int {
-        bytes(of: request, escapedItemBytes: request.items.reduce(0) { $0 + escapedCount($1) })
+        bytes(of: request, escapedItemBytes: request.items.reduce(0) { $0 + JSONWriter.escapedByteCount(of: $1) })
     }
 
     /// A bound for `request` read from a record of `recordBytes` bytes, without reading the items:
@@ -50,10 +50,10 @@ public enum OutcomeSizeBound {
 
     /// The bound with `escapedItemBytes` for the items' escaped bytes together.
     private static func bytes(of request: PipelineRequest, escapedItemBytes: Int) -> Int {
-        var total = fixedBytes + 2 * (escapedCount(request.id) + escapedCount(request.replayOf ?? ""))
+        var total = fixedBytes + 2 * (JSONWriter.escapedByteCount(of: request.id) + JSONWriter.escapedByteCount(of: request.replayOf ?? ""))
         // `"batch":"<name>",`: a batch name needs no escapes (`BatchName`).
         if let batch = request.batch { total += batch.utf8.count + 11 }
-        for value in request.target.outcomeFields.values { total += escapedCount(value) + 32 }
+        for value in request.target.outcomeFields.values { total += JSONWriter.escapedByteCount(of: value) + 32 }
         let listsTopics = request.target == .info(details: true)
         let perItem =
             failedItemBytes + countBytes
@@ -61,19 +61,5 @@ public enum OutcomeSizeBound {
             + (request.op == .groupsExport ? groupExportBytes : 0) + (listsTopics ? omittedBytes : 0)
         let copies = 1 + ([.installationsDelete, .apnsImport, .groupsExport].contains(request.op) || listsTopics ? 1 : 0)
         return total + perItem * request.items.count + copies * escapedItemBytes
-    }
-
-    /// Bytes `text` takes inside a JSON string as Foundation's encoder writes it.
-    static func escapedCount(_ text: String) -> Int {
-        if JSONValue.isPlain(text) { return text.utf8.count }
-        var count = 0
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): count += 2
-            case 0..<0x20: count += 6
-            default: count += 1
-            }
-        }
-        return count
     }
 }

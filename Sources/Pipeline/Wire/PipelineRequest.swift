@@ -32,6 +32,47 @@ public struct PipelineRequest: Sendable, Hashable {
         self.batch = batch
     }
 
+    /// The members of a request record, the one place each is named: `RequestOp` says which of
+    /// them each op has (`itemsField`, `members`), `RequestDecoder` reads them, `jsonBody()`
+    /// writes them and `RequestTarget.outcomeFields` names an outcome's target by them (a test
+    /// holds the writer and the decoder to `RequestOp.members`).
+    public enum Field: String, CodingKey, CaseIterable, Sendable {
+        /// The request's id.
+        case id
+        /// Its op (`RequestOp`'s raw value).
+        case op
+        /// For a replayed dead letter: the original request's id.
+        case replayOf
+        /// Attempts spent on the items before this record.
+        case priorAttempts
+        /// Its batch (`BatchName`).
+        case batch
+        /// The items of `installations.delete`.
+        case installations
+        /// The items of `apns.import`.
+        case apnsTokens
+        /// The items of topic, device-group and `instances.info` requests.
+        case tokens
+        /// The items of `groups.export`.
+        case groups
+        /// `installations.delete`'s data subject.
+        case subject
+        /// A topic op's topic.
+        case topic
+        /// `apns.import`'s iOS bundle id.
+        case application
+        /// `apns.import`'s APNs environment.
+        case sandbox
+        /// A device-group op's group name.
+        case notificationKeyName
+        /// A device-group op's group key.
+        case notificationKey
+        /// Whether `instances.info` asks for topics.
+        case details
+        /// What `groups.export`'s items are (`RequestTarget.groupsByName`, `groupsByKey`).
+        case groupsBy
+    }
+
     /// A request of `items` given as an array of strings.
     public init(id: String, op: RequestOp, target: RequestTarget, items: [String], replayOf: String? = nil, priorAttempts: Int = 0, batch: String? = nil) {
         self.init(id: id, op: op, target: target, items: PackedStrings(items), replayOf: replayOf, priorAttempts: priorAttempts, batch: batch)
@@ -60,23 +101,23 @@ public struct PipelineRequest: Sendable, Hashable {
             case flag(Bool)
             case count(Int)
         }
-        var members: [(name: String, value: Value)] = [("id", .text(id)), ("op", .text(op.rawValue)), (op.itemsField, .texts(items))]
+        var members: [(name: Field, value: Value)] = [(.id, .text(id)), (.op, .text(op.rawValue)), (op.itemsField, .texts(items))]
         switch target {
-        case .subject(let subject): if let subject { members.append(("subject", .text(subject))) }
-        case .topic(let name): members.append(("topic", .text(name)))
-        case .apns(let application, let sandbox): members += [("application", .text(application)), ("sandbox", .flag(sandbox))]
+        case .subject(let subject): if let subject { members.append((.subject, .text(subject))) }
+        case .topic(let name): members.append((.topic, .text(name)))
+        case .apns(let application, let sandbox): members += [(.application, .text(application)), (.sandbox, .flag(sandbox))]
         case .group(let name, let key):
-            members.append(("notificationKeyName", .text(name)))
-            if let key { members.append(("notificationKey", .text(key))) }
-        case .info(let details): members.append(("details", .flag(details)))
-        case .export(let byKey): if byKey { members.append(("groupsBy", .text(RequestTarget.groupsByKey))) }
+            members.append((.notificationKeyName, .text(name)))
+            if let key { members.append((.notificationKey, .text(key))) }
+        case .info(let details): members.append((.details, .flag(details)))
+        case .export(let byKey): if byKey { members.append((.groupsBy, .text(RequestTarget.groupsByKey))) }
         }
-        if let replayOf { members.append(("replayOf", .text(replayOf))) }
-        if priorAttempts > 0 { members.append(("priorAttempts", .count(priorAttempts))) }
-        if let batch { members.append(("batch", .text(batch))) }
+        if let replayOf { members.append((.replayOf, .text(replayOf))) }
+        if priorAttempts > 0 { members.append((.priorAttempts, .count(priorAttempts))) }
+        if let batch { members.append((.batch, .text(batch))) }
         var writer = JSONWriter(capacity: 64 + items.byteCount + 3 * items.count)
         writer.beginObject()
-        for member in members.sorted(by: { $0.name < $1.name }) {
+        for member in members.sorted(by: { $0.name.rawValue < $1.name.rawValue }) {
             writer.key(member.name)
             switch member.value {
             case .text(let text): writer.string(text)

@@ -48,67 +48,69 @@ public struct RequestDecoder: Sendable {
         do { return .success(try decode(&fields)) } catch {
             return .failure(
                 RequestRejection(
-                    field: error.field, reason: error.reason, requestID: fields.id, op: document["op"]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
-                    batch: document["batch"]?.value.stringValue))
+                    field: error.field, reason: error.reason, requestID: fields.id,
+                    op: document[Field.op.rawValue]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
+                    batch: document[Field.batch.rawValue]?.value.stringValue))
         }
     }
 
     private func decode(_ fields: inout Fields) throws(RequestRejection) -> PipelineRequest {
-        let id = try fields.requiredString("id")
+        let id = try fields.requiredString(.id)
         fields.id = id
-        try Fields.checkIDBytes(id, field: "id")
-        let opName = try fields.requiredString("op")
+        try Fields.checkIDBytes(id, field: .id)
+        let opName = try fields.requiredString(.op)
         guard let op = RequestOp(rawValue: opName) else {
-            throw RequestRejection(field: "op", reason: "unknown op \(RequestRejection.quote(opName)); expected one of \(RequestOp.names)")
+            throw RequestRejection(field: Field.op.rawValue, reason: "unknown op \(RequestRejection.quote(opName)); expected one of \(RequestOp.names)")
         }
         if let acceptedOps, !acceptedOps.contains(op) {
             throw RequestRejection(
-                field: "op",
+                field: Field.op.rawValue,
                 reason:
                     "'\(op.rawValue)' is not taken by this pipeline (ops: \(acceptedOps.map(\.rawValue).sorted().joined(separator: ", "))); send it to the request topic of the pipeline that lists it"
             )
         }
         let items = try fields.items(op.itemsField, limit: maxItems)
         if let limit = op.requestItemLimit, items.count > limit {
-            throw RequestRejection(field: op.itemsField, reason: "a device group holds at most \(limit) members, got \(items.count)")
+            throw RequestRejection(field: op.itemsField.rawValue, reason: "a device group holds at most \(limit) members, got \(items.count)")
         }
         let target: RequestTarget
         switch op {
         case .installationsDelete:
-            target = .subject(try fields.optionalString("subject"))
+            target = .subject(try fields.optionalString(.subject))
         case .topicsSubscribe, .topicsUnsubscribe:
-            let topic = try fields.requiredString("topic")
+            let topic = try fields.requiredString(.topic)
             do { target = .topic(try APILimits.topicName(topic)) } catch {
-                throw RequestRejection(field: "topic", reason: "\(RequestRejection.quote(topic)) is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
+                throw RequestRejection(
+                    field: Field.topic.rawValue, reason: "\(RequestRejection.quote(topic)) is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
             }
         case .apnsImport:
-            let application = try fields.requiredString("application")
-            guard let sandbox = try fields.optionalBool("sandbox") else {
-                throw RequestRejection(field: "sandbox", reason: "is required: true for the APNs sandbox, false for production")
+            let application = try fields.requiredString(.application)
+            guard let sandbox = try fields.optionalBool(.sandbox) else {
+                throw RequestRejection(field: Field.sandbox.rawValue, reason: "is required: true for the APNs sandbox, false for production")
             }
             target = .apns(application: application, sandbox: sandbox)
         case .groupsCreate, .groupsAdd, .groupsRemove:
-            let name = try fields.requiredString("notificationKeyName")
-            let key = try fields.optionalString("notificationKey")
+            let name = try fields.requiredString(.notificationKeyName)
+            let key = try fields.optionalString(.notificationKey)
             target = .group(name: name, key: key)
         case .instancesInfo:
-            target = .info(details: try fields.optionalBool("details") ?? false)
+            target = .info(details: try fields.optionalBool(.details) ?? false)
         case .groupsExport:
-            switch try fields.optionalString("groupsBy") ?? RequestTarget.groupsByName {
+            switch try fields.optionalString(.groupsBy) ?? RequestTarget.groupsByName {
             case RequestTarget.groupsByName: target = .export(byKey: false)
             case RequestTarget.groupsByKey: target = .export(byKey: true)
             case let other:
                 throw RequestRejection(
-                    field: "groupsBy",
+                    field: Field.groupsBy.rawValue,
                     reason: "\(RequestRejection.quote(other)) is not \(RequestTarget.groupsByName) (the default) or \(RequestTarget.groupsByKey)")
             }
         }
-        let replayOf = try fields.optionalString("replayOf")
-        if let replayOf { try Fields.checkIDBytes(replayOf, field: "replayOf") }
-        let priorAttempts = try fields.optionalCount("priorAttempts") ?? 0
-        let batch = try fields.optionalString("batch")
+        let replayOf = try fields.optionalString(.replayOf)
+        if let replayOf { try Fields.checkIDBytes(replayOf, field: .replayOf) }
+        let priorAttempts = try fields.optionalCount(.priorAttempts) ?? 0
+        let batch = try fields.optionalString(.batch)
         if let batch, let problem = BatchName.problem(with: batch) {
-            throw RequestRejection(field: "batch", reason: "\(RequestRejection.quote(batch)) \(problem)")
+            throw RequestRejection(field: Field.batch.rawValue, reason: "\(RequestRejection.quote(batch)) \(problem)")
         }
         try fields.checkMembers(of: op)
         let request = PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts, batch: batch)
@@ -119,13 +121,15 @@ public struct RequestDecoder: Sendable {
         guard bound <= maxOutcomeBytes else {
             let fitting = max(1, items.count * maxOutcomeBytes / bound)
             throw RequestRejection(
-                field: op.itemsField,
+                field: op.itemsField.rawValue,
                 reason:
                     "\(items.count) items could make an outcome of up to \(bound) bytes, over the limit of \(maxOutcomeBytes) (max-outcome-bytes); send at most about \(fitting) per request"
             )
         }
         return request
     }
+
+    private typealias Field = PipelineRequest.Field
 
     /// Typed access to a request's fields, each failure naming its field.
     private struct Fields {
@@ -134,7 +138,8 @@ public struct RequestDecoder: Sendable {
         let recordBytes: Int
         var id: String?
 
-        func requiredString(_ name: String) throws(RequestRejection) -> String {
+        func requiredString(_ field: Field) throws(RequestRejection) -> String {
+            let name = field.rawValue
             guard let value = document[name]?.value else { throw RequestRejection(field: name, reason: "is required") }
             guard let text = value.stringValue, !text.isEmpty else {
                 throw RequestRejection(field: name, reason: "must be a non-empty string, got \(RequestRejection.show(value))")
@@ -143,11 +148,11 @@ public struct RequestDecoder: Sendable {
         }
 
         /// Refuses an id (`id`, `replayOf`) past `RequestID.maxBytes`, naming `field` and the length.
-        static func checkIDBytes(_ id: String, field: String) throws(RequestRejection) {
+        static func checkIDBytes(_ id: String, field: Field) throws(RequestRejection) {
             let bytes = id.utf8.count
             guard bytes > RequestID.maxBytes else { return }
             throw RequestRejection(
-                field: field,
+                field: field.rawValue,
                 reason:
                     "has \(bytes) bytes, more than the limit of \(RequestID.maxBytes); it is named by its first \(RequestID.keptBytes) bytes and its SHA-256 (\(RequestID.shortForm(id)))"
             )
@@ -164,7 +169,8 @@ public struct RequestDecoder: Sendable {
                 reason: "is not a member of \(op.rawValue) requests, which have: \(allowed.sorted().joined(separator: ", "))\(more)")
         }
 
-        func optionalString(_ name: String) throws(RequestRejection) -> String? {
+        func optionalString(_ field: Field) throws(RequestRejection) -> String? {
+            let name = field.rawValue
             guard let value = document[name]?.value, value != .null else { return nil }
             guard let text = value.stringValue, !text.isEmpty else {
                 throw RequestRejection(field: name, reason: "must be a non-empty string when present, got \(RequestRejection.show(value))")
@@ -172,13 +178,15 @@ public struct RequestDecoder: Sendable {
             return text
         }
 
-        func optionalBool(_ name: String) throws(RequestRejection) -> Bool? {
+        func optionalBool(_ field: Field) throws(RequestRejection) -> Bool? {
+            let name = field.rawValue
             guard let value = document[name]?.value, value != .null else { return nil }
             guard let flag = value.boolValue else { throw RequestRejection(field: name, reason: "must be true or false, got \(RequestRejection.show(value))") }
             return flag
         }
 
-        func optionalCount(_ name: String) throws(RequestRejection) -> Int? {
+        func optionalCount(_ field: Field) throws(RequestRejection) -> Int? {
+            let name = field.rawValue
             guard let value = document[name]?.value, value != .null else { return nil }
             guard case .number(let number) = value, number >= 0, number == number.rounded(), number < 1e9 else {
                 throw RequestRejection(field: name, reason: "must be a non-negative integer, got \(RequestRejection.show(value))")
@@ -186,7 +194,8 @@ public struct RequestDecoder: Sendable {
             return Int(number)
         }
 
-        func items(_ name: String, limit: Int) throws(RequestRejection) -> PackedStrings {
+        func items(_ field: Field, limit: Int) throws(RequestRejection) -> PackedStrings {
+            let name = field.rawValue
             guard let member = document[name] else { throw RequestRejection(field: name, reason: "is required") }
             let count: Int
             switch member {

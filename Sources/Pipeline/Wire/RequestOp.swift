@@ -22,31 +22,36 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     /// One group per call.
     case groupsExport = "groups.export"
 
-    /// The name of the request field that holds the items.
-    public var itemsField: String {
+    /// The request field that holds the items.
+    public var itemsField: PipelineRequest.Field {
         switch self {
-        case .installationsDelete: "installations"
-        case .apnsImport: "apnsTokens"
-        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove, .instancesInfo: "tokens"
-        case .groupsExport: "groups"
+        case .installationsDelete: .installations
+        case .apnsImport: .apnsTokens
+        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove, .instancesInfo: .tokens
+        case .groupsExport: .groups
         }
     }
 
-    /// The members a request of this op may hold: `id`, `op`, `replayOf`, `priorAttempts`, `batch`,
-    /// its target fields and its items field. `RequestDecoder` refuses a request with any other,
-    /// naming it: a member the worker would ignore (a misspelt `subjet`, another op's `topic`) is
-    /// never silently dropped from what the producer meant, nor carried in memory unread.
+    /// The target fields of a request of this op.
+    public var targetFields: [PipelineRequest.Field] {
+        switch self {
+        case .installationsDelete: [.subject]
+        case .topicsSubscribe, .topicsUnsubscribe: [.topic]
+        case .apnsImport: [.application, .sandbox]
+        case .groupsCreate, .groupsAdd, .groupsRemove: [.notificationKeyName, .notificationKey]
+        case .instancesInfo: [.details]
+        case .groupsExport: [.groupsBy]
+        }
+    }
+
+    /// The names of the members a request of this op may hold: `id`, `op`, `replayOf`,
+    /// `priorAttempts`, `batch`, its target fields and its items field. `RequestDecoder` refuses a
+    /// request with any other, naming it: a member the worker would ignore (a misspelt `subjet`,
+    /// another op's `topic`) is never silently dropped from what the producer meant, nor carried
+    /// in memory unread.
     public var members: Set<String> {
-        let target: [String] =
-            switch self {
-            case .installationsDelete: ["subject"]
-            case .topicsSubscribe, .topicsUnsubscribe: ["topic"]
-            case .apnsImport: ["application", "sandbox"]
-            case .groupsCreate, .groupsAdd, .groupsRemove: ["notificationKeyName", "notificationKey"]
-            case .instancesInfo: ["details"]
-            case .groupsExport: ["groupsBy"]
-            }
-        return Set(["id", "op", "replayOf", "priorAttempts", "batch", itemsField] + target)
+        let fields: [PipelineRequest.Field] = [.id, .op, .replayOf, .priorAttempts, .batch, itemsField] + targetFields
+        return Set(fields.lazy.map(\.rawValue))
     }
 
     /// The backend API every call of this op makes when the pipeline's topic ops go to `backend`.

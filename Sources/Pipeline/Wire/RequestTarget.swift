@@ -31,15 +31,18 @@ public enum RequestTarget: Sendable, Hashable {
         }
     }
 
-    /// The target fields as an outcome shows them (`{"topic": "movies"}`).
+    /// The target fields as an outcome shows them (`{"topic": "movies"}`), named as the request
+    /// names them (`PipelineRequest.Field`).
     public var outcomeFields: [String: String] {
-        switch self {
-        case .subject(let subject): subject.map { ["subject": $0] } ?? [:]
-        case .topic(let name): ["topic": name]
-        case .apns(let application, let sandbox): ["application": application, "sandbox": "\(sandbox)"]
-        case .group(let name, let key): key.map { ["notificationKeyName": name, "notificationKey": $0] } ?? ["notificationKeyName": name]
-        case .info(let details): ["details": "\(details)"]
-        case .export(let byKey): ["groupsBy": byKey ? Self.groupsByKey : Self.groupsByName]
+        typealias Field = PipelineRequest.Field
+        return switch self {
+        case .subject(let subject): subject.map { [Field.subject.rawValue: $0] } ?? [:]
+        case .topic(let name): [Field.topic.rawValue: name]
+        case .apns(let application, let sandbox): [Field.application.rawValue: application, Field.sandbox.rawValue: "\(sandbox)"]
+        case .group(let name, let key):
+            key.map { [Field.notificationKeyName.rawValue: name, Field.notificationKey.rawValue: $0] } ?? [Field.notificationKeyName.rawValue: name]
+        case .info(let details): [Field.details.rawValue: "\(details)"]
+        case .export(let byKey): [Field.groupsBy.rawValue: byKey ? Self.groupsByKey : Self.groupsByName]
         }
     }
 }

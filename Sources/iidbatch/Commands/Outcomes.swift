@@ -58,7 +58,7 @@ struct Outcomes: AsyncParsableCommand {
         let selected: @Sendable (Outcome) -> Bool = { [requestId, since, subject] outcome in
             if let requestId, outcome.requestID != requestId && outcome.replayOf != requestId { return false }
             if let since, outcome.completedAt < since.date { return false }
-            if let subject, outcome.op != .installationsDelete || outcome.target["subject"] != subject { return false }
+            if let subject, outcome.op != .installationsDelete || outcome.target[PipelineRequest.Field.subject.rawValue] != subject { return false }
             return true
         }
         let extent = try await readUntilInterrupted(configuration) { record in
