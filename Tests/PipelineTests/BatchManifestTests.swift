@@ -23,6 +23,13 @@ struct BatchManifestTests {
         }
     }
 
+    @Test("the writer writes every member the reader knows, by the one list of wire names")
+    func membersHaveOneOwner() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.manifest().jsonBytes())) as? [String: Any])
+        #expect(Set(object.keys) == BatchManifest.members)
+        #expect(BatchManifest.members == Set(BatchManifest.Field.allCases.map(\.rawValue)))
+    }
+
     @Test("the input digest is SHA-256 in lowercase hex")
     func digest() {
         #expect(BatchManifest.inputDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

@@ -67,8 +67,15 @@ public struct BatchManifest: Sendable, Hashable {
     /// The record time from which the batch's outcomes are read: `createdAt` less `clockAllowance`.
     public var outcomesSince: Date { createdAt.addingTimeInterval(-Self.clockAllowance) }
 
+    /// The wire name of each member: the one place it is written, for `parse` and `jsonBytes()`.
+    package enum Field: String, CodingKey, CaseIterable {
+        case name, op, pipeline, requestTopics, requests, items, createdBy, createdAt
+        case inputSHA256 = "inputSha256"
+        case state
+    }
+
     /// The members a manifest holds; any other is refused.
-    static let members: Set<String> = ["name", "op", "pipeline", "requestTopics", "requests", "items", "createdBy", "createdAt", "inputSha256", "state"]
+    package static let members = Set(Field.allCases.map(\.rawValue))
 
     /// The lowercase hex SHA-256 of `bytes`: a submit's input file as read, a replay's produced
     /// record values each followed by a newline.
@@ -89,64 +96,65 @@ public struct BatchManifest: Sendable, Hashable {
         if let unknown = fields.keys.sorted().first(where: { !members.contains($0) }) {
             throw BatchManifestError(field: unknown, "is not a member of a manifest (\(members.sorted().joined(separator: ", ")))")
         }
-        func text(_ field: String) throws(BatchManifestError) -> String {
-            guard let text = fields[field]?.stringValue, !text.isEmpty else { throw BatchManifestError(field: field, "must be a non-empty string") }
+        func refused(_ field: Field, _ reason: String) -> BatchManifestError { BatchManifestError(field: field.rawValue, reason) }
+        func text(_ field: Field) throws(BatchManifestError) -> String {
+            guard let text = document[field]?.stringValue, !text.isEmpty else { throw refused(field, "must be a non-empty string") }
             return text
         }
-        func count(_ field: String) throws(BatchManifestError) -> Int {
-            guard case .number(let number)? = fields[field], number >= 0, number == number.rounded(), number < 1e15 else {
-                throw BatchManifestError(field: field, "must be an integer of 0 or more")
+        func count(_ field: Field) throws(BatchManifestError) -> Int {
+            guard case .number(let number)? = document[field], number >= 0, number == number.rounded(), number < 1e15 else {
+                throw refused(field, "must be an integer of 0 or more")
             }
             return Int(number)
         }
-        let name = try text("name")
-        if let problem = BatchName.problem(with: name) { throw BatchManifestError(field: "name", "'\(name)' \(problem)") }
+        let name = try text(.name)
+        if let problem = BatchName.problem(with: name) { throw refused(.name, "'\(name)' \(problem)") }
         var op: RequestOp?
-        if fields["op"] != nil {
-            let raw = try text("op")
-            guard let known = RequestOp(rawValue: raw) else { throw BatchManifestError(field: "op", "'\(raw)' is not one of \(RequestOp.names)") }
+        if document[Field.op] != nil {
+            let raw = try text(.op)
+            guard let known = RequestOp(rawValue: raw) else { throw refused(.op, "'\(raw)' is not one of \(RequestOp.names)") }
             op = known
         }
-        let pipeline = fields["pipeline"] == nil ? nil : try text("pipeline")
-        guard case .array(let topicValues)? = fields["requestTopics"] else {
-            throw BatchManifestError(field: "requestTopics", "must be an array of topic names")
+        let pipeline = document[Field.pipeline] == nil ? nil : try text(.pipeline)
+        guard case .array(let topicValues)? = document[Field.requestTopics] else {
+            throw refused(.requestTopics, "must be an array of topic names")
         }
         var requestTopics: [String] = []
         for value in topicValues {
-            guard let topic = value.stringValue, !topic.isEmpty else { throw BatchManifestError(field: "requestTopics", "must hold non-empty strings") }
+            guard let topic = value.stringValue, !topic.isEmpty else { throw refused(.requestTopics, "must hold non-empty strings") }
             requestTopics.append(topic)
         }
-        let createdAt = try text("createdAt")
-        guard let created = WireDate.parse(createdAt) else { throw BatchManifestError(field: "createdAt", "'\(createdAt)' is not an ISO 8601 time") }
-        let digest = try text("inputSha256")
+        let createdAt = try text(.createdAt)
+        guard let created = WireDate.parse(createdAt) else { throw refused(.createdAt, "'\(createdAt)' is not an ISO 8601 time") }
+        let digest = try text(.inputSHA256)
         guard digest.utf8.count == 64, digest.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
-            throw BatchManifestError(field: "inputSha256", "must be 64 lowercase hex digits")
+            throw refused(.inputSHA256, "must be 64 lowercase hex digits")
         }
-        let stateText = try text("state")
+        let stateText = try text(.state)
         guard let state = State(rawValue: stateText) else {
-            throw BatchManifestError(field: "state", "'\(stateText)' is not one of \(State.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw refused(.state, "'\(stateText)' is not one of \(State.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return BatchManifest(
-            name: name, op: op, pipeline: pipeline, requestTopics: requestTopics, requests: try count("requests"), items: try count("items"),
-            createdBy: try text("createdBy"), createdAt: created, inputSHA256: digest, state: state)
+            name: name, op: op, pipeline: pipeline, requestTopics: requestTopics, requests: try count(.requests), items: try count(.items),
+            createdBy: try text(.createdBy), createdAt: created, inputSHA256: digest, state: state)
     }
 
     /// The record's value, as `parse` reads it back.
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
-        writer.key("createdAt")
+        writer.key(Field.createdAt)
         writer.plainString(WireDate.bytes(createdAt))
-        writer.member("createdBy", createdBy)
-        writer.member("inputSha256", inputSHA256)
-        writer.member("items", items)
-        writer.member("name", name)
-        if let op { writer.member("op", op.rawValue) }
-        if let pipeline { writer.member("pipeline", pipeline) }
-        writer.key("requestTopics")
+        writer.member(Field.createdBy, createdBy)
+        writer.member(Field.inputSHA256, inputSHA256)
+        writer.member(Field.items, items)
+        writer.member(Field.name, name)
+        if let op { writer.member(Field.op, op.rawValue) }
+        if let pipeline { writer.member(Field.pipeline, pipeline) }
+        writer.key(Field.requestTopics)
         writer.strings(requestTopics)
-        writer.member("requests", requests)
-        writer.member("state", state.rawValue)
+        writer.member(Field.requests, requests)
+        writer.member(Field.state, state.rawValue)
         writer.endObject()
         return writer.bytes
     }
