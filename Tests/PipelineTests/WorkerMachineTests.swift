@@ -165,6 +165,18 @@ struct WorkerMachineTests {
         #expect(machine.recordsRead == 1)
     }
 
+    @Test("the first failure is the one recorded and begins the stop; the stop sequence is claimed once, by a failure or a shutdown")
+    func failureAndStopClaimedOnce() {
+        var machine = machine()
+        _ = machine.assigned([partition])
+        let first = PipelineWorkerError.unpublishable(requestID: "a", reason: "first")
+        let begun = machine.failed(first, now: start)
+        #expect(begun.map(paused) == [true], "the stop begins: the partitions pause")
+        #expect(machine.failed(.unpublishable(requestID: "b", reason: "second"), now: start) == nil)
+        #expect(machine.failure?.description == first.description)
+        #expect(machine.claimStop() && !machine.claimStop(), "one stop sequence, however many ask")
+    }
+
     @Test("the breaker open with only suspect calls waiting at the in-flight bound lets new records in, the one way to close it")
     func breakerAwaitingNewWorkWaivesBackpressure() {
         var machine = machine { $0.maxInFlightItems = 1 }

@@ -49,6 +49,10 @@ struct WorkerMachine {
     private var nextDrain = 0
     /// Records read past the gate while its hold was waived, since the breaker last closed.
     private var readsPastBound = 0
+    /// Why the worker stopped itself, if it did (`failed(_:now:)`).
+    private(set) var failure: PipelineWorkerError?
+    /// Whether the worker's stop sequence was claimed (`claimStop()`).
+    private var stopClaimed = false
 
     /// A machine for `configuration` under `controlled` (paused from the start when it says so).
     init(configuration: PipelineConfiguration, controlled: ControlledSettings, now: ContinuousClock.Instant, random: SplitMix64 = SplitMix64()) {
@@ -256,6 +260,21 @@ struct WorkerMachine {
     /// The drain `id` reached its deadline: true when it was still waiting (it ends undrained).
     mutating func expireDrain(_ id: Int) -> Bool {
         drains.removeValue(forKey: id) != nil
+    }
+
+    /// The worker cannot go on because of `error`: the first such failure is recorded and the
+    /// stop begins (`beginStop(now:)`); nil, and nothing to do, once a failure was recorded.
+    mutating func failed(_ error: PipelineWorkerError, now: ContinuousClock.Instant) -> [WorkerAction]? {
+        guard failure == nil else { return nil }
+        failure = error
+        return beginStop(now: now) ?? []
+    }
+
+    /// True the first time only: its caller runs the worker's stop sequence (`beginStop`, the
+    /// drain, `finishStop`, closing the clients), which a shutdown and a failure may both ask for.
+    mutating func claimStop() -> Bool {
+        defer { stopClaimed = true }
+        return !stopClaimed
     }
 
     /// A stop begins: no record is taken from now on, the partitions are paused, work in

@@ -64,10 +64,9 @@ public actor PipelineWorker {
     /// Drains waited for, by the machine's id.
     private var drainWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
     private var progress = ProgressWaiters()
+
     /// Why the worker stopped itself, if it did.
-    public private(set) var failure: PipelineWorkerError?
-    /// Whether `stop(drain:)` began (it runs once).
-    private var stopStarted = false
+    public var failure: PipelineWorkerError? { machine.failure }
 
     /// A worker for `configuration`, joining its consumer group, calling through `client`, or
     /// a view of it for the file's `project:` (`PipelineConfiguration.client(from:)`); `wakes`
@@ -193,8 +192,7 @@ public actor PipelineWorker {
     }
 
     private func stop(drain: Bool) async {
-        guard !stopStarted else { return }
-        stopStarted = true
+        guard machine.claimStop() else { return }
         if let actions = machine.beginStop(now: clock.now) { perform(actions) }
         if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) {
             logger.warning(
@@ -217,10 +215,9 @@ public actor PipelineWorker {
     /// The worker cannot go on: logs why, records it, takes no record from now on, and stops
     /// without waiting for a drain (in a task of its own: the stop awaits the clients).
     private func fail(_ error: PipelineWorkerError) {
-        guard failure == nil else { return }
-        failure = error
+        guard let actions = machine.failed(error, now: clock.now) else { return }
         logger.critical("\(error); stopping the worker")
-        if let actions = machine.beginStop(now: clock.now) { perform(actions) }
+        perform(actions)
         spawn { await self.stop(drain: false) }
     }
 
