@@ -37,7 +37,11 @@ struct ReviewDefectTests {
             #expect(rejected.reason?.contains("max-outcome-bytes") == true)
             let after = try #require(outcomes[small.id])
             #expect(after.status != .rejected && after.counts.values.reduce(0, +) == 2, "the record after it is worked on and answered")
-            let letter = try #require(fixture.deadLetters.first { $0.headers.string(DeadLetterHeader.requestID) == huge.id })
+            // The dead-letter topic is read apart from the outcomes: its record may be read after them.
+            let read = try await fixture.waitForRead({ _ in "the dead letter of \(huge.id)" }) { read in
+                read.deadLetters.contains { $0.headers.string(DeadLetterHeader.requestID) == huge.id }
+            }
+            let letter = try #require(read.deadLetters.first { $0.headers.string(DeadLetterHeader.requestID) == huge.id })
             #expect(letter.value == Array(huge.jsonBody()), "dead-lettered byte for byte")
             #expect(fixture.backend.stats[BackendAPI.deleteInstance.rawValue].calls < 100, "no call was made for the rejected request")
         }
