@@ -13,25 +13,9 @@ import Kafka
 /// seeded simulation, with an injected clock. Once a stop began no record is taken and no call
 /// starts after `finishStop()`; answers and acknowledgements of work in flight are still booked.
 struct WorkerMachine {
-    /// The worker's life: running, draining for a stop, stopped.
-    enum Phase: Sendable {
-        case running
-        case stopping
-        case stopped
-    }
-
-    /// Why consumption is paused.
-    enum PauseReason: Hashable, Sendable {
-        case backpressure
-        case breaker
-        case stopping
-        /// An operator paused the pipeline.
-        case control
-    }
-
     /// The pipeline's file, before the operator's overrides.
     let configuration: PipelineConfiguration
-    private(set) var phase = Phase.running
+    private(set) var phase = WorkerPhase.running
     private(set) var book: RequestBook
     private(set) var dispatch: DispatchMachine
     private var gate = ReadGate()
