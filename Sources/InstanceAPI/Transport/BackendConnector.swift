@@ -18,8 +18,9 @@ final class BackendConnector: Sendable {
         case http2(HTTP2BackendConnection, maxStreams: Int)
     }
 
-    /// What an HTTP/2 connection tells its transport after its first SETTINGS: its server's later
-    /// stream limits, and a GOAWAY (the connection has noted it).
+    /// What an HTTP/2 connection tells its transport: every SETTINGS of its server (the first
+    /// also completes the connect; the transport knows the connection only after it), and a
+    /// GOAWAY (the connection has noted it).
     struct HTTP2Events: Sendable {
         /// The server's `SETTINGS_MAX_CONCURRENT_STREAMS` changed.
         var maxStreamsChanged: @Sendable (HTTP2BackendConnection, Int) -> Void
@@ -71,7 +72,7 @@ final class BackendConnector: Sendable {
 
     /// Connects to a TLS origin and learns its protocol by ALPN (offering `h2` only with
     /// `offerHTTP2`): an HTTP/2 connection once the server's first SETTINGS arrived, reporting
-    /// later ones and GOAWAY to `events`, or an HTTP/1.1 one. Bounded by `deadline`.
+    /// every SETTINGS and GOAWAY to `events`, or an HTTP/1.1 one. Bounded by `deadline`.
     func connectTLS(_ origin: BackendOrigin, deadline: NIODeadline, offerHTTP2: Bool, events: HTTP2Events) async throws -> Connected {
         let tls = try context(offerHTTP2: offerHTTP2)
         let remaining = deadline - .now()
@@ -120,7 +121,7 @@ final class BackendConnector: Sendable {
 
     /// Makes `channel`, whose server chose `h2`, an HTTP/2 connection: frames, the watcher of the
     /// server's settings and GOAWAY, the handler carrying the calls. `negotiated` completes on the
-    /// first SETTINGS; later ones and GOAWAY go to `events`.
+    /// first SETTINGS; every SETTINGS and GOAWAY goes to `events`.
     private static func configureHTTP2(
         _ channel: any Channel, origin: BackendOrigin, bodyLimit: Int, negotiated: EventLoopPromise<Connected>, events: HTTP2Events
     ) throws {

@@ -289,8 +289,8 @@ final class BackendTransport: Sendable {
         for connection in outcome.close { connection.close() }
     }
 
-    /// What this transport's HTTP/2 connections report after their first SETTINGS, handed to
-    /// `StreamConnections`.
+    /// What this transport's HTTP/2 connections report, handed to `StreamConnections` (which
+    /// ignores a connection it has not registered yet: the first SETTINGS registers it).
     private var http2Events: BackendConnector.HTTP2Events {
         BackendConnector.HTTP2Events(
             maxStreamsChanged: { [weak self] connection, maxStreams in

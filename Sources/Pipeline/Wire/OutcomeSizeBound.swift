@@ -32,8 +32,10 @@ public enum OutcomeSizeBound {
     /// Everything else: field names, status, dates, counts of backend calls, the target.
     static let fixedBytes = 2_048
 
-    /// How many times its bytes in a request record an item can take in the outcome: `\n` (2
-    /// bytes in the record) is counted as 6 (`\u000a`), `/` as 2; any other byte at most 1:1.
+    /// How many times its bytes in a request record an item can take in the outcome, with room:
+    /// `/` (1 byte in the record) is written `\/`, 2; an escape the record needs (`\n`, `\u0001`)
+    /// is written no longer than the record holds it (`JSONWriter.escapedByteCount(of:)`); any
+    /// other byte 1:1 at most. So the growth is 2 at most; 3 is the bound's margin.
     static let maxEscapeGrowth = 3
 
     /// The bound for `request`, reading every item.

@@ -77,7 +77,10 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The most items one call of this op carries on any backend: what no planner may exceed,
     /// however it was made.
-    public var mostItemsPerCall: Int { TopicBackend.allCases.lazy.map(itemsPerCall(on:)).max() ?? 1 }
+    public var mostItemsPerCall: Int { Self.mostItems[self]! }
+
+    /// `mostItemsPerCall` of every op, worked out once: planners ask it for every call.
+    private static let mostItems = Dictionary(uniqueKeysWithValues: allCases.map { op in (op, TopicBackend.allCases.map(op.itemsPerCall(on:)).max()!) })
 
     /// The most items one request of this op may hold, when the API sets one: a device group
     /// never holds more than `APILimits.groupMembers` members, so no request can add more.
@@ -90,7 +93,7 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The most items any call carries, of any op on any backend: the most a pipeline's
     /// `batching.max-items` can say.
-    public static let largestCallLimit = allCases.flatMap { op in TopicBackend.allCases.map(op.itemsPerCall(on:)) }.max()!
+    public static let largestCallLimit = mostItems.values.max()!
 
     /// Every op, as the wire spells them, for error messages.
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -85,13 +85,17 @@ struct CallExecutor: Sendable {
     /// Instance ID API (`api` `.instanceInfo`) or from every page of the FCM v1 list call (the API
     /// that replaces it).
     private func info(_ token: String, calling api: BackendAPI, details: Bool) async throws(InstanceAPIError) -> ItemAnswer {
-        if api == .instanceInfo {
+        switch api {
+        case .instanceInfo:
             let outcome = try await client.instanceInfo(token: token, details: details)
             let topics = outcome.value?.rel?.topics?.keys.sorted() ?? []
             return ItemAnswer(outcome.result, list: details && outcome.value != nil ? topics : nil)
+        case .fcmListTopics:
+            let outcome = try await client.fcmTopics(registration: token)
+            return ItemAnswer(outcome.result, list: details ? outcome.value : nil)
+        default:
+            throw .invalidArgument(field: "api", value: api.rawValue, reason: "is not an API of instances.info")
         }
-        let outcome = try await client.fcmTopics(registration: token)
-        return ItemAnswer(outcome.result, list: details ? outcome.value : nil)
     }
 
     /// One device group's members, by name (its key looked up first) or by key.
