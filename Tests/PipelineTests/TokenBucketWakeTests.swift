@@ -56,6 +56,27 @@ struct TokenBucketWakeTests {
         #expect(wakes >= 740 && wakes <= 760, "wakes \(wakes)")
     }
 
+    @Test("asked between wakes (an answer freed a slot), an emptied bucket still starts its calls a batch at a time")
+    func askedBetweenWakes() {
+        let start = ContinuousClock.now
+        var bucket = TokenBucket(rate: 3000, now: start)
+        while bucket.take(now: start) == nil {}
+        // Asked every 1 ms, as answers arriving at 1,000/s would ask: before the first
+        // wakeBatch is there, nothing starts; then the batch starts together, not one per ask.
+        var now = start
+        var grants: [Int] = []
+        for _ in 0..<100 {
+            now += .milliseconds(1)
+            var granted = 0
+            while bucket.take(now: now) == nil { granted += 1 }
+            if granted > 0 { grants.append(granted) }
+        }
+        #expect(grants.allSatisfy { $0 >= 60 }, "grants \(grants)")
+        // The rate holds: 100 ms at 3,000/s is 300 tokens, granted in batches of about 60 (the
+        // last batch may fall due a moment after the 100th ask).
+        #expect((240...300).contains(grants.reduce(0, +)), "grants \(grants)")
+    }
+
     @Test("a new rate moves the batch with it")
     func batchFollowsRate() {
         let start = ContinuousClock.now

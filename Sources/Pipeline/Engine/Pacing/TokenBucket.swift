@@ -1,7 +1,9 @@
 /// A token bucket: `rate` tokens a second, holding at most `burst`. Callers ask before each call
-/// and are told how long to wait when the bucket is empty: until `wakeBatch` tokens are there,
-/// so a paced caller is woken about once per `wakeInterval` (not once per token) and starts
-/// several calls then. The tokens taken never outrun `rate` over time: the wait only groups them.
+/// and are told how long to wait when the bucket is empty: until `wakeBatch` tokens are there.
+/// An emptied bucket grants nothing more until then, however often it is asked (an answer
+/// freeing a slot asks too), so a paced caller starts its calls about once per `wakeInterval`,
+/// several together (one pump, one flush of their requests), not one per token as tokens trickle
+/// in. The tokens taken never outrun `rate` over time: the wait only groups them.
 public struct TokenBucket: Sendable {
     /// The time worth of tokens an empty bucket's wait covers: at 3,000 calls/s, 60 calls per
     /// wake and about 50 wakes a second instead of 3,000; at 500/s, 10 calls per wake. Each wake
@@ -18,6 +20,8 @@ public struct TokenBucket: Sendable {
     public private(set) var burst: Double
     private var tokens: Double
     private var refilledAt: ContinuousClock.Instant
+    /// The bucket ran empty and grants nothing until `wakeBatch` tokens are there again.
+    private var refilling = false
 
     /// A full bucket.
     public init(rate: Double, burst: Double? = nil, now: ContinuousClock.Instant = .now) {
@@ -51,13 +55,15 @@ public struct TokenBucket: Sendable {
     }
 
     /// Takes one token and returns nil, or returns how long until `wakeBatch` tokens are there
-    /// (taking nothing).
+    /// (taking nothing): once the bucket ran empty, until they are.
     public mutating func take(now: ContinuousClock.Instant) -> Duration? {
         refill(now: now)
-        if tokens >= 1 {
+        if refilling, tokens >= wakeBatch { refilling = false }
+        if !refilling, tokens >= 1 {
             tokens -= 1
             return nil
         }
-        return .nanoseconds(Int64(((wakeBatch - tokens) / rate * 1e9).rounded(.up)))
+        refilling = true
+        return .nanoseconds(Int64((max(0, wakeBatch - tokens) / rate * 1e9).rounded(.up)))
     }
 }
