@@ -30,6 +30,26 @@ struct DispatchMachineWakeTests {
         if let at = timers.first { #expect(at > t0 + .milliseconds(50) && at <= t0 + .seconds(1) + .milliseconds(10), "\(at - t0)") }
     }
 
+    @Test("a timer that fires a moment early is armed again: the wake it stood for is not lost")
+    func earlyTimerIsArmedAgain() {
+        var configuration = PipelineConfiguration(name: "test", requestTopic: "requests", linger: .milliseconds(50), concurrency: 4)
+        configuration.topicBackend = .iidBatch
+        configuration.callsPerSecond = 1
+        configuration.adaptiveRate = AdaptiveRate.Settings()
+        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 1))
+        let full = PipelineRequest(id: "c", op: .topicsSubscribe, target: .topic("c"), items: (0..<1_000).map { "t\($0)" })
+        #expect(started(machine.add(full, handle: RequestHandle(0), now: t0)).count == 1)
+        let waiting = machine.add(
+            PipelineRequest(id: "d", op: .topicsSubscribe, target: .topic("d"), items: (0..<1_000).map { "u\($0)" }), handle: RequestHandle(1), now: t0)
+        let armed = try? #require(waiting.compactMap { if case .setTimer(let at) = $0 { at } else { nil } }.first)
+        guard let armed else { return }
+        // The shell's timer fires 1 ms before the instant asked (a scheduler may): nothing is due
+        // yet, so the machine must ask again, or nothing would ever wake it.
+        let early = machine.timerFired(now: armed - .milliseconds(1))
+        #expect(started(early).isEmpty)
+        #expect(early.contains { if case .setTimer(let at) = $0 { at >= armed - .milliseconds(1) } else { false } }, "\(early)")
+    }
+
     private func started(_ actions: [DispatchAction]) -> [CallJob] {
         actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
     }

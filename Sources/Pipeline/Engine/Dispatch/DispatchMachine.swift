@@ -201,9 +201,12 @@ struct DispatchMachine: Sendable {
         return actions + pump(now: now)
     }
 
-    /// The timer asked for with `.setTimer` is due.
+    /// The timer asked for with `.setTimer` fired (when due, or a moment early or late).
     mutating func timerFired(now: ContinuousClock.Instant) -> [DispatchAction] {
-        if let timer, timer <= now { self.timer = nil }
+        // The shell's one timer has fired, early or late: the pump asks for the next one. Kept
+        // when early, nothing would be armed for the instant it stood for, and nothing would wake
+        // the machine (a stale timer that fired after a newer one was asked costs a spare wake).
+        self.timer = nil
         return pump(now: now)
     }
 

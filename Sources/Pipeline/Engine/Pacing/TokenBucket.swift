@@ -3,7 +3,9 @@
 /// An emptied bucket grants nothing more until then, however often it is asked (an answer
 /// freeing a slot asks too), so a paced caller starts its calls about once per `wakeInterval`,
 /// several together (one pump, one flush of their requests), not one per token as tokens trickle
-/// in. The tokens taken never outrun `rate` over time: the wait only groups them.
+/// in; as many as its calls in flight allow then (at low latency the API's concurrency limit may
+/// be below a batch, and the rest start as slots free). The tokens taken never outrun `rate`
+/// over time: the wait only groups them.
 public struct TokenBucket: Sendable {
     /// The time worth of tokens an empty bucket's wait covers: at 3,000 calls/s, 60 calls per
     /// wake and about 50 wakes a second instead of 3,000; at 500/s, 10 calls per wake. Each wake
@@ -32,7 +34,8 @@ public struct TokenBucket: Sendable {
     }
 
     /// Changes the rate from `now` on (the time before it is refilled at the old rate); the burst
-    /// follows the rate unless it was given.
+    /// becomes a tenth of a second's tokens at the new rate (at least one), a burst given to
+    /// `init` included.
     public mutating func setRate(_ newRate: Double, now: ContinuousClock.Instant) {
         refill(now: now)
         rate = newRate
