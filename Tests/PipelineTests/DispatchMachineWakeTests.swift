@@ -11,14 +11,7 @@ struct DispatchMachineWakeTests {
 
     @Test("subscribe out of tokens, unsubscribe starts in the same pump: a timer is set for the subscribe's next token")
     func wakeKeptAcrossStarts() {
-        var configuration = PipelineConfiguration(name: "test", requestTopic: "requests", linger: .milliseconds(50), concurrency: 4)
-        configuration.topicBackend = .iidBatch
-        configuration.callsPerSecond = 1
-        configuration.adaptiveRate = AdaptiveRate.Settings()
-        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 1))
-        let full = PipelineRequest(id: "c", op: .topicsSubscribe, target: .topic("c"), items: (0..<1_000).map { "t\($0)" })
-        // A full batchAdd takes the subscribe API's only token (1/s, a burst of 1).
-        #expect(started(machine.add(full, handle: RequestHandle(0), now: t0)).count == 1)
+        var machine = subscribeTokenTaken()
         // Two partial calls, one per API, wait for their linger.
         _ = machine.add(PipelineRequest(id: "a", op: .topicsSubscribe, target: .topic("a"), items: ["x"]), handle: RequestHandle(1), now: t0)
         _ = machine.add(PipelineRequest(id: "b", op: .topicsUnsubscribe, target: .topic("b"), items: ["y"]), handle: RequestHandle(2), now: t0)
@@ -32,13 +25,7 @@ struct DispatchMachineWakeTests {
 
     @Test("a timer that fires a moment early is armed again: the wake it stood for is not lost")
     func earlyTimerIsArmedAgain() {
-        var configuration = PipelineConfiguration(name: "test", requestTopic: "requests", linger: .milliseconds(50), concurrency: 4)
-        configuration.topicBackend = .iidBatch
-        configuration.callsPerSecond = 1
-        configuration.adaptiveRate = AdaptiveRate.Settings()
-        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 1))
-        let full = PipelineRequest(id: "c", op: .topicsSubscribe, target: .topic("c"), items: (0..<1_000).map { "t\($0)" })
-        #expect(started(machine.add(full, handle: RequestHandle(0), now: t0)).count == 1)
+        var machine = subscribeTokenTaken()
         let waiting = machine.add(
             PipelineRequest(id: "d", op: .topicsSubscribe, target: .topic("d"), items: (0..<1_000).map { "u\($0)" }), handle: RequestHandle(1), now: t0)
         let armed = try? #require(waiting.compactMap { if case .setTimer(let at) = $0 { at } else { nil } }.first)
@@ -48,6 +35,19 @@ struct DispatchMachineWakeTests {
         let early = machine.timerFired(now: armed - .milliseconds(1))
         #expect(started(early).isEmpty)
         #expect(early.contains { if case .setTimer(let at) = $0 { at >= armed - .milliseconds(1) } else { false } }, "\(early)")
+    }
+
+    /// A machine paced at 1 call/s (a burst of 1) per API whose subscribe API's only token a full
+    /// batchAdd took at `t0`.
+    private func subscribeTokenTaken() -> DispatchMachine {
+        var configuration = PipelineConfiguration(name: "test", requestTopic: "requests", linger: .milliseconds(50), concurrency: 4)
+        configuration.topicBackend = .iidBatch
+        configuration.callsPerSecond = 1
+        configuration.adaptiveRate = AdaptiveRate.Settings()
+        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 1))
+        let full = PipelineRequest(id: "c", op: .topicsSubscribe, target: .topic("c"), items: (0..<1_000).map { "t\($0)" })
+        #expect(started(machine.add(full, handle: RequestHandle(0), now: t0)).count == 1)
+        return machine
     }
 
     private func started(_ actions: [DispatchAction]) -> [CallJob] {
