@@ -17,7 +17,8 @@ struct BackendTransportTests {
     private func text(_ answer: TransportAnswer) -> String { String(buffer: answer.body) }
 
     /// A GET of `url` without a body.
-    private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(30)) async throws -> TransportAnswer {
+    /// A GET whose deadline guards against a hang only: the suite may wait its turn on a loaded runner.
+    private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(120)) async throws -> TransportAnswer {
         try await transport.send(.GET, url, headers: [:], body: nil, timeout: timeout)
     }
 
@@ -27,7 +28,7 @@ struct BackendTransportTests {
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
         for n in 0..<5 {
             let body = ByteBuffer(string: String(repeating: "item-\(n),", count: 5_000))
-            let answer = try await transport.send(.POST, server.url("/echo?n=\(n)"), headers: [:], body: body, timeout: .seconds(30))
+            let answer = try await transport.send(.POST, server.url("/echo?n=\(n)"), headers: [:], body: body, timeout: .seconds(120))
             #expect(answer.status == 200 && answer.body == body && answer.keepAlive)
         }
         #expect(server.connections == 1)
@@ -99,7 +100,7 @@ struct BackendTransportTests {
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4, tls: trusting)
         for _ in 0..<3 {
             let answer = try await transport.send(
-                .POST, "https://localhost:\(server.port)/echo", headers: [:], body: ByteBuffer(string: "secret"), timeout: .seconds(30))
+                .POST, "https://localhost:\(server.port)/echo", headers: [:], body: ByteBuffer(string: "secret"), timeout: .seconds(120))
             #expect(text(answer) == "secret")
         }
         #expect(server.connections == 1)

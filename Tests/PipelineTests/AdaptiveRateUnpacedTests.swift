@@ -123,10 +123,10 @@ struct AdaptiveRateUnpacedTests {
     @Test(
         "simulated workers reach ≥ 0.95 of a quota below the ceiling with ≤ 3 % throttled, sharing it without starving one",
         arguments: [(1, true), (3, true), (1, false), (3, false)])
-    func quotaBelowTheCeiling(workers: Int, retryAfter: Bool) {
+    func quotaBelowTheCeiling(workers: Int, retryAfter: Bool) async {
         let simulation = SharedQuotaSimulation(
             workers: workers, settings: AdaptiveRate.Settings(ceiling: 3_000), cap: 1_000, latency: .milliseconds(20), jitter: .milliseconds(5))
-        let seconds = simulation.run(quota: { _ in 500 }, retryAfter: retryAfter, seconds: 60).seconds
+        let seconds = await simulation.secondsOnOwnThread(quota: { _ in 500 }, retryAfter: retryAfter, seconds: 60)
         let accepted = seconds.reduce(0) { $0 + $1.accepted }
         let throttled = seconds.reduce(0) { $0 + $1.throttled }
         let share = Double(accepted) / (500 * 60)
@@ -143,11 +143,11 @@ struct AdaptiveRateUnpacedTests {
     @Test(
         "at a quota equal to the ceiling (3,000/s), 50 and 200 ms: ≥ 0.95 of it with ≤ 2 % throttled, and never more than the cap in flight",
         arguments: [50, 200])
-    func quotaAtTheCeiling(milliseconds: Int) {
+    func quotaAtTheCeiling(milliseconds: Int) async {
         let simulation = SharedQuotaSimulation(
             workers: 1, settings: AdaptiveRate.Settings(ceiling: 3_000), cap: 1_000, latency: .milliseconds(Int64(milliseconds)),
             jitter: .milliseconds(Int64(milliseconds / 2)))
-        let seconds = simulation.run(quota: { _ in 3_000 }, retryAfter: true, seconds: 60).seconds
+        let seconds = await simulation.secondsOnOwnThread(quota: { _ in 3_000 }, retryAfter: true, seconds: 60)
         let accepted = seconds.reduce(0) { $0 + $1.accepted }
         let throttled = seconds.reduce(0) { $0 + $1.throttled }
         let share = Double(accepted) / (3_000 * 60)
@@ -160,20 +160,20 @@ struct AdaptiveRateUnpacedTests {
     }
 
     @Test("a raised quota is found: 500 → 1,000 calls/s at 20 s, and the last 20 s of the minute run at ≥ 0.9 of it")
-    func raisedQuota() {
+    func raisedQuota() async {
         let simulation = SharedQuotaSimulation(
             workers: 1, settings: AdaptiveRate.Settings(ceiling: 3_000), cap: 1_000, latency: .milliseconds(20), jitter: .milliseconds(5))
-        let seconds = simulation.run(quota: { $0 < 20 ? 500 : 1_000 }, retryAfter: true, seconds: 60).seconds
+        let seconds = await simulation.secondsOnOwnThread(quota: { $0 < 20 ? 500 : 1_000 }, retryAfter: true, seconds: 60)
         let late = seconds[40...].reduce(0) { $0 + $1.accepted }
         #expect(Double(late) >= 0.9 * 1_000 * 20, "\(late) accepted in the last 20 s: \(seconds.map(\.accepted))")
         print("raised quota: per second \(seconds.map(\.accepted))")
     }
 
     @Test("a lowered quota is followed: 1,000 → 300 calls/s at 20 s; 5 s later every second is under 10 % throttled")
-    func loweredQuota() {
+    func loweredQuota() async {
         let simulation = SharedQuotaSimulation(
             workers: 1, settings: AdaptiveRate.Settings(ceiling: 3_000), cap: 1_000, latency: .milliseconds(20), jitter: .milliseconds(5))
-        let seconds = simulation.run(quota: { $0 < 20 ? 1_000 : 300 }, retryAfter: false, seconds: 40).seconds
+        let seconds = await simulation.secondsOnOwnThread(quota: { $0 < 20 ? 1_000 : 300 }, retryAfter: false, seconds: 40)
         #expect(
             seconds[25...].allSatisfy { Double($0.throttled) < 0.1 * Double($0.accepted + $0.throttled) },
             "\(seconds[18...].map { ($0.accepted, $0.throttled) })")

@@ -1,4 +1,5 @@
 import InstanceAPI
+import TestSupport
 
 @testable import Pipeline
 
@@ -7,9 +8,9 @@ import InstanceAPI
 /// `QuotaModel`, on an injected clock in 1 ms steps. Calls are answered `latency` after they start
 /// (± `jitter`, drawn from a seeded generator); the quota decides as a call arrives, as the
 /// emulator does.
-struct SharedQuotaSimulation {
+struct SharedQuotaSimulation: Sendable {
     /// What one second of the run did.
-    struct Second {
+    struct Second: Sendable {
         var accepted = 0
         var throttled = 0
         /// Accepted calls by worker.
@@ -33,6 +34,13 @@ struct SharedQuotaSimulation {
     let latency: Duration
     let jitter: Duration
     let t0 = ContinuousClock.now
+
+    /// `run`'s seconds, computed on a thread of its own: a minute of simulated calls is seconds of
+    /// CPU, which on the cooperative pool would hold one of its two threads from every async test
+    /// of the process (see `onOwnThread`).
+    func secondsOnOwnThread(quota: @escaping @Sendable (Int) -> Double, retryAfter: Bool, seconds: Int) async -> [Second] {
+        await onOwnThread { [self] in run(quota: quota, retryAfter: retryAfter, seconds: seconds).seconds }
+    }
 
     /// Runs `seconds` of simulated time against `quota`; returns each second's figures and the
     /// workers' pacing at the end.
