@@ -161,6 +161,7 @@ public struct RequestDecoder: Sendable {
         /// Refuses a member `op`'s requests do not have, naming the first (in sorted order).
         func checkMembers(of op: RequestOp) throws(RequestRejection) {
             let allowed = op.members
+            guard document.keys.contains(where: { !allowed.contains($0) }) else { return }
             let unknown = document.keys.filter { !allowed.contains($0) }.sorted()
             guard let first = unknown.first else { return }
             let more = unknown.count > 1 ? " (and \(unknown.count - 1) more unknown members)" : ""

@@ -49,10 +49,14 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     /// request with any other, naming it: a member the worker would ignore (a misspelt `subjet`,
     /// another op's `topic`) is never silently dropped from what the producer meant, nor carried
     /// in memory unread.
-    public var members: Set<String> {
-        let fields: [PipelineRequest.Field] = [.id, .op, .replayOf, .priorAttempts, .batch, itemsField] + targetFields
-        return Set(fields.lazy.map(\.rawValue))
-    }
+    public var members: Set<String> { Self.memberNames[self]! }
+
+    /// `members` of every op, worked out once: the decoder asks it for every record.
+    private static let memberNames = Dictionary(
+        uniqueKeysWithValues: allCases.map { op in
+            let fields: [PipelineRequest.Field] = [.id, .op, .replayOf, .priorAttempts, .batch, op.itemsField] + op.targetFields
+            return (op, Set(fields.lazy.map(\.rawValue)))
+        })
 
     /// The backend API every call of this op makes when the pipeline's topic ops go to `backend`.
     /// Topic ops and `instances.info` call the Instance ID API on `.iidBatch` and FCM HTTP v1 on
