@@ -35,8 +35,13 @@ final class ChildProcess: Sendable {
             let status = process.terminationStatus
             output.update { $0.status = status }
         }
-        // One spawn at a time in this process: a clean-clone run crashed inside Foundation's
-        // `Process.run()` (a memcpy of a bad pointer) while several tests spawned at once.
+        // One spawn at a time in this process. It does not prevent the crash it was added for:
+        // clean-clone runs still crash now and then inside Foundation's `Process.run()` (a memcpy
+        // of a bad pointer). That is swift-corelibs-foundation's `findMaximumOpenFromProcSelfFD()`
+        // copying a whole 256-byte `d_name` of each `/proc/self/fd` entry, past the end of
+        // glibc's readdir buffer when the page after it is unmapped (fixed upstream in
+        // swift-corelibs-foundation#5472, not in this toolchain). Spawning with posix_spawn
+        // directly would avoid it.
         try Self.spawning.withLock { _ in try process.run() }
         // Blocking reads on a thread of their own, not `readabilityHandler`: on Linux, libdispatch
         // read sources set up and torn down at once by parallel tests can crash the whole test
