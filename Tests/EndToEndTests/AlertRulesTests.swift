@@ -93,7 +93,7 @@ struct AlertRulesTests {
                 fixture, group: "alert-metrics", "ops: [installations.delete, topics.subscribe]\nbatching: { max-items: 50, linger: 10ms }")
             let port = Int.random(in: TestPorts.alertRules)
             let started = Date().timeIntervalSince1970
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 folder.runArguments(
                     fixture, pipeline: pipeline,

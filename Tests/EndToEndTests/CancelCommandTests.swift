@@ -38,7 +38,7 @@ struct CancelCommandTests {
             try await fixture.submit(wrong + right)
 
             let arguments = folder.runArguments(fixture, pipeline: pipeline, RunFolder.groupOptions + ["--log-level", "info"])
-            var worker = try ChildProcess(try Programs.iidbatch, arguments)
+            var worker = try await ChildProcess(try Programs.iidbatch, arguments)
             defer { worker.interrupt() }
             try await worker.waitFor("assigned \(fixture.requestTopic)[")
             let cancel = try await control(fixture, pipeline, ["cancel", group, "--batch", "wrong-list", "--reason", "wrong subject list", "--by", "dpo"])
@@ -47,7 +47,7 @@ struct CancelCommandTests {
             if killBetween {
                 worker.kill()
                 _ = try await worker.waitForExit()
-                worker = try ChildProcess(try Programs.iidbatch, arguments)
+                worker = try await ChildProcess(try Programs.iidbatch, arguments)
                 try await worker.waitFor("assigned \(fixture.requestTopic)[", seconds: 120)
             } else {
                 try await worker.waitFor("cancel v1 of \(group) by dpo")
@@ -87,7 +87,7 @@ struct CancelCommandTests {
             let pipeline = try folder.pipeline(fixture, group: group, "ops: [installations.delete]\nconcurrency: 2")
             let batch = deletions(fixture, batch: "migration-7", count: 40)
             try await fixture.submit(batch, key: { _ in "one-key" })
-            let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
+            let worker = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
             defer { worker.interrupt() }
             try await waitUntil("the first calls arrive", timeout: .seconds(120)) { fixture.backend.stats["installations.delete"].calls >= 2 }
             // Bounded at now: a record of the batch produced later (a resubmission) is not cancelled.

@@ -28,6 +28,14 @@ struct ChildOutput: Sendable {
         partial.removeFirst(whole)
     }
 
+    /// The process ended with `status` and its output was read to the end; `note` (a failure of
+    /// the reading side's own) is added to the text.
+    mutating func ended(_ status: Int32, note: String = "") {
+        read(Data())
+        text += note
+        self.status = status
+    }
+
     /// How many bytes at the end of `bytes` begin a UTF-8 sequence that is not complete yet.
     private static func unfinishedTail(_ bytes: [UInt8]) -> Int {
         for back in 1...min(3, bytes.count) {

@@ -1,68 +1,78 @@
 import Foundation
-import Synchronization
+import Subprocess
+import SystemPackage
 import Testing
 
 /// A program run by a test, with its combined output collected as it is written. Waits on it
 /// are woken by its output and its exit, never by a timer.
+///
+/// Spawned by swift-subprocess, not Foundation's `Process`: this toolchain's `Process.run()` can
+/// crash the whole test process (its `/proc/self/fd` scan copies each entry's whole 256-byte
+/// `d_name`, past the end of glibc's readdir buffer when the next page is unmapped;
+/// swift-corelibs-foundation#5472).
 final class ChildProcess: Sendable {
-    /// Held around `Process.run()`.
-    private static let spawning = Mutex(())
-    private let process: Process
-    private let output = Observed(ChildOutput())
+    private let output: Observed<ChildOutput>
+    /// Its process id.
+    let pid: Int32
 
     /// Starts `executable` with `arguments` (and `environment` over this process's, without the
     /// variables named in `removing`), in `directory` when given; stdout and stderr are collected
-    /// together.
+    /// together, and `stdin` (or nothing) is written to its standard input, which is then closed.
+    /// Returns once the program runs; throws if it could not be started.
     init(
         _ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], removing: [String] = [],
         directory: URL? = nil
-    ) throws {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        if !environment.isEmpty || !removing.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !removing.contains($0.key) }
-        }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let input = Pipe()
-        process.standardInput = input
-        self.process = process
-        let output = self.output
-        process.terminationHandler = { process in
-            let status = process.terminationStatus
-            output.update { $0.status = status }
-        }
-        // One spawn at a time in this process. It does not prevent the crash it was added for:
-        // clean-clone runs still crash now and then inside Foundation's `Process.run()` (a memcpy
-        // of a bad pointer). That is swift-corelibs-foundation's `findMaximumOpenFromProcSelfFD()`
-        // copying a whole 256-byte `d_name` of each `/proc/self/fd` entry, past the end of
-        // glibc's readdir buffer when the page after it is unmapped (fixed upstream in
-        // swift-corelibs-foundation#5472, not in this toolchain). Spawning with posix_spawn
-        // directly would avoid it.
-        try Self.spawning.withLock { _ in try process.run() }
-        // Blocking reads on a thread of their own, not `readabilityHandler`: on Linux, libdispatch
-        // read sources set up and torn down at once by parallel tests can crash the whole test
-        // process in `_dispatch_event_loop_drain` (swift-corelibs-libdispatch#949).
-        let reader = pipe.fileHandleForReading
-        Thread {
-            while true {
-                let data = reader.availableData
-                output.update { $0.read(data) }
-                if data.isEmpty { return }
+    ) async throws {
+        let output = Observed(ChildOutput())
+        var changes: [Environment.Key: String?] = [:]
+        for (name, value) in environment { changes[Environment.Key(stringLiteral: name)] = value }
+        for name in removing { changes[Environment.Key(stringLiteral: name)] = .some(nil) }
+        let input = try Self.inputFile(stdin ?? Data())
+        let (started, start) = AsyncThrowingStream.makeStream(of: Int32.self)
+        Task.detached {
+            do {
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable.path)), arguments: Arguments(arguments), environment: .inherit.updating(changes),
+                    workingDirectory: directory.map { FilePath($0.path) }, input: .fileDescriptor(input, closeAfterSpawningProcess: true), output: .sequence,
+                    error: .combinedWithOutput
+                ) { execution in
+                    start.yield(execution.processIdentifier.value)
+                    for try await buffer in execution.standardOutput { output.update { $0.read(Data(buffer: buffer)) } }
+                }
+                output.update { $0.ended(Self.status(result.terminationStatus)) }
+            } catch {
+                start.finish(throwing: error)
+                output.update { $0.ended(-1, note: "\n[spawn or read failed: \(error)]") }
             }
-        }.start()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
+            start.finish()
+        }
+        guard let pid = try await started.first(where: { _ in true }) else {
+            throw ProcessFailure(message: "\(executable.path) did not start")
+        }
+        self.output = output
+        self.pid = pid
+    }
+
+    /// `data` in an unlinked file, open for reading: the child's standard input. Not a pipe that
+    /// swift-subprocess writes: its writer traps (an unclosed descriptor) when the write fails
+    /// because the child exited without reading it all, which tests do on purpose.
+    private static func inputFile(_ data: Data) throws -> FileDescriptor {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-stdin-\(UUID().uuidString)").path
+        try data.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec)
+    }
+
+    /// The status as Foundation's `Process` reported it: the exit code, or the signal's number.
+    private static func status(_ status: TerminationStatus) -> Int32 {
+        switch status {
+        case .exited(let code): code
+        case .signaled(let signal): signal
+        }
     }
 
     /// Everything written so far.
     var text: String { output.value.text }
-
-    /// Its process id.
-    var pid: Int32 { process.processIdentifier }
 
     /// Waits until the output contains `needle`; fails once the program ended without it, or after
     /// `seconds` (a hang guard).
@@ -78,38 +88,42 @@ final class ChildProcess: Sendable {
     }
 
     /// Sends SIGINT, as Ctrl-C would.
-    func interrupt() { process.interrupt() }
+    func interrupt() { signal(SIGINT) }
 
     /// Sends SIGTERM, as Kubernetes or systemd do to stop a service.
-    func terminate() { process.terminate() }
+    func terminate() { signal(SIGTERM) }
 
     /// Sends SIGKILL: the process gets no chance to finish anything.
-    func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+    func kill() { signal(SIGKILL) }
 
-    /// Waits for the exit and returns the status; kills the process after `seconds`. The output is
-    /// whole when this returns, unless a process the program started still holds it open five
-    /// seconds after the exit.
+    /// Sends `number` unless the process was seen to end (its id may belong to another by then).
+    private func signal(_ number: Int32) {
+        guard output.value.status == nil else { return }
+        _ = Foundation.kill(pid, number)
+    }
+
+    /// Waits for the exit and returns the status; sends SIGTERM after `seconds`. The output is
+    /// whole when this returns: the status is known once the output's end was read and the
+    /// process reaped (a process the program started that keeps the output open holds it too).
     func waitForExit(seconds: Double = 60) async throws -> Int32 {
-        let exited: ChildOutput
         do {
-            exited = try await output.wait(
-                timeout: .seconds(seconds), until: { $0.status != nil },
-                orThrow: { ProcessFailure(message: "still running after \(seconds) s; output:\n\($0.text)") })
+            let exited = try await output.wait(
+                timeout: .seconds(seconds), until: \.isComplete,
+                orThrow: { ProcessFailure(message: "no exit, or output still open, after \(seconds) s; output:\n\($0.text)") })
+            return exited.status ?? -1
         } catch {
-            process.terminate()
+            terminate()
             throw error
         }
-        _ = try? await output.wait(timeout: .seconds(5), until: \.isComplete, orThrow: { _ in ProcessFailure(message: "output still open") })
-        return exited.status ?? -1
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        terminate()
     }
 
     /// Runs a program to completion and returns its exit status and output.
     static func run(_ executable: URL, _ arguments: [String], stdin: Data? = nil, seconds: Double = 120) async throws -> (status: Int32, output: String) {
-        let child = try ChildProcess(executable, arguments, stdin: stdin)
+        let child = try await ChildProcess(executable, arguments, stdin: stdin)
         let status = try await child.waitForExit(seconds: seconds)
         return (status, child.text)
     }

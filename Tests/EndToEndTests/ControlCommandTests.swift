@@ -44,7 +44,7 @@ struct ControlCommandTests {
             let folder = try RunFolder(fixture, name: "control")
             defer { folder.remove() }
             let pipeline = try folder.pipeline(fixture, group: Self.group, "batching: { max-items: 10, linger: 5ms }\nconcurrency: 4\nrate-limit: 10")
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "notice", "-X", "auto.commit.interval.ms=200"]))
             defer { worker.interrupt() }
             // 15 s of work at 10 calls/s: the pause comes early in it, however busy the machine.
@@ -137,7 +137,7 @@ struct ControlCommandTests {
             let pause = try await control(fixture, pipeline, ["pause", "--all", "--reason", "hold until checked", "--by", "tester"])
             #expect(pause.status == 0, "\(pause.output)")
             let arguments = folder.runArguments(fixture, pipeline: pipeline, RunFolder.groupOptions + ["--log-level", "info"])
-            let workers = [try ChildProcess(try Programs.iidbatch, arguments), try ChildProcess(try Programs.iidbatch, arguments)]
+            let workers = [try await ChildProcess(try Programs.iidbatch, arguments), try await ChildProcess(try Programs.iidbatch, arguments)]
             defer { for worker in workers { worker.interrupt() } }
             for worker in workers { try await worker.waitFor("starting under operator overrides: concurrency=2 (file), max-in-flight-items") }
             let requests = requests(fixture, count: 40, prefix: "two")

@@ -9,7 +9,7 @@ struct EmulatorCommandTests {
     func writeKeyAndCall() async throws {
         let keyPath = FileManager.default.temporaryDirectory.appendingPathComponent("iidbatch-key-\(UUID()).json").path
         defer { try? FileManager.default.removeItem(atPath: keyPath) }
-        let emulator = try ChildProcess(
+        let emulator = try await ChildProcess(
             try Programs.iidbatch, ["emulator", "--port", "0", "--project", "acme", "--write-key", keyPath, "--item-error", "INTERNAL=1"])
         let output = try await emulator.waitFor("Ctrl-C stops the emulator.")
         let baseURL = try #require(output.split(separator: "\n").first { $0.contains(" at http://") }.map { String($0.split(separator: " ").last!) })
@@ -50,7 +50,7 @@ struct EmulatorCommandTests {
         try "tok-ready\n".write(toFile: tokensPath, atomically: true, encoding: .utf8)
         // Below Linux's ephemeral range (32768+), where no client socket or mock broker takes it.
         let port = Int.random(in: TestPorts.emulator)
-        let emulator = try ChildProcess(try Programs.iidbatch, ["emulator", "--port", "\(port)", "--write-key", keyPath, "--tokens", tokensPath])
+        let emulator = try await ChildProcess(try Programs.iidbatch, ["emulator", "--port", "\(port)", "--write-key", keyPath, "--tokens", tokensPath])
         // As a script waits for the port, then reads the key at once.
         try await waitUntil("port \(port) to accept connections (the emulator said: \(emulator.text))") { Self.accepts(port: port) }
         let credentials = try ServiceAccountCredentials.load(from: keyPath)

@@ -16,7 +16,7 @@ struct ErasureReceiptTests {
             fixture.backend.seed(SeedRequest(installations: ["fid-user42-phone", "fid-user42-tablet", "fid-user7-laptop"]))
             let worker = try fixture.startWorker(fixture.pipeline())
             // Watch from before the first outcome, as an operator would.
-            let follower = try ChildProcess(try Programs.iidbatch, ["outcomes", "--from", fixture.outcomeTopic, "--follow", "--brokers", brokers])
+            let follower = try await ChildProcess(try Programs.iidbatch, ["outcomes", "--from", fixture.outcomeTopic, "--follow", "--brokers", brokers])
             try await follower.waitFor("COMPLETED")
 
             func submit(_ subject: String, _ installations: [String]) async throws {

@@ -32,7 +32,7 @@ struct EventLoopCountTests {
         let nobody = try DeadBroker.closed()
         // A cluster that refuses: the process stays up for its --timeout (far longer than a loaded
         // runner may take to get here), until the test kills it.
-        let child = try ChildProcess(
+        let child = try await ChildProcess(
             try Programs.iidbatch, ["run", pipeline, "--credentials", key, "--brokers", nobody.address, "--timeout", "600s"],
             environment: variable.map { ["NIO_SINGLETON_GROUP_LOOP_COUNT": $0] } ?? [:], removing: variable == nil ? ["NIO_SINGLETON_GROUP_LOOP_COUNT"] : [])
         defer { child.kill() }

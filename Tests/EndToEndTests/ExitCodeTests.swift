@@ -32,7 +32,7 @@ struct ExitCodeTests {
         status: Int32, output: String, seconds: Double
     ) {
         let started = ContinuousClock.now
-        let child = try ChildProcess(try Programs.iidbatch, arguments, stdin: stdin, environment: environment)
+        let child = try await ChildProcess(try Programs.iidbatch, arguments, stdin: stdin, environment: environment)
         let status = try await child.waitForExit(seconds: 180)
         return (status, child.text, (ContinuousClock.now - started) / .seconds(1))
     }

@@ -21,7 +21,7 @@ struct ExitPathTests {
             let tokens = fixture.seedTokens(10, prefix: "exit")
             let requests = (0..<10).map { PipelineRequest(id: "exit-\($0)", op: .topicsSubscribe, target: .topic("exit-\($0 % 3)"), items: [tokens[$0]]) }
             try await fixture.submit(requests)
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, RunFolder.groupOptions), environment: Self.exitCheck)
             _ = try await fixture.waitForOutcomes(requests.map(\.id))
             worker.terminate()
@@ -40,7 +40,7 @@ struct ExitPathTests {
             let tokens = fixture.seedTokens(400, prefix: "outage")
             let requests = (0..<400).map { PipelineRequest(id: "outage-\($0)", op: .topicsSubscribe, target: .topic("outage-\($0 % 50)"), items: [tokens[$0]]) }
             try await fixture.submit(requests)
-            let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, RunFolder.groupOptions))
+            let worker = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, RunFolder.groupOptions))
             try await fixture.waitForRead({ _ in "a first outcome (the worker said:\n\(worker.text))" }) { !$0.outcomes.isEmpty }
             // The worker has read far more than it has published: the rest of its outcomes now wait
             // for a broker that does not answer.
@@ -78,7 +78,7 @@ struct ExitPathTests {
                     PipelineRequest(id: "stress-\(cycle)-\(n)", op: .topicsSubscribe, target: .topic("stress-\(n)"), items: [tokens[(cycle * 5 + n) % 100]])
                 }
                 try await fixture.submit(requests)
-                let worker = try ChildProcess(try Programs.iidbatch, arguments, environment: Self.exitCheck)
+                let worker = try await ChildProcess(try Programs.iidbatch, arguments, environment: Self.exitCheck)
                 // Stop at every stage: while it joins the group (no assignment yet), right after its
                 // first assignment, and after it has published this cycle's outcomes.
                 switch cycle % 4 {

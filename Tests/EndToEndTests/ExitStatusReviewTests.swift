@@ -10,7 +10,7 @@ import Testing
 struct ExitStatusReviewTests {
     /// Runs the binary with `arguments` to its exit.
     private func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws -> (status: Int32, output: String) {
-        let child = try ChildProcess(try Programs.iidbatch, arguments, stdin: stdin, environment: environment)
+        let child = try await ChildProcess(try Programs.iidbatch, arguments, stdin: stdin, environment: environment)
         let status = try await child.waitForExit(seconds: 180)
         return (status, child.text)
     }
@@ -43,7 +43,7 @@ struct ExitStatusReviewTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let nobody = try DeadBroker.closed()
         for (arguments, option) in [(["outcomes"], "--from"), (["reconcile", "--outcomes", "o"], "--requests")] {
-            let child = try ChildProcess(try Programs.iidbatch, arguments + ["--brokers", nobody.address], directory: folder)
+            let child = try await ChildProcess(try Programs.iidbatch, arguments + ["--brokers", nobody.address], directory: folder)
             let status = try await child.waitForExit(seconds: 120)
             #expect(status == 64, "\(arguments): \(child.text)")
             #expect(child.text.contains("\(option) is needed: there is no pipelines/ folder here"), "\(arguments): \(child.text)")

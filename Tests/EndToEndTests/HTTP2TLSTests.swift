@@ -27,7 +27,7 @@ struct HTTP2TLSTests {
             keyFile = folder.appendingPathComponent("emulator-account.json").path
             let tokenFile = folder.appendingPathComponent("tokens.txt")
             try tokens.joined(separator: "\n").write(to: tokenFile, atomically: true, encoding: .utf8)
-            process = try ChildProcess(
+            process = try await ChildProcess(
                 try Programs.iidbatch,
                 [
                     "emulator", "--port", "0", "--tls-cert", certificateFile, "--tls-key", folder.appendingPathComponent("emulator-key.pem").path,
@@ -82,7 +82,7 @@ struct HTTP2TLSTests {
             let request = PipelineRequest(id: "\(name)-1", op: .topicsSubscribe, target: .topic("news"), items: PackedStrings(tokens))
             try await fixture.submit([request])
             let (arguments, environment) = trust(emulator.certificateFile)
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 [
                     "run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--credentials", emulator.keyFile, "--backend-url", emulator.baseURL,
@@ -120,12 +120,12 @@ struct HTTP2TLSTests {
         let pipeline = folder.appendingPathComponent("p.yaml").path
         try "request-topic: r\ngroup: g\noutcome-topic: o\ndead-letter-topic: d\n".write(toFile: pipeline, atomically: true, encoding: .utf8)
         let missing = folder.appendingPathComponent("missing-ca.pem").path
-        let option = try ChildProcess(try Programs.iidbatch, ["run", pipeline, "--brokers", "127.0.0.1:1", "--ca-file", missing])
+        let option = try await ChildProcess(try Programs.iidbatch, ["run", pipeline, "--brokers", "127.0.0.1:1", "--ca-file", missing])
         #expect(try await option.waitForExit(seconds: 60) == 78, "\(option.text)")
         #expect(option.text.contains("--ca-file") && option.text.contains(missing), "\(option.text)")
         let notPEM = folder.appendingPathComponent("not-a-ca.pem").path
         try "not a certificate".write(toFile: notPEM, atomically: true, encoding: .utf8)
-        let variable = try ChildProcess(
+        let variable = try await ChildProcess(
             try Programs.iidbatch, ["run", pipeline, "--brokers", "127.0.0.1:1"], environment: [ExtraTrustRoots.environmentVariable: notPEM])
         #expect(try await variable.waitForExit(seconds: 60) == 78, "\(variable.text)")
         #expect(variable.text.contains("SSL_CERT_FILE") && variable.text.contains(notPEM), "\(variable.text)")

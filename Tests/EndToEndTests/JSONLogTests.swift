@@ -52,7 +52,7 @@ struct JSONLogTests {
         let (url, pipeline, key) = try folder()
         defer { try? FileManager.default.removeItem(at: url) }
         let nobody = try DeadBroker.closed()
-        let run = try ChildProcess(
+        let run = try await ChildProcess(
             try Programs.iidbatch,
             ["run", pipeline, "--credentials", key, "--brokers", nobody.address, "--timeout", "2s", "--log-format", "json", "--log-level", "debug"])
         #expect(try await run.waitForExit(seconds: 120) == 69, "\(run.text)")
@@ -70,7 +70,7 @@ struct JSONLogTests {
 
     @Test("a usage error found after the format was chosen is one JSON line, usage help inside, exit 64")
     func usageErrorAfterFormat() async throws {
-        let run = try ChildProcess(try Programs.iidbatch, ["run", "/no/such/pipelines", "--log-format", "json", "--log-level", "loud"])
+        let run = try await ChildProcess(try Programs.iidbatch, ["run", "/no/such/pipelines", "--log-format", "json", "--log-level", "loud"])
         #expect(try await run.waitForExit(seconds: 60) == 64, "\(run.text)")
         let lines = objects(run.text)
         #expect(lines.count == 1, "\(run.text)")
@@ -81,7 +81,7 @@ struct JSONLogTests {
 
     @Test("an argument error ArgumentParser finds before the command runs is JSON when the arguments ask for json")
     func parseErrorAskingForJSON() async throws {
-        let run = try ChildProcess(try Programs.iidbatch, ["run", "--log-format=json", "--http-port", "not-a-port"])
+        let run = try await ChildProcess(try Programs.iidbatch, ["run", "--log-format=json", "--http-port", "not-a-port"])
         #expect(try await run.waitForExit(seconds: 60) == 64, "\(run.text)")
         let lines = objects(run.text)
         #expect(lines.count == 1 && (lines.first?["message"] as? String)?.contains("not-a-port") == true, "\(run.text)")

@@ -16,7 +16,7 @@ struct KafkaSettingsReviewRunTests {
             let pipeline = try folder.pipeline(fixture, group: "alias-workers")
             let properties = folder.url.appendingPathComponent("kafka.properties").path
             try "metadata.broker.list=127.0.0.1:1\n".write(toFile: properties, atomically: true, encoding: .utf8)
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 ["run", pipeline, "-F", properties, "--credentials", folder.keyPath, "--backend-url", fixture.emulator.baseURL, "--timeout", "20s"],
                 environment: ["IIDBATCH_BROKERS": fixture.kafka.bootstrapServers])
@@ -37,7 +37,7 @@ struct KafkaSettingsReviewRunTests {
             let pipeline = try folder.pipeline(fixture, group: "typo-workers")
             let properties = folder.url.appendingPathComponent("kafka.properties").path
             try "sasl.pasword=file-typo-secret-4b7\n".write(toFile: properties, atomically: true, encoding: .utf8)
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-F", properties]),
                 environment: ["IIDBATCH_KAFKA_SASL_PASSWD": "env-typo-secret-9d1"])
             #expect(try await worker.waitForExit(seconds: 60) == 78, "\(worker.text)")

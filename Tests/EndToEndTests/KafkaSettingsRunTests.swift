@@ -25,7 +25,7 @@ struct KafkaSettingsRunTests {
             """.write(toFile: properties, atomically: true, encoding: .utf8)
             let tokens = fixture.seedTokens(2, prefix: "file")
             try await fixture.submit([PipelineRequest(id: "via-file", op: .topicsSubscribe, target: .topic("news"), items: PackedStrings(tokens))])
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 ["run", pipeline, "-F", properties, "--credentials", folder.keyPath, "--backend-url", fixture.emulator.baseURL, "--log-level", "debug"],
                 environment: [
@@ -56,7 +56,7 @@ struct KafkaSettingsRunTests {
             let pipeline = try folder.pipeline(fixture, group: "precedence-workers")
             let properties = folder.url.appendingPathComponent("kafka.properties").path
             try "bootstrap.servers=127.0.0.1:1\nclient.id=from-file\nclient.rack=from-file\n".write(toFile: properties, atomically: true, encoding: .utf8)
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 folder.runArguments(fixture, pipeline: pipeline, ["-F", properties, "-X", "client.id=from-x", "--log-level", "warning"]),
                 environment: ["IIDBATCH_KAFKA_CLIENT_ID": "from-env", "IIDBATCH_KAFKA_CLIENT_RACK": "from-env"])
@@ -79,7 +79,7 @@ struct KafkaSettingsRunTests {
         let pipeline = folder.appendingPathComponent("p.yaml").path
         try "request-topic: r\n".write(toFile: pipeline, atomically: true, encoding: .utf8)
         for command in [["run", pipeline], ["outcomes"]] {
-            let run = try ChildProcess(try Programs.iidbatch, command + ["-F", properties])
+            let run = try await ChildProcess(try Programs.iidbatch, command + ["-F", properties])
             // A malformed properties file is configuration (78), as a bad pipeline file is.
             let status = try await run.waitForExit(seconds: 60)
             #expect(status == 78, "\(command[0]): \(run.text)")

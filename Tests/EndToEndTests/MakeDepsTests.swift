@@ -39,7 +39,7 @@ struct MakeDepsTests {
         /// Runs `make apt-deps` of the repository with these stubs; its status, output and the
         /// commands it called.
         func make() async throws -> (status: Int32, output: String, calls: [String]) {
-            let child = try ChildProcess(
+            let child = try await ChildProcess(
                 URL(fileURLWithPath: "/usr/bin/make"),
                 ["-s", "-C", ReadmeScript.repository.path, "apt-deps", "SYSTEMD_RUNTIME=\(folder.appendingPathComponent("systemd").path)"],
                 environment: ["PATH": folder.appendingPathComponent("bin").path])

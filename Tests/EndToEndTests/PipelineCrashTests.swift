@@ -34,7 +34,7 @@ struct PipelineCrashTests {
 
             var workers: [ChildProcess] = []
             for killAt in [90, 250, 420] {
-                let worker = try ChildProcess(try Programs.iidbatch, arguments)
+                let worker = try await ChildProcess(try Programs.iidbatch, arguments)
                 workers.append(worker)
                 try await fixture.waitForRead({ "\(killAt) outcomes (at \(answered($0.outcomes)); the worker said:\n\(worker.text))" }) {
                     answered($0.outcomes) >= killAt
@@ -43,7 +43,7 @@ struct PipelineCrashTests {
                 _ = try await worker.waitForExit(seconds: 30)
                 print("sigkill test: killed at \(answered(fixture.outcomes)) requests answered (\(fixture.outcomes.count) outcomes)")
             }
-            let last = try ChildProcess(try Programs.iidbatch, arguments)
+            let last = try await ChildProcess(try Programs.iidbatch, arguments)
             workers.append(last)
             _ = try await fixture.waitForOutcomes(requests.map(\.id), timeout: .seconds(180))
             last.interrupt()

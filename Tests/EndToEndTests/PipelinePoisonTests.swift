@@ -101,7 +101,7 @@ struct PipelinePoisonTests {
                 ("p", Array(PipelineRequest(id: "after-poison", op: .topicsSubscribe, target: .topic("p"), items: Array(tokens[1...2])).jsonBody())),
             ]
             let reports = try await produce(fixture, records, partition: 0)
-            let run = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
+            let run = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
             let read = try await fixture.waitForRead({
                 "3 outcomes and 2 dead letters (\($0.outcomes.count), \($0.deadLetters.count) read); run said:\n\(run.text.prefix(4_000))"
             }) {

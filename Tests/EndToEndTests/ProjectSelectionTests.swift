@@ -39,7 +39,7 @@ struct ProjectSelectionTests {
             try await fixture.submit([PipelineRequest(id: "erase-one", op: .installationsDelete, target: .subject("s-1"), items: PackedStrings(one))])
             let request = PipelineRequest(id: "erase-two", op: .installationsDelete, target: .subject("s-2"), items: PackedStrings(two))
             try await fixture.produce([("s-2", Array(request.jsonBody()))], topic: "requests-two")
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: folder.url.path, ["--project", "firebase-app-one", "--log-level", "warning"]),
                 environment: ["GOOGLE_CLOUD_PROJECT": "firebase-app-env"])
             let outcomes = try await fixture.waitForOutcomes(["erase-one", "erase-two"])
@@ -67,7 +67,7 @@ struct ProjectSelectionTests {
             let ids = (0..<2).map { "fid-of-app-env-\($0)" }
             fixture.backend.seed(SeedRequest(installations: ids, project: "firebase-app-env"))
             try await fixture.submit([PipelineRequest(id: "erase-env", op: .installationsDelete, target: .subject("s-1"), items: PackedStrings(ids))])
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "warning"]),
                 environment: ["GOOGLE_CLOUD_PROJECT": "firebase-app-env"])
             let outcomes = try await fixture.waitForOutcomes(["erase-env"])
@@ -76,7 +76,7 @@ struct ProjectSelectionTests {
             #expect(outcomes["erase-env"]?.counts == ["OK": 2], "\(outcomes["erase-env"].map { "\($0)" } ?? "none")")
             #expect(worker.text.contains("project firebase-app-env (from $GOOGLE_CLOUD_PROJECT)"), "\(worker.text)")
 
-            let plain = try ChildProcess(
+            let plain = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "warning"]), environment: ["GOOGLE_CLOUD_PROJECT": ""])
             try await plain.waitFor("project demo (from the credentials)")
             plain.interrupt()
@@ -86,7 +86,7 @@ struct ProjectSelectionTests {
 
     @Test("a project id that is not one stops run before it starts, naming it and where it was given")
     func invalidProject() async throws {
-        let option = try ChildProcess(
+        let option = try await ChildProcess(
             try Programs.iidbatch, ["run", "--brokers", "127.0.0.1:1", "--project", "my-app/../other"], environment: ["GOOGLE_CLOUD_PROJECT": ""])
         // A bad option value is a usage mistake (64); a bad pipeline file is configuration (78).
         let optionStatus = try await option.waitForExit(seconds: 60)
@@ -97,7 +97,7 @@ struct ProjectSelectionTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("p.yaml").path
         try "request-topic: r\nproject: My_App\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let pipeline = try ChildProcess(try Programs.iidbatch, ["run", file, "--brokers", "127.0.0.1:1"])
+        let pipeline = try await ChildProcess(try Programs.iidbatch, ["run", file, "--brokers", "127.0.0.1:1"])
         let pipelineStatus = try await pipeline.waitForExit(seconds: 60)
         #expect(pipelineStatus == 78, "\(pipeline.text)")
         #expect(pipeline.text.contains("p.yaml: project: 'My_App' is not a Google Cloud project id"), "\(pipeline.text)")

@@ -59,7 +59,7 @@ struct ReviewDefectTests {
             let tokens = fixture.seedTokens(2, prefix: "too-large")
             let after = PipelineRequest(id: "too-large-2", op: .topicsSubscribe, target: .topic("t"), items: tokens)
             try await fixture.submit([request, after])
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-X", "message.max.bytes=2000", "--log-level", "warning"]))
             let outcomes = try await fixture.waitForOutcomes([request.id, after.id], timeout: .seconds(90))
             worker.interrupt()
@@ -85,7 +85,7 @@ struct ReviewDefectTests {
             try await fixture.submit([request])
             // From now on the cluster refuses every record produced: the worker's first is its outcome.
             fixture.kafka.injectRequestErrors(.produce, Array(repeating: .topicAuthorizationFailed, count: 50))
-            let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "warning"]))
+            let worker = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "warning"]))
             let status = try await worker.waitForExit(seconds: 90)
             fixture.kafka.clearRequestErrors(.produce)
             #expect(status != 0, "a worker that stopped itself makes the process fail; it said:\n\(worker.text)")

@@ -16,7 +16,7 @@ struct RunCredentialsTests {
             let tokens = fixture.seedTokens(3, prefix: "adc")
             try await fixture.submit([PipelineRequest(id: "adc-1", op: .topicsSubscribe, target: .topic("adc"), items: tokens)])
             let host = fixture.emulator.baseURL.replacingOccurrences(of: "http://", with: "")
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 ["run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--backend-url", fixture.emulator.baseURL, "--log-level", "warning"],
                 environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""])
@@ -31,7 +31,7 @@ struct RunCredentialsTests {
 
     @Test("with none to be found and no metadata server there (off Google Cloud), run says what it tried and exits 78 without usage help")
     func noneFound() async throws {
-        let run = try ChildProcess(
+        let run = try await ChildProcess(
             try Programs.iidbatch, ["run", "--brokers", "127.0.0.1:1"], environment: ["GCE_METADATA_HOST": "127.0.0.1:1", "GOOGLE_APPLICATION_CREDENTIALS": ""])
         let status = try await run.waitForExit(seconds: 60)
         // Nothing listens on port 1: the connection is refused, as off Google Cloud, where

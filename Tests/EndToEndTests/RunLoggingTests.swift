@@ -14,7 +14,7 @@ struct RunLoggingTests {
             defer { folder.remove() }
             let pipeline = try folder.pipeline(fixture, group: "log-workers")
             // socket.blocking.max.ms is deprecated: every client given it warns (CONFWARN).
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 folder.runArguments(fixture, pipeline: pipeline, ["-X", "socket.blocking.max.ms=1000", "--log-level", "warning"]))
             let output = try await worker.waitFor("CONFWARN", seconds: 60)
@@ -36,7 +36,7 @@ struct RunLoggingTests {
             let pipeline = try folder.pipeline(fixture, group: "json-workers")
             let tokens = fixture.seedTokens(3, prefix: "json")
             try await fixture.submit([PipelineRequest(id: "json-1", op: .topicsSubscribe, target: .topic("j"), items: tokens)])
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 folder.runArguments(fixture, pipeline: pipeline, ["-X", "socket.blocking.max.ms=1000", "--log-level", "info", "--log-format", "json"]))
             _ = try await fixture.waitForOutcomes(["json-1"])
@@ -79,7 +79,7 @@ struct RunLoggingTests {
             ops: [topics.subscribe, instances.info]
             backend: fcm-v1
             """.write(toFile: current, atomically: true, encoding: .utf8)
-            let worker = try ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: folder.url.path, ["--log-level", "warning"]))
+            let worker = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: folder.url.path, ["--log-level", "warning"]))
             _ = try await worker.waitFor("which Google turns down on 2027-09-29", seconds: 60)
             worker.interrupt()
             #expect(try await worker.waitForExit(seconds: 60) == 0)

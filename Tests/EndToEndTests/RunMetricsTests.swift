@@ -33,7 +33,7 @@ struct RunMetricsTests {
                 PipelineRequest(id: "metrics-\(n)", op: .topicsSubscribe, target: .topic("m\(n % 3)"), items: Array(tokens[(n * 50)..<(n * 50 + 50)]))
             }
             let port = Int.random(in: TestPorts.runMetrics)
-            let worker = try ChildProcess(
+            let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 folder.runArguments(
                     fixture, pipeline: pipeline,

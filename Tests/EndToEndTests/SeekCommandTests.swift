@@ -59,7 +59,7 @@ struct SeekCommandTests {
         for id in ["r-1", "r-2"] { _ = try await producer.send(topic: "outcomes", key: Array(id.utf8), value: try outcome(id, completedAt: .now)) }
 
         let started = ContinuousClock.now
-        let audit = try ChildProcess(
+        let audit = try await ChildProcess(
             try Programs.iidbatch, ["reconcile", "--requests", "requests", "--outcomes", "outcomes", "--wait", "3m", "--brokers", kafka.bootstrapServers])
         _ = try await audit.waitFor("following the topics for up to 3m", seconds: 60)
         #expect(audit.text.contains("reconcile: 1 request(s) and 0 replay(s) without an outcome"), "\(audit.text)")

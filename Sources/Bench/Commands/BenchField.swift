@@ -110,7 +110,7 @@ struct BenchField: AsyncParsableCommand {
         let reader = try await KafkaTopicReader(configuration: kafka, topics: [pipeline.outcomeTopic], follow: true)
         defer { reader.close() }
         let before = try await tls.stats(baseURL: baseURL)
-        let worker = try BenchChild(
+        let worker = try await BenchChild(
             "worker",
             ["run", pipelineFile, "--brokers", brokers, "--credentials", keyPath, "--backend-url", baseURL, "--log-level", "warning"]
                 + tls.workerArguments)

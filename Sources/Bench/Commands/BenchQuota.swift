@@ -113,19 +113,14 @@ struct BenchQuota: AsyncParsableCommand {
             "bench quota: quota \(Self.number(quota)) \(api) calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""), latency \(Self.number(latency)) + 0–\(Self.number(jitter)) ms; \(workers) worker process(es) on the \(shipped.description) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) records of 1,000 tokens"
         )
 
-        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        let children = try (0..<workers).map { _ in
-            let process = Process()
-            process.executableURL = executable
+        var children: [BenchChild] = []
+        for number in 1...workers {
             // The embedded cluster's group settings (why: `EmbeddedKafka.consumerDefaults`).
-            process.arguments =
-                [
-                    "run", pipelineFile, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level",
-                    "error",
-                ] + EmbeddedKafka.consumerAssignments.flatMap { ["-X", $0] }
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            return process
+            children.append(
+                try await BenchChild(
+                    "worker \(number) of \(workers)",
+                    ["run", pipelineFile, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level", "error"]
+                        + EmbeddedKafka.consumerAssignments.flatMap { ["-X", $0] }))
         }
 
         var samples: [Sample] = []
@@ -134,11 +129,10 @@ struct BenchQuota: AsyncParsableCommand {
         let deadline = ContinuousClock.now + .seconds(seconds + 120)
         while samples.count <= seconds, ContinuousClock.now < deadline {
             try await Task.sleep(for: .seconds(1))
-            if let (number, ended) = children.enumerated().first(where: { !$0.element.isRunning }) {
-                for child in children where child.isRunning { child.interrupt() }
+            if let ended = children.first(where: { $0.exitStatus != nil }) {
+                for child in children { await child.stop() }
                 throw RuntimeError(
-                    .software,
-                    "worker \(number + 1) of \(workers) exited with status \(ended.terminationStatus) before the measurement ended; its error is above")
+                    .software, "\(ended.name) exited with status \(ended.exitStatus ?? -1) before the measurement ended; it wrote:\n\(ended.text)")
             }
             let now = ContinuousClock.now
             let stats = emulator.backend.stats[api]
@@ -154,8 +148,7 @@ struct BenchQuota: AsyncParsableCommand {
                 try emulator.backend.setFaults(FaultPlan(quota: [api: quotaAfter], latencyMilliseconds: latency, jitterMilliseconds: jitter))
             }
         }
-        for child in children { child.interrupt() }
-        for child in children { child.waitUntilExit() }
+        for child in children { await child.stop() }
 
         let deadLetters = try await Self.deadLetterItems(kafka, topic: file.deadLetterTopic)
         report(samples, start: started ?? .now, pipeline: shipped, deadLetters: deadLetters)

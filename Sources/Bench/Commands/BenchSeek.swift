@@ -130,7 +130,7 @@ struct BenchSeek: AsyncParsableCommand {
 
         for query in queries {
             let started = ContinuousClock.now
-            let child = try BenchChild(query.name, query.arguments(topic, kafka.bootstrapServers))
+            let child = try await BenchChild(query.name, query.arguments(topic, kafka.bootstrapServers))
             let status = await child.exitStatus(within: 600)
             let seconds = (ContinuousClock.now - started).seconds
             let text = child.text

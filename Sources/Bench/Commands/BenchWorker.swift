@@ -162,7 +162,7 @@ struct BenchWorker: AsyncParsableCommand {
         let reader = try await KafkaTopicReader(configuration: kafka, topics: [pipeline.outcomeTopic], follow: true)
         defer { reader.close() }
         let callsBefore = try await EmulatorCallCount.read(baseURL: baseURL)
-        let worker = try BenchChild(
+        let worker = try await BenchChild(
             "worker", ["run", pipelineFile, "--brokers", brokers, "--credentials", keyPath, "--backend-url", baseURL, "--log-level", "warning"])
         children.append(worker)
         _ = try await worker.line(startingWith: "iidbatch run: \(pipeline.name): ")

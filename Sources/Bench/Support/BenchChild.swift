@@ -1,6 +1,8 @@
 import CommandSupport
 import Foundation
+import Subprocess
 import Synchronization
+import SystemPackage
 
 /// A process a benchmark starts (the broker, the emulator, a worker): its output collected, waited
 /// on line by line, and stopped with SIGINT (then SIGKILL) when the benchmark ends, or when the
@@ -14,71 +16,78 @@ final class BenchChild: Sendable {
         var lineWaiters: [Int: (prefix: String, continuation: CheckedContinuation<String, any Error>)] = [:]
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
         var nextWaiter = 0
+        /// Its process id, once it runs.
+        var pid: Int32 = 0
     }
 
     /// Children still running, oldest first, so that a signal to the benchmark stops them too.
     private static let live = Mutex<[BenchChild]>([])
 
-    private let process: Process
     private let state = Mutex(State())
     /// What it is, for messages.
     let name: String
+    /// Its process id.
+    var pid: Int32 { state.withLock { $0.pid } }
 
-    /// Starts this very executable with `arguments`.
-    init(_ name: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
-            process.executableURL = Bundle.main.executableURL
-        }
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        self.process = process
+    /// Starts this very executable with `arguments`; returns once it runs. Its stdout and stderr
+    /// are collected together. Spawned by swift-subprocess, not Foundation's `Process`,
+    /// whose `run()` can crash the benchmark on this toolchain (swift-corelibs-foundation#5472).
+    init(_ name: String, _ arguments: [String]) async throws {
+        var executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        if !FileManager.default.isExecutableFile(atPath: executable.path), let own = Bundle.main.executableURL { executable = own }
         self.name = name
-        process.terminationHandler = { [weak self] process in self?.exited(process.terminationStatus) }
-        try process.run()
-        // Blocking reads on a thread of their own until the pipe's end, not `readabilityHandler`:
-        // on Linux a libdispatch read source can crash the process when sources are set up and
-        // torn down at once (swift-corelibs-libdispatch#949).
-        // Whole lines are decoded: a read can end inside a character (`→`), a newline never does.
-        let reader = pipe.fileHandleForReading
-        Thread { [weak self] in
-            var pending = Data()
-            while true {
-                let data = reader.availableData
-                if data.isEmpty {
+        let (started, start) = AsyncThrowingStream.makeStream(of: Int32.self)
+        Task.detached { [weak self] in
+            do {
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .none, output: .sequence,
+                    error: .combinedWithOutput
+                ) { execution in
+                    start.yield(execution.processIdentifier.value)
+                    // Whole lines are decoded: a read can end inside a character (`→`), a newline never does.
+                    var pending = Data()
+                    for try await buffer in execution.standardOutput {
+                        pending.append(Data(buffer: buffer))
+                        guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
+                        self?.received(String(decoding: pending[...newline], as: UTF8.self))
+                        pending.removeSubrange(...newline)
+                    }
                     if !pending.isEmpty { self?.received(String(decoding: pending, as: UTF8.self)) }
-                    return
                 }
-                pending.append(data)
-                guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
-                self?.received(String(decoding: pending[...newline], as: UTF8.self))
-                pending.removeSubrange(...newline)
+                switch result.terminationStatus {
+                case .exited(let code): self?.exited(code)
+                case .signaled(let signal): self?.exited(signal)
+                }
+            } catch {
+                start.finish(throwing: error)
+                self?.received("\n[\(name): spawn or read failed: \(error)]\n")
+                self?.exited(-1)
             }
-        }.start()
+            start.finish()
+        }
+        guard let pid = try await started.first(where: { _ in true }) else { throw RuntimeError(.software, "\(name) did not start") }
+        state.withLock { $0.pid = pid }
         Self.live.withLock { $0.append(self) }
     }
 
     /// Starts the embedded broker (`iidbatch broker`) with `topics` (`NAME[:PARTITIONS]`) and
     /// returns it with its bootstrap servers, once it says them.
     static func broker(topics: [String]) async throws -> (child: BenchChild, bootstrap: String) {
-        let broker = try BenchChild("broker", ["broker"] + topics.flatMap { ["--topic", $0] })
+        let broker = try await BenchChild("broker", ["broker"] + topics.flatMap { ["--topic", $0] })
         return (broker, try await broker.line(startingWith: "bootstrap servers: "))
     }
 
     /// Starts `iidbatch emulator` with `arguments` and returns it with its base URL
     /// (`http://…` or `https://…`), once its start line says it.
     static func emulator(_ arguments: [String]) async throws -> (child: BenchChild, baseURL: String) {
-        let emulator = try BenchChild("emulator", ["emulator"] + arguments)
+        let emulator = try await BenchChild("emulator", ["emulator"] + arguments)
         let announced = try await emulator.line(startingWith: "iidbatch emulator: ")
         guard let at = announced.range(of: " at ") else { throw RuntimeError(.software, "the emulator said '\(announced)'") }
         return (emulator, String(announced[at.upperBound...]))
     }
 
-    /// Its process id.
-    var pid: Int32 { process.processIdentifier }
+    /// Its exit status, once it has exited.
+    var exitStatus: Int32? { state.withLock { $0.exitStatus } }
 
     /// Everything it wrote so far.
     var text: String { state.withLock { $0.text } }
@@ -129,8 +138,8 @@ final class BenchChild: Sendable {
 
     /// Sends SIGINT and waits up to 30 s for the exit, then kills it.
     func stop() async {
-        guard process.isRunning else { return }
-        process.interrupt()
+        guard state.withLock({ $0.exitStatus == nil }) else { return }
+        kill(pid, SIGINT)
         let pid = self.pid
         let killer = Task {
             try await Task.sleep(for: .seconds(30))
