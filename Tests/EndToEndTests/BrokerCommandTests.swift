@@ -6,7 +6,8 @@ struct BrokerCommandTests {
     @Test("kcat lists, produces to and consumes from `iidbatch broker`; Ctrl-C stops it cleanly")
     func brokerWithKcat() async throws {
         let port = Int.random(in: TestPorts.broker)
-        let broker = try await ChildProcess(try Programs.iidbatch, ["broker", "--brokers", "3", "--port", "\(port)", "--topic", "requests:3", "--topic", "outcomes"])
+        let broker = try await ChildProcess(
+            try Programs.iidbatch, ["broker", "--brokers", "3", "--port", "\(port)", "--topic", "requests:3", "--topic", "outcomes"])
         try await broker.waitFor("Ctrl-C stops the cluster.")
         let bootstrap = "127.0.0.1:\(port)"
         #expect(broker.text.contains("bootstrap servers: \(bootstrap)"))

@@ -119,7 +119,10 @@ struct BenchQuota: AsyncParsableCommand {
             children.append(
                 try await BenchChild(
                     "worker \(number) of \(workers)",
-                    ["run", pipelineFile, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level", "error"]
+                    [
+                        "run", pipelineFile, "--brokers", kafka.bootstrapServers, "--credentials", keyPath, "--backend-url", emulator.baseURL, "--log-level",
+                        "error",
+                    ]
                         + EmbeddedKafka.consumerAssignments.flatMap { ["-X", $0] }))
         }
 
