@@ -1,11 +1,9 @@
 import ArgumentParser
-import AsyncHTTPClient
 import CommandSupport
 import Emulator
 import Foundation
 import InstanceAPI
 import Kafka
-import NIOSSL
 import Pipeline
 
 /// `iidbatch bench field`: the field profile. The shipped topic pipeline against a backend as
@@ -81,7 +79,7 @@ struct BenchField: AsyncParsableCommand {
         let partitions =
             self.partitions
             ?? max(16, BenchBacklog.partitions(requests: requests, bytesPerRequest: BenchShape.topics100.request(0, pools: pools).request.jsonBody().count))
-        let tls = try Self.certificate(in: folder)
+        let tls = try BenchTLS(in: folder)
         Output.line(
             "bench field: \(requests * callsPerRequest) \(api) calls, quota \(Self.number(quota))/s, latency \(Self.number(latency)) + 0–\(Self.number(jitter)) ms over HTTPS, release build: \(BenchWorker.isRelease)"
         )
@@ -142,44 +140,4 @@ struct BenchField: AsyncParsableCommand {
     }
 
     private static func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : NumberText.fixed(value, places: 1) }
-
-    // MARK: - TLS: the emulator's certificate, trusted by the worker and the stats reads
-
-    /// The self-signed certificate the emulator serves and the worker trusts, written to
-    /// `folder`, and how each side is told of it.
-    private struct TLSFiles {
-        /// The certificate (PEM), the CA the worker and the stats reads trust.
-        var certificate: String
-        /// Its private key (PEM).
-        var key: String
-
-        /// The emulator's options that serve HTTPS with the certificate, on two threads: one adds
-        /// latency of its own at hundreds of TLS + HTTP/2 streams, which Google's front end does not.
-        var emulatorArguments: [String] { ["--tls-cert", certificate, "--tls-key", key, "--threads", "2"] }
-        /// The worker's option that trusts it.
-        var workerArguments: [String] { ["--ca-file", certificate] }
-
-        /// The emulator's stats, read over HTTPS by a client of their own trusting the
-        /// certificate (one new connection, which the emulator counts).
-        func stats(baseURL: String) async throws -> EmulatorStats {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .file(certificate)
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
-            do {
-                let stats = try await EmulatorCallCount.stats(baseURL: baseURL, client: client)
-                try await client.shutdown()
-                return stats
-            } catch {
-                try? await client.shutdown()
-                throw error
-            }
-        }
-    }
-
-    /// A certificate for 127.0.0.1, written to `folder`.
-    private static func certificate(in folder: URL) throws -> TLSFiles {
-        let files = TLSFiles(certificate: folder.appendingPathComponent("cert.pem").path, key: folder.appendingPathComponent("key.pem").path)
-        try SelfSignedCertificate(hosts: ["127.0.0.1"]).write(certificate: files.certificate, key: files.key)
-        return files
-    }
 }

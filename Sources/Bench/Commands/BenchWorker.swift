@@ -14,7 +14,8 @@ struct BenchWorker: AsyncParsableCommand {
         discussion: """
             Starts the embedded broker and the emulator as separate processes (or uses \
             --bootstrap and --backend-url ones), produces the requests up front, then runs one \
-            `iidbatch run` child and reads the outcomes. Each shape runs the pipeline file users \
+            `iidbatch run` child and reads the outcomes. The emulator speaks plain HTTP/1.1, or \
+            HTTPS with HTTP/2 with --tls, as the worker meets Google's front end. Each shape runs the pipeline file users \
             run, from --pipelines: topics-* topic-changes.yaml, deletions-3 deletions.yaml, \
             imports-100 apns-imports.yaml, unchanged but for its topic and group names; an \
             override (--topic-backend, --max-in-flight-items) is named in the shape's line. \
@@ -47,6 +48,13 @@ struct BenchWorker: AsyncParsableCommand {
     @Option(help: "Override the pipeline's max-in-flight-items (default: the shipped file's).")
     var maxInFlightItems: Int?
 
+    @Flag(
+        help: """
+            Serve the emulator over HTTPS with HTTP/2 (a self-signed certificate the worker trusts by \
+            --ca-file), as Google's front end is met in the field; the default is plain HTTP/1.1.
+            """)
+    var tls = false
+
     @Option(help: ArgumentHelp("The folder of the shipped pipeline files each shape runs.", valueName: "dir"))
     var pipelines = "pipelines"
 
@@ -71,6 +79,7 @@ struct BenchWorker: AsyncParsableCommand {
             throw ValidationError("--max-in-flight-items must be within \(ControlKey.maxInFlightItemsRange), got \(maxInFlightItems)")
         }
         guard (backendURL == nil) == (key == nil) else { throw ValidationError("--backend-url and --key go together") }
+        guard !(tls && backendURL != nil) else { throw ValidationError("--tls starts an emulator of its own: it does not go with --backend-url") }
         guard backendLatency >= 0 else { throw ValidationError("--backend-latency must be 0 or more, got \(backendLatency)") }
     }
 
@@ -86,7 +95,8 @@ struct BenchWorker: AsyncParsableCommand {
         try pools.registrationTokens.joined(separator: "\n").write(to: seed.tokens, atomically: true, encoding: .utf8)
         try pools.installationIDs.joined(separator: "\n").write(to: seed.installations, atomically: true, encoding: .utf8)
         Output.line(
-            "bench worker: \(items) items per shape, backend latency \(backendLatency) ms, pipelines from \(pipelines)/, release build: \(Self.isRelease)")
+            "bench worker: \(items) items per shape, backend latency \(backendLatency) ms\(tls ? " over HTTPS + HTTP/2" : ""), pipelines from \(pipelines)/, release build: \(Self.isRelease)"
+        )
         // Stopped by a signal, the benchmark stops its children too instead of leaving them behind.
         let signals = BenchChild.stopAllOnSignal("bench worker", removing: folder)
         defer { signals.cancel() }
@@ -141,12 +151,14 @@ struct BenchWorker: AsyncParsableCommand {
         }
         let baseURL: String
         let keyPath: String
+        let certificate = tls ? try BenchTLS(in: folder) : nil
         if let backendURL, let key {
             (baseURL, keyPath) = (backendURL, key)
         } else {
             keyPath = folder.appendingPathComponent("key.json").path
             let (emulator, url) = try await BenchChild.emulator(
-                ["--port", "0", "--write-key", keyPath, "--tokens", seed.tokens, "--installations", seed.installations, "--latency", "\(backendLatency)"])
+                ["--port", "0", "--write-key", keyPath, "--tokens", seed.tokens, "--installations", seed.installations, "--latency", "\(backendLatency)"]
+                    + (certificate?.emulatorArguments ?? []))
             children.append(emulator)
             beside.append(("emulator", emulator))
             baseURL = url
@@ -161,9 +173,15 @@ struct BenchWorker: AsyncParsableCommand {
         let pipelineFile = try shipped.write(in: folder.appendingPathComponent(shape.rawValue))
         let reader = try await KafkaTopicReader(configuration: kafka, topics: [pipeline.outcomeTopic], follow: true)
         defer { reader.close() }
-        let callsBefore = try await EmulatorCallCount.read(baseURL: baseURL)
+        // Over HTTPS, each stats read is a client of its own that trusts the certificate.
+        let callCount = { () async throws -> EmulatorCallCount in
+            if let certificate { EmulatorCallCount(try await certificate.stats(baseURL: baseURL)) } else { try await EmulatorCallCount.read(baseURL: baseURL) }
+        }
+        let callsBefore = try await callCount()
         let worker = try await BenchChild(
-            "worker", ["run", pipelineFile, "--brokers", brokers, "--credentials", keyPath, "--backend-url", baseURL, "--log-level", "warning"])
+            "worker",
+            ["run", pipelineFile, "--brokers", brokers, "--credentials", keyPath, "--backend-url", baseURL, "--log-level", "warning"]
+                + (certificate?.workerArguments ?? []))
         children.append(worker)
         _ = try await worker.line(startingWith: "iidbatch run: \(pipeline.name): ")
         let joined = worker.usage
@@ -171,7 +189,7 @@ struct BenchWorker: AsyncParsableCommand {
         let outcomes = try await BenchOutcomes.read(reader, count: produced, worker: worker)
         let usage = worker.usage
         let besideCPU = zip(beside, besideJoined).map { side, before in (side.name, (side.child.usage?.cpuSeconds ?? 0) - (before?.cpuSeconds ?? 0)) }
-        let calls = try await EmulatorCallCount.read(baseURL: baseURL).since(callsBefore)
+        let calls = try await callCount().since(callsBefore)
         await worker.stop()
         let cpu = (usage?.cpuSeconds ?? 0) - (joined?.cpuSeconds ?? 0)
         let system = (usage?.systemSeconds ?? 0) - (joined?.systemSeconds ?? 0)
@@ -183,7 +201,8 @@ struct BenchWorker: AsyncParsableCommand {
                     "%@: %d requests, %d items: %.0f items/s; worker CPU %.3f s (system %.3f) = %.3f CPU-s per million items, %.1f µs per call; peak RSS %.0f MiB; request→outcome p50 %.0f ms, p99 %.0f ms; %d backend calls, %.0f items per call; %@",
                 shape.rawValue, produced, itemCount, Double(itemCount) / max(outcomes.seconds, 0.001), cpu, system, cpu / millions,
                 cpu * 1_000_000 / Double(max(calls.calls, 1)), max(outcomes.peakMiB, usage?.peakResidentMiB ?? 0), outcomes.percentile(0.5),
-                outcomes.percentile(0.99), calls.calls, Double(calls.items) / Double(max(calls.calls, 1)), shipped.description))
+                outcomes.percentile(0.99), calls.calls, Double(calls.items) / Double(max(calls.calls, 1)),
+                (tls ? "over HTTPS + HTTP/2; " : "") + shipped.description))
         if !besideCPU.isEmpty {
             Output.line(
                 "  beside it, on the same \(ProcessInfo.processInfo.activeProcessorCount) cores in the same window: "
