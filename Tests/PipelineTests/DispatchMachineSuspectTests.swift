@@ -1,0 +1,43 @@
+import InstanceAPI
+import Testing
+
+@testable import Pipeline
+
+/// Found by the seeded simulation (seed 1301 of 3,000): a suspect attempt (one that failed for the
+/// whole system) waiting in the queue must not keep lingering work from forming the call that
+/// probes the breaker. The lingering items were formed into calls only while the queue was empty,
+/// so the suspect, alone in it, was every probe and failed forever while the rest waited.
+@Suite("Dispatch machine: a waiting suspect does not keep lingering work from probing")
+struct DispatchMachineSuspectTests {
+    let t0 = ContinuousClock.now
+
+    @Test("the breaker's probe after the cooldown is the lingering request's call, not the suspect's")
+    func lingeringWorkProbes() throws {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
+            breakerThreshold: 1, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        configuration.topicBackend = .iidBatch
+        configuration.adaptiveRate.start = 1_000
+        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 7))
+        // A partial call of topic "stuck" starts once its linger has passed.
+        _ = machine.add(Self.subscribe("s", topic: "stuck"), handle: RequestHandle(0), now: t0)
+        let stuck = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
+        // Another request lingers behind it; then the first fails for the whole system.
+        _ = machine.add(Self.subscribe("w", topic: "waiting"), handle: RequestHandle(1), now: t0 + .milliseconds(10))
+        let refused = machine.finished(jobID: stuck.id, .failed(.unauthenticated(api: .batchAdd, message: "401")), now: t0 + .milliseconds(10))
+        #expect(!machine.breakerClosed)
+        #expect(started(refused).isEmpty)
+        // The cooldown passes: the probe must be the waiting request's call, formed from the planner.
+        let probe = try #require(started(machine.timerFired(now: t0 + .milliseconds(10) + .seconds(1))).first)
+        #expect(Array(probe.items) == ["w-0", "w-1"], "the probe carried \(Array(probe.items)): the suspect again")
+    }
+
+    private static func subscribe(_ id: String, topic: String) -> PipelineRequest {
+        PipelineRequest(id: id, op: .topicsSubscribe, target: .topic(topic), items: ["\(id)-0", "\(id)-1"])
+    }
+
+    private func started(_ actions: [DispatchAction]) -> [CallJob] {
+        actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
+    }
+}
