@@ -65,16 +65,16 @@ struct OutcomeTests {
                 FailedItem(index: $0, item: items[$0], code: codes[$0], attempts: 999_999_999, message: String(repeating: "\"/", count: 5_000))
             },
             imports: op == .apnsImport
-                ? Dictionary(uniqueKeysWithValues: items.map { ($0, String(repeating: "r", count: OutcomeSizeBound.maxRegistrationTokenBytes)) }) : nil,
+                ? Dictionary(uniqueKeysWithValues: items.map { ($0, String(repeating: "r", count: APILimits.answeredTokenBytes)) }) : nil,
             receipt: op == .installationsDelete ? items.indices.map { ItemReceipt(item: items[$0], code: codes[$0], at: now) } : nil,
-            notificationKey: nil,
+            notificationKey: [.groupsCreate, .groupsAdd, .groupsRemove].contains(op) ? String(repeating: "k", count: APILimits.answeredTokenBytes) : nil,
             // Topic lists are not bounded (here 20 topics of 900 characters each): they are left out.
             topics: op == .instancesInfo
                 ? Dictionary(uniqueKeysWithValues: items.map { ($0, (0..<20).map { "\($0)" + String(repeating: "%", count: 900) }) }) : nil,
             groupMembers: op == .groupsExport
                 ? Dictionary(
                     uniqueKeysWithValues: items.map { item in
-                        (item, (0..<20).map { "\($0)" + String(repeating: "t", count: OutcomeSizeBound.maxRegistrationTokenBytes - 2) })
+                        (item, (0..<20).map { "\($0)" + String(repeating: "t", count: APILimits.answeredTokenBytes - 2) })
                     }) : nil,
             reason: nil, replayOf: request.replayOf, batch: request.batch, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
         let bound = OutcomeSizeBound.bytes(of: request)

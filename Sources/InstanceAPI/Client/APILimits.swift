@@ -12,6 +12,10 @@ public enum APILimits {
     public static let topicsPerInstance = 2_000
     /// The largest page of one registration's topic subscriptions the FCM v1 list call returns.
     public static let topicListPage = 2_000
+    /// The most bytes of a token an answer carries back (a registration token from an import, a
+    /// device group's `notification_key`, a group's member): Google's are under 200. A longer one
+    /// is not the API's answer; outcomes are bounded by it (`OutcomeSizeBound`).
+    public static let answeredTokenBytes = 400
 
     /// The most items (tokens, ids, members, groups) one call of `api` carries: `topicBatch` for
     /// batchAdd / batchRemove, `importBatch` for batchImport, `groupMembers` for a device-group
@@ -60,6 +64,21 @@ public enum APILimits {
         }
         if let index = firstEmpty {
             throw .invalidArgument(field: "\(field)[\(index)]", value: "", reason: "must be a non-empty string")
+        }
+    }
+
+    /// Checks a token an answer of `api` carried back in `field`: 1 to `answeredTokenBytes` bytes
+    /// of printable ASCII without `"`, `\\` or `/`, as Google's tokens and keys are.
+    ///
+    /// - Throws: `.malformedResponse` naming the field and its size or the byte refused.
+    public static func answeredToken(_ value: String, field: String, api: BackendAPI, status: Int) throws(InstanceAPIError) {
+        let count = value.utf8.count
+        guard (1...answeredTokenBytes).contains(count) else {
+            throw .malformedResponse(api: api, status: status, message: "a \(field) of \(count) bytes is not the API's answer (1 to \(answeredTokenBytes))")
+        }
+        if let bad = value.utf8.first(where: { !(0x21...0x7E).contains($0) || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") })
+        {
+            throw .malformedResponse(api: api, status: status, message: "a \(field) holding byte 0x\(String(bad, radix: 16)) is not the API's answer")
         }
     }
 

@@ -21,7 +21,7 @@ extension InstanceAPIClient {
     public func groupKey(name: String) async throws(InstanceAPIError) -> ItemOutcome<String> {
         try APILimits.identifier(name, field: "notification_key_name")
         let url = configuration.fcmBaseURL + "/fcm/notification?notification_key_name=" + Self.segment(name)
-        return try groupAnswer(try await send(.deviceGroup, .GET, url, headers: groupHeaders))
+        return try Self.groupAnswer(try await send(.deviceGroup, .GET, url, headers: groupHeaders))
     }
 
     /// §4, §6 the export: the registration tokens of the group `key` belongs to. A key of no
@@ -30,8 +30,22 @@ extension InstanceAPIClient {
     public func groupMembers(key: String) async throws(InstanceAPIError) -> ItemOutcome<[String]> {
         try APILimits.identifier(key, field: "notification_key")
         let url = configuration.fcmBaseURL + "/fcm/notification?notification_key=" + Self.segment(key)
-        let answer = try await send(.groupExport, .GET, url, headers: groupHeaders)
-        if answer.status == 200 { return .success(try decode(DeviceGroupExport.self, answer, api: .groupExport).registrationIDs) }
+        return try Self.exportAnswer(try await send(.groupExport, .GET, url, headers: groupHeaders))
+    }
+
+    /// The members in an export's `answer`: at most a group's worth, each a token an answer may
+    /// carry (`APILimits.answeredToken`), else a malformed answer.
+    static func exportAnswer(_ answer: Answer) throws(InstanceAPIError) -> ItemOutcome<[String]> {
+        if answer.status == 200 {
+            let members = try Self.decode(DeviceGroupExport.self, answer, api: .groupExport).registrationIDs
+            guard members.count <= APILimits.groupMembers else {
+                throw .malformedResponse(
+                    api: .groupExport, status: 200,
+                    message: "\(members.count) registration_ids is not the API's answer (a group holds \(APILimits.groupMembers))")
+            }
+            for member in members { try APILimits.answeredToken(member, field: "registration_ids entry", api: .groupExport, status: 200) }
+            return .success(members)
+        }
         switch ResultClassifier.deviceGroup(status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return .failure(result)
         case .call(let error): throw error
@@ -46,7 +60,7 @@ extension InstanceAPIClient {
         guard answer.status == 200 else {
             throw ResultClassifier.callFailure(.groupSend, status: answer.status, body: answer.body, retryAfter: answer.retryAfter)
         }
-        return try decode(GroupSendResponse.self, answer, api: .groupSend)
+        return try Self.decode(GroupSendResponse.self, answer, api: .groupSend)
     }
 
     private var groupHeaders: [(String, String)] {
@@ -58,11 +72,17 @@ extension InstanceAPIClient {
         if let key { try APILimits.identifier(key, field: "notification_key") }
         try APILimits.items(tokens, field: "registration_ids", limit: APILimits.groupMembers)
         let body = encode(DeviceGroupRequest(operation: operation, notificationKeyName: name, notificationKey: key, registrationIDs: tokens))
-        return try groupAnswer(try await send(.deviceGroup, .POST, configuration.fcmBaseURL + "/fcm/notification", json: body, headers: groupHeaders))
+        return try Self.groupAnswer(try await send(.deviceGroup, .POST, configuration.fcmBaseURL + "/fcm/notification", json: body, headers: groupHeaders))
     }
 
-    private func groupAnswer(_ answer: Answer) throws(InstanceAPIError) -> ItemOutcome<String> {
-        if answer.status == 200 { return .success(try decode(DeviceGroupResponse.self, answer, api: .deviceGroup).notificationKey) }
+    /// The group's key in `answer`, a token an answer may carry (`APILimits.answeredToken`),
+    /// else a malformed answer; or the item's failure.
+    static func groupAnswer(_ answer: Answer) throws(InstanceAPIError) -> ItemOutcome<String> {
+        if answer.status == 200 {
+            let key = try Self.decode(DeviceGroupResponse.self, answer, api: .deviceGroup).notificationKey
+            try APILimits.answeredToken(key, field: "notification_key", api: .deviceGroup, status: 200)
+            return .success(key)
+        }
         switch ResultClassifier.deviceGroup(status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return .failure(result)
         case .call(let error): throw error

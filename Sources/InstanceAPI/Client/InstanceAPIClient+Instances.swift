@@ -7,7 +7,7 @@ extension InstanceAPIClient {
         try APILimits.identifier(token, field: "token")
         let url = configuration.iidBaseURL + "/iid/info/" + Self.segment(token) + (details ? "?details=true" : "")
         let answer = try await send(.instanceInfo, .GET, url, headers: [("access_token_auth", "true")])
-        if answer.status == 200 { return .success(try decode(InstanceInfo.self, answer, api: .instanceInfo)) }
+        if answer.status == 200 { return .success(try Self.decode(InstanceInfo.self, answer, api: .instanceInfo)) }
         switch ResultClassifier.instanceID(.instanceInfo, item: token, status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return .failure(result)
         case .call(let error): throw error

@@ -105,7 +105,7 @@ extension InstanceAPIClient {
                 case .call(let error): throw error
                 }
             }
-            let page = try decode(TopicSubscriptionList.self, answer, api: .fcmListTopics)
+            let page = try Self.decode(TopicSubscriptionList.self, answer, api: .fcmListTopics)
             topics += (page.topicSubscriptions ?? []).map(\.topic)
             pageToken = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
             pages += 1

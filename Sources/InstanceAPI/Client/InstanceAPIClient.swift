@@ -133,7 +133,7 @@ public final class InstanceAPIClient: Sendable {
     }
 
     /// Decodes a 200 answer, or throws `.malformedResponse` naming the API.
-    func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {
+    static func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {
         do { return try JSONDecoder().decode(T.self, from: answer.body) } catch {
             throw .malformedResponse(api: api, status: answer.status, message: "cannot decode \(T.self): \(answer.text)")
         }

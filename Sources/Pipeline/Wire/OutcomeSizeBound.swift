@@ -8,15 +8,13 @@ import WireJSON
 /// The bound covers the worst case: every item failing (each listed in `failedItems`, with a code
 /// of up to `maxCodeBytes` and no message, see `Outcome.wireBytes(limit:)`), a distinct count key
 /// per item, an erasure receipt line per installation, and an import per APNs token with a
-/// registration token of up to `maxRegistrationTokenBytes`, a full group of such tokens per
-/// `groups.export` item, and a `topicsOmitted` entry per `instances.info` item with `details`
+/// registration token of up to `APILimits.answeredTokenBytes` (longer is not the API's answer), a
+/// full group of such tokens per `groups.export` item, a device group's key of that size, and a `topicsOmitted` entry per `instances.info` item with `details`
 /// (topic lists are not bounded: `Outcome.wireBytes(limit:)` leaves them out when they do not
 /// fit). Strings are counted as JSON-escaped.
 public enum OutcomeSizeBound {
     /// The longest result code an outcome carries (`UNKNOWN(...)` texts are cut to fit).
     public static let maxCodeBytes = 80
-    /// The longest registration token an import is expected to return.
-    public static let maxRegistrationTokenBytes = 400
     /// A failed item's fixed part: `{"attempts":…,"code":"…","index":…,"item":"","retryable":false},`.
     static let failedItemBytes = 12 + 10 + 9 + 2 * maxCodeBytes + 10 + 10 + 9 + 20 + 1
     /// A count's worst case: `"<code>":<n>,`.
@@ -24,9 +22,11 @@ public enum OutcomeSizeBound {
     /// A receipt line's fixed part: `{"at":"<date>","code":"…","item":""},`.
     static let receiptBytes = 7 + 30 + 10 + 2 * maxCodeBytes + 10 + 3
     /// An import's fixed part and its registration token: `"<apns>":"<token>",`.
-    static let importBytes = 6 + 2 * maxRegistrationTokenBytes
+    static let importBytes = 6 + 2 * APILimits.answeredTokenBytes
     /// A group's members, `"<group>":["<token>",…],` with `APILimits.groupMembers` tokens.
-    static let groupExportBytes = 6 + APILimits.groupMembers * (2 * maxRegistrationTokenBytes + 3)
+    static let groupExportBytes = 6 + APILimits.groupMembers * (2 * APILimits.answeredTokenBytes + 3)
+    /// A device group's key, `"notificationKey":"<key>",`, once per request.
+    static let notificationKeyBytes = 20 + 2 * APILimits.answeredTokenBytes
     /// A `topicsOmitted` entry's fixed part: `"",`.
     static let omittedBytes = 3
     /// Everything else: field names, status, dates, counts of backend calls, the target.
@@ -62,6 +62,7 @@ public enum OutcomeSizeBound {
             + (request.op == .installationsDelete ? receiptBytes : 0) + (request.op == .apnsImport ? importBytes : 0)
             + (request.op == .groupsExport ? groupExportBytes : 0) + (listsTopics ? omittedBytes : 0)
         let copies = 1 + ([.installationsDelete, .apnsImport, .groupsExport].contains(request.op) || listsTopics ? 1 : 0)
-        return total + perItem * request.items.count + copies * escapedItemBytes
+        let key = [.groupsCreate, .groupsAdd, .groupsRemove].contains(request.op) ? notificationKeyBytes : 0
+        return total + key + perItem * request.items.count + copies * escapedItemBytes
     }
 }
