@@ -22,7 +22,7 @@ struct BackendTransportHTTP2Tests {
     }
 
     private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(30)) async throws -> TransportAnswer {
-        try await transport.send(.GET, url, headers: [:], body: nil, timeout: timeout)
+        try await transport.send(.GET, url, headers: [:], body: nil, answerLimit: 1 << 20, timeout: timeout)
     }
 
     @Test("calls in flight at once share one HTTP/2 connection")

@@ -18,8 +18,10 @@ struct BackendTransportTests {
 
     /// A GET of `url` without a body.
     /// A GET whose deadline guards against a hang only: the suite may wait its turn on a loaded runner.
-    private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(120)) async throws -> TransportAnswer {
-        try await transport.send(.GET, url, headers: [:], body: nil, timeout: timeout)
+    private func get(
+        _ transport: BackendTransport, _ url: String, answerLimit: Int = 1 << 20, timeout: Duration = .seconds(120)
+    ) async throws -> TransportAnswer {
+        try await transport.send(.GET, url, headers: [:], body: nil, answerLimit: answerLimit, timeout: timeout)
     }
 
     @Test("calls one after another share one kept-alive connection, and each body goes out and comes back whole")
@@ -28,7 +30,8 @@ struct BackendTransportTests {
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
         for n in 0..<5 {
             let body = ByteBuffer(string: String(repeating: "item-\(n),", count: 5_000))
-            let answer = try await transport.send(.POST, server.url("/echo?n=\(n)"), headers: [:], body: body, timeout: .seconds(120))
+            let answer = try await transport.send(
+                .POST, server.url("/echo?n=\(n)"), headers: [:], body: body, answerLimit: 1 << 20, timeout: .seconds(120))
             #expect(answer.status == 200 && answer.body == body && answer.keepAlive)
         }
         #expect(server.connections == 1)
@@ -64,9 +67,9 @@ struct BackendTransportTests {
     @Test("an answer past the body limit fails as answerTooLarge; one cut short fails as closedBeforeAnswer")
     func brokenAnswers() async throws {
         let server = try await TestHTTPServer(group: group)
-        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4, bodyLimit: 1_000)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
         await #expect(throws: TransportError.answerTooLarge(limit: 1_000)) {
-            try await get(transport, server.url("/big"))
+            try await get(transport, server.url("/big"), answerLimit: 1_000)
         }
         await #expect(throws: TransportError.closedBeforeAnswer) {
             try await get(transport, server.url("/cut"))
@@ -100,7 +103,8 @@ struct BackendTransportTests {
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4, tls: trusting)
         for _ in 0..<3 {
             let answer = try await transport.send(
-                .POST, "https://localhost:\(server.port)/echo", headers: [:], body: ByteBuffer(string: "secret"), timeout: .seconds(120))
+                .POST, "https://localhost:\(server.port)/echo", headers: [:], body: ByteBuffer(string: "secret"), answerLimit: 1 << 20,
+                timeout: .seconds(120))
             #expect(text(answer) == "secret")
         }
         #expect(server.connections == 1)

@@ -34,8 +34,12 @@ struct HTTP2CallHandlerTests {
         let handler: HTTP2CallHandler
         let counter = FlushCounter()
 
+        /// The answer limit of every call this fixture starts.
+        let bodyLimit: Int
+
         init(bodyLimit: Int = 1 << 20, firstStreamID: HTTP2StreamID = 1) throws {
-            handler = HTTP2CallHandler(bodyLimit: bodyLimit, firstStreamID: firstStreamID)
+            self.bodyLimit = bodyLimit
+            handler = HTTP2CallHandler(firstStreamID: firstStreamID)
             try channel.pipeline.syncOperations.addHandler(counter)
             try channel.pipeline.syncOperations.addHandler(handler)
         }
@@ -51,7 +55,7 @@ struct HTTP2CallHandlerTests {
             let promise = loop.makePromise(of: TransportAnswer.self)
             let outcome = Outcome()
             promise.futureResult.whenComplete { outcome.result = $0 }
-            let streamID = handler.start(head, body: body, deadline: loop.now + timeout, promise: promise)
+            let streamID = handler.start(head, body: body, limit: bodyLimit, deadline: loop.now + timeout, promise: promise)
             return (streamID, outcome)
         }
 

@@ -14,7 +14,7 @@ struct HTTP2CancelBeforeStartTests {
     @Test("cancelled first: the call fails as cancelled and no frame is written")
     func cancelledBeforeStart() throws {
         let channel = EmbeddedChannel()
-        let handler = HTTP2CallHandler(bodyLimit: 1 << 20)
+        let handler = HTTP2CallHandler()
         try channel.pipeline.syncOperations.addHandler(handler)
         let connection = HTTP2BackendConnection(
             origin: BackendOrigin(tls: true, host: "fcm.googleapis.com", port: 443), channel: channel, handler: handler)
@@ -22,7 +22,7 @@ struct HTTP2CancelBeforeStartTests {
         call.cancel()
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/v1/x")
         head.headers.add(name: "Host", value: "fcm.googleapis.com")
-        let future = connection.exchange(head, body: nil, deadline: .now() + .seconds(30), call: call)
+        let future = connection.exchange(head, body: nil, limit: 1 << 20, deadline: .now() + .seconds(30), call: call)
         channel.embeddedEventLoop.run()
         var failure: (any Error)?
         future.whenFailure { failure = $0 }

@@ -31,6 +31,19 @@ public enum APILimits {
         }
     }
 
+    /// The most bytes of body an answer of `api` may have: 128 KiB for calls about one item
+    /// (their answers are `{}`, a key, a short error), 1 MiB for the batch calls (a result per
+    /// token), 4 MiB for the lists (a page of 2,000 topic names of up to 900 characters, a
+    /// registration's info with its topics). A longer answer is not read: with hundreds of calls
+    /// in flight, answers of megabytes each (a proxy's page) would hold gigabytes.
+    public static func answerBytes(_ api: BackendAPI) -> Int {
+        switch api {
+        case .batchAdd, .batchRemove, .batchImport: 1 << 20
+        case .fcmListTopics, .instanceInfo, .groupExport: 4 << 20
+        case .topicRelation, .fcmSubscribe, .fcmUnsubscribe, .deleteInstance, .deviceGroup, .groupSend, .token: 128 << 10
+        }
+    }
+
     /// The topic name without a `/topics/` prefix, checked against `[a-zA-Z0-9-_.~%]+`.
     ///
     /// - Throws: `.invalidArgument` naming the topic when it is empty or has other characters.

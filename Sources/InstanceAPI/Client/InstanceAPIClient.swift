@@ -122,7 +122,7 @@ public final class InstanceAPIClient: Sendable {
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
         let timeout = configuration.timeout
         do {
-            let reply = try await transport.send(method, url, headers: headers, body: body, timeout: timeout)
+            let reply = try await transport.send(method, url, headers: headers, body: body, answerLimit: APILimits.answerBytes(api), timeout: timeout)
             let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }
             let answer = Answer(status: reply.status, body: Data(reply.body.readableBytesView), retryAfter: retryAfter)
             logger.trace("\(api.rawValue) \(method) answered \(answer.status)")

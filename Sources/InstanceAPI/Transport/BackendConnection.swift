@@ -22,14 +22,15 @@ final class BackendConnection: Sendable {
     var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
 
     /// Writes `head` and `body` in one flush and completes with the answer, or fails with
-    /// `.timedOut` at `deadline` (the connection is closed then) or with why the connection failed.
-    func exchange(_ head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline) -> EventLoopFuture<TransportAnswer> {
+    /// `.answerTooLarge` past `limit` bytes of body, with `.timedOut` at `deadline` (the
+    /// connection is closed then) or with why the connection failed.
+    func exchange(_ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, deadline: NIODeadline) -> EventLoopFuture<TransportAnswer> {
         let loop = channel.eventLoop
         let promise = loop.makePromise(of: TransportAnswer.self)
         let channel = self.channel
         let handler = self.handler
         let start: @Sendable () -> Void = {
-            handler.value.expect(promise)
+            handler.value.expect(promise, limit: limit)
             let timer = loop.assumeIsolated().scheduleTask(deadline: deadline) { handler.value.fail(TransportError.timedOut) }
             promise.futureResult.assumeIsolated().whenComplete { _ in timer.cancel() }
             channel.write(HTTPClientRequestPart.head(head), promise: nil)

@@ -38,15 +38,12 @@ final class BackendConnector: Sendable {
     private let connectTimeout: Duration
     private let tlsConfiguration: TLSConfiguration
     private let contexts = Mutex(Contexts())
-    /// The largest answer body a connection takes, in bytes.
-    let bodyLimit: Int
 
     /// A connector on `group`'s event loops; `tls` carries the trust roots, its ALPN protocols
     /// are the connector's to set.
-    init(group: any EventLoopGroup, connectTimeout: Duration, bodyLimit: Int, tls: TLSConfiguration) {
+    init(group: any EventLoopGroup, connectTimeout: Duration, tls: TLSConfiguration) {
         self.group = group
         self.connectTimeout = connectTimeout
-        self.bodyLimit = bodyLimit
         self.tlsConfiguration = tls
     }
 
@@ -54,14 +51,13 @@ final class BackendConnector: Sendable {
     func connectPlain(_ origin: BackendOrigin, deadline: NIODeadline) async throws -> BackendConnection {
         let remaining = deadline - .now()
         guard remaining > .zero else { throw TransportError.timedOut }
-        let bodyLimit = self.bodyLimit
         let channel = try await ClientBootstrap(group: group)
             .connectTimeout(min(TimeAmount(connectTimeout), remaining))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(HTTPExchangeHandler(bodyLimit: bodyLimit))
+                    try channel.pipeline.syncOperations.addHandler(HTTPExchangeHandler())
                 }
             }
             .connect(host: origin.host, port: origin.port).get()
@@ -77,7 +73,6 @@ final class BackendConnector: Sendable {
         let tls = try context(offerHTTP2: offerHTTP2)
         let remaining = deadline - .now()
         guard remaining > .zero else { throw TransportError.timedOut }
-        let bodyLimit = self.bodyLimit
         let serverName = Self.isIPAddress(origin.host) ? nil : origin.host
         let negotiated = group.any().makePromise(of: Connected.self)
         let channel: any Channel
@@ -94,9 +89,9 @@ final class BackendConnector: Sendable {
                             ApplicationProtocolNegotiationHandler { result, channel in
                                 channel.eventLoop.makeCompletedFuture {
                                     if case .negotiated("h2") = result {
-                                        try Self.configureHTTP2(channel, origin: origin, bodyLimit: bodyLimit, negotiated: negotiated, events: events)
+                                        try Self.configureHTTP2(channel, origin: origin, negotiated: negotiated, events: events)
                                     } else {
-                                        let handler = HTTPExchangeHandler(bodyLimit: bodyLimit)
+                                        let handler = HTTPExchangeHandler()
                                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                                         try channel.pipeline.syncOperations.addHandler(handler)
                                         negotiated.succeed(.http1(BackendConnection(origin: origin, channel: channel, handler: handler)))
@@ -123,9 +118,9 @@ final class BackendConnector: Sendable {
     /// server's settings and GOAWAY, the handler carrying the calls. `negotiated` completes on the
     /// first SETTINGS; every SETTINGS and GOAWAY goes to `events`.
     private static func configureHTTP2(
-        _ channel: any Channel, origin: BackendOrigin, bodyLimit: Int, negotiated: EventLoopPromise<Connected>, events: HTTP2Events
+        _ channel: any Channel, origin: BackendOrigin, negotiated: EventLoopPromise<Connected>, events: HTTP2Events
     ) throws {
-        let handler = HTTP2CallHandler(bodyLimit: bodyLimit)
+        let handler = HTTP2CallHandler()
         let connection = HTTP2BackendConnection(origin: origin, channel: channel, handler: handler)
         let watcher = HTTP2ConnectionWatcher(
             settings: { maxStreams in

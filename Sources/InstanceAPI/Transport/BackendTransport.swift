@@ -56,20 +56,22 @@ final class BackendTransport: Sendable {
     /// any extra ones); its ALPN protocols are the transport's to set.
     init(
         group: any EventLoopGroup, maxIdlePerOrigin: Int, maxHTTP2ConnectionsPerOrigin: Int = 8, idleTimeout: Duration = .seconds(60),
-        connectTimeout: Duration = .seconds(10), bodyLimit: Int = 32 << 20, tls: TLSConfiguration = .makeClientConfiguration()
+        connectTimeout: Duration = .seconds(10), tls: TLSConfiguration = .makeClientConfiguration()
     ) {
         self.group = group
         self.state = Mutex(
             State(
                 idle: IdleConnections(limit: maxIdlePerOrigin, idleTimeout: idleTimeout),
                 streams: StreamConnections(limit: maxHTTP2ConnectionsPerOrigin, idleTimeout: idleTimeout)))
-        self.connector = BackendConnector(group: group, connectTimeout: connectTimeout, bodyLimit: bodyLimit, tls: tls)
+        self.connector = BackendConnector(group: group, connectTimeout: connectTimeout, tls: tls)
     }
 
-    /// Sends one call and returns the complete answer. Throws `TransportError` (bad URL, no answer
-    /// by `timeout`, connection closed early, answer too large, shut down), or NIO's own error when
-    /// connecting or TLS fails.
-    func send(_ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: ByteBuffer?, timeout: Duration) async throws -> TransportAnswer {
+    /// Sends one call and returns the complete answer, of at most `answerLimit` bytes of body.
+    /// Throws `TransportError` (bad URL, no answer by `timeout`, connection closed early, answer
+    /// too large, shut down), or NIO's own error when connecting or TLS fails.
+    func send(
+        _ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: ByteBuffer?, answerLimit: Int, timeout: Duration
+    ) async throws -> TransportAnswer {
         let (origin, target) = try BackendOrigin.split(url)
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
@@ -80,9 +82,9 @@ final class BackendTransport: Sendable {
             head.headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
         if origin.tls, !state.withLock({ $0.http1Origins.contains(origin) }) {
-            return try await sendHTTP2(head, body: body, origin: origin, deadline: deadline)
+            return try await sendHTTP2(head, body: body, limit: answerLimit, origin: origin, deadline: deadline)
         }
-        return try await sendHTTP1(head, body: body, origin: origin, deadline: deadline, connected: nil)
+        return try await sendHTTP1(head, body: body, limit: answerLimit, origin: origin, deadline: deadline, connected: nil)
     }
 
     /// Closes every connection, fails the calls waiting for a stream and refuses new calls; calls
@@ -101,7 +103,7 @@ final class BackendTransport: Sendable {
     // MARK: HTTP/1.1
 
     private func sendHTTP1(
-        _ head: HTTPRequestHead, body: ByteBuffer?, origin: BackendOrigin, deadline: NIODeadline, connected: BackendConnection?
+        _ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, origin: BackendOrigin, deadline: NIODeadline, connected: BackendConnection?
     ) async throws -> TransportAnswer {
         var connection = connected
         var fresh = connected != nil
@@ -132,7 +134,7 @@ final class BackendTransport: Sendable {
             connection.closeFuture.whenComplete { [weak self] _ in self?.state.withLock { $0.idle.remove(connection, origin) } }
         }
         let answer = try await withTaskCancellationHandler {
-            try await connection.exchange(head, body: body, deadline: deadline).get()
+            try await connection.exchange(head, body: body, limit: limit, deadline: deadline).get()
         } onCancel: {
             connection.close()
         }
@@ -147,13 +149,15 @@ final class BackendTransport: Sendable {
 
     // MARK: HTTP/2
 
-    private func sendHTTP2(_ head: HTTPRequestHead, body: ByteBuffer?, origin: BackendOrigin, deadline: NIODeadline) async throws -> TransportAnswer {
+    private func sendHTTP2(
+        _ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, origin: BackendOrigin, deadline: NIODeadline
+    ) async throws -> TransportAnswer {
         while true {
             guard NIODeadline.now() < deadline else { throw TransportError.timedOut }
             // The origin chose HTTP/1.1 while this call waited: it goes that way, rather than
             // each woken call offering h2 in a handshake of its own, one after another.
             if state.withLock({ $0.http1Origins.contains(origin) }) {
-                return try await sendHTTP1(head, body: body, origin: origin, deadline: deadline, connected: nil)
+                return try await sendHTTP1(head, body: body, limit: limit, origin: origin, deadline: deadline, connected: nil)
             }
             let (choice, close, waiter) = try state.withLock { state throws(TransportError) in
                 guard !state.shutDown else { throw TransportError.shutDown }
@@ -193,7 +197,7 @@ final class BackendTransport: Sendable {
                             state.http1Origins.insert(origin)
                             return state.streams.connectFailed(origin)
                         })
-                    return try await sendHTTP1(head, body: body, origin: origin, deadline: deadline, connected: fallback)
+                    return try await sendHTTP1(head, body: body, limit: limit, origin: origin, deadline: deadline, connected: fallback)
                 case .http2(let opened, let maxStreams):
                     // Opened after a shutdown: closed, never registered where nothing would close it.
                     let registered = state.withLock { state -> StreamConnections<HTTP2BackendConnection, UInt64>.Outcome? in
@@ -215,7 +219,7 @@ final class BackendTransport: Sendable {
             let call = StreamCall()
             do {
                 let answer = try await withTaskCancellationHandler {
-                    try await connection.exchange(head, body: body, deadline: deadline, call: call).get()
+                    try await connection.exchange(head, body: body, limit: limit, deadline: deadline, call: call).get()
                 } onCancel: {
                     call.cancel()
                 }

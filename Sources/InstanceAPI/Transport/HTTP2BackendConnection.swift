@@ -32,7 +32,7 @@ final class HTTP2BackendConnection: Sendable {
     /// `.timedOut` at `deadline`, with `.refusedStream` when the server refused the stream
     /// unprocessed (GOAWAY below it, REFUSED_STREAM), or with why the stream failed. `call`
     /// cancels it.
-    func exchange(_ head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline, call: StreamCall) -> EventLoopFuture<TransportAnswer> {
+    func exchange(_ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, deadline: NIODeadline, call: StreamCall) -> EventLoopFuture<TransportAnswer> {
         let loop = channel.eventLoop
         let promise = loop.makePromise(of: TransportAnswer.self)
         let handler = self.handler
@@ -43,7 +43,7 @@ final class HTTP2BackendConnection: Sendable {
                 promise.fail(CancellationError())
                 return
             }
-            guard let streamID = handler.value.start(head, body: body, deadline: deadline, promise: promise) else { return }
+            guard let streamID = handler.value.start(head, body: body, limit: limit, deadline: deadline, promise: promise) else { return }
             let reset: @Sendable () -> Void = {
                 let cancel: @Sendable () -> Void = { handler.value.cancel(streamID, CancellationError()) }
                 if loop.inEventLoop { cancel() } else { loop.execute(cancel) }

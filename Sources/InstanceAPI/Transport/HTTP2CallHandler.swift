@@ -11,7 +11,7 @@ import NIOHTTP2
 /// Writes of calls started in the same event-loop turn go out in one flush (one TLS record, one
 /// write). A call fails when the server resets its stream (`.refusedStream` for
 /// REFUSED_STREAM, else why), when its stream was above a GOAWAY's last stream
-/// (`.refusedStream`: the server did not process it), when its answer passes `bodyLimit`, at its
+/// (`.refusedStream`: the server did not process it), when its answer passes the call's limit, at its
 /// deadline (`.timedOut`) or when cancelled; those reset that stream only. The connection lost
 /// fails every call (`.closedBeforeAnswer`). It keeps the server's flow-control windows for the
 /// connection and each stream open. Runs on the connection's event loop only.
@@ -28,13 +28,14 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// One call in flight: its promise, deadline and the answer so far.
     private struct Call {
         var promise: EventLoopPromise<TransportAnswer>
+        /// The largest answer body the call takes, in bytes.
+        var limit: Int
         var deadline: NIODeadline
         var status: Int?
         var headers = HTTPHeaders()
         var body: ByteBuffer?
     }
 
-    private let bodyLimit: Int
     private let scheme: String
     private var context: ChannelHandlerContext?
     private var calls: [HTTP2StreamID: Call] = [:]
@@ -46,10 +47,9 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// The deadline the one deadline timer is set for.
     private var timer: (deadline: NIODeadline, task: Scheduled<Void>)?
 
-    /// A handler taking answers up to `bodyLimit` bytes, calling with `scheme` (`https`);
-    /// `firstStreamID` is for tests of a connection whose stream ids run out.
-    init(bodyLimit: Int, scheme: String = "https", firstStreamID: HTTP2StreamID = 1) {
-        self.bodyLimit = bodyLimit
+    /// A handler calling with `scheme` (`https`); `firstStreamID` is for tests of a connection
+    /// whose stream ids run out.
+    init(scheme: String = "https", firstStreamID: HTTP2StreamID = 1) {
         self.scheme = scheme
         self.nextStreamID = firstStreamID
     }
@@ -75,7 +75,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// connection is closed, going away, or out of stream ids: `.noNewStreams` then, nothing
     /// sent, safe to send again elsewhere).
     @discardableResult
-    func start(_ head: HTTPRequestHead, body: ByteBuffer?, deadline: NIODeadline, promise: EventLoopPromise<TransportAnswer>) -> HTTP2StreamID? {
+    func start(_ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, deadline: NIODeadline, promise: EventLoopPromise<TransportAnswer>) -> HTTP2StreamID? {
         guard let context, !closed else {
             // Nothing was sent: the call goes on another connection.
             promise.fail(TransportError.noNewStreams)
@@ -87,7 +87,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         }
         let streamID = nextStreamID
         nextStreamID = nextStreamID.advanced(by: 2)
-        calls[streamID] = Call(promise: promise, deadline: deadline)
+        calls[streamID] = Call(promise: promise, limit: limit, deadline: deadline)
         let hasBody = body.map { $0.readableBytes > 0 } ?? false
         let headers = HTTP2Frame.FramePayload.Headers(headers: Self.requestHeaders(head, scheme: scheme), endStream: !hasBody)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: nil)
@@ -132,8 +132,8 @@ final class HTTP2CallHandler: ChannelInboundHandler {
                 fail(frame.streamID, TransportError.closedBeforeAnswer)
                 return
             }
-            guard (call.body?.readableBytes ?? 0) + part.readableBytes <= bodyLimit else {
-                fail(frame.streamID, TransportError.answerTooLarge(limit: bodyLimit))
+            guard (call.body?.readableBytes ?? 0) + part.readableBytes <= call.limit else {
+                fail(frame.streamID, TransportError.answerTooLarge(limit: call.limit))
                 return
             }
             if call.body == nil {

@@ -11,29 +11,30 @@ import NIOHTTP1
 final class HTTPExchangeHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
 
+    /// The call outstanding: its promise, and the largest answer body it takes, in bytes.
+    private struct Outstanding {
+        var promise: EventLoopPromise<TransportAnswer>
+        var limit: Int
+    }
+
     private enum State {
         case idle
-        case awaitingHead(EventLoopPromise<TransportAnswer>)
-        case readingBody(EventLoopPromise<TransportAnswer>, HTTPResponseHead, ByteBuffer)
+        case awaitingHead(Outstanding)
+        case readingBody(Outstanding, HTTPResponseHead, ByteBuffer)
         case closed
     }
 
     private var state = State.idle
     private var context: ChannelHandlerContext?
-    /// The largest answer body taken, in bytes.
-    let bodyLimit: Int
-
-    init(bodyLimit: Int) {
-        self.bodyLimit = bodyLimit
-    }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
-    /// Takes the promise of the call just written: it completes with the next answer read.
-    func expect(_ promise: EventLoopPromise<TransportAnswer>) {
+    /// Takes the promise of the call just written: it completes with the next answer read, or
+    /// fails with `.answerTooLarge` once its body passes `limit` bytes.
+    func expect(_ promise: EventLoopPromise<TransportAnswer>, limit: Int) {
         switch state {
-        case .idle: state = .awaitingHead(promise)
+        case .idle: state = .awaitingHead(Outstanding(promise: promise, limit: limit))
         case .closed: promise.fail(TransportError.closedBeforeAnswer)
         case .awaitingHead, .readingBody:
             // One call at a time per connection: a second is a bug of the pool, and the answer
@@ -47,7 +48,7 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
     func fail(_ error: any Error) {
         let promise: EventLoopPromise<TransportAnswer>?
         switch state {
-        case .awaitingHead(let waiting), .readingBody(let waiting, _, _): promise = waiting
+        case .awaitingHead(let waiting), .readingBody(let waiting, _, _): promise = waiting.promise
         case .idle, .closed: promise = nil
         }
         state = .closed
@@ -57,19 +58,19 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
-        case (.head(let head), .awaitingHead(let promise)):
-            state = .readingBody(promise, head, context.channel.allocator.buffer(capacity: 0))
-        case (.body(var part), .readingBody(let promise, let head, var body)):
-            guard body.readableBytes + part.readableBytes <= bodyLimit else {
-                fail(TransportError.answerTooLarge(limit: bodyLimit))
+        case (.head(let head), .awaitingHead(let call)):
+            state = .readingBody(call, head, context.channel.allocator.buffer(capacity: 0))
+        case (.body(var part), .readingBody(let call, let head, var body)):
+            guard body.readableBytes + part.readableBytes <= call.limit else {
+                fail(TransportError.answerTooLarge(limit: call.limit))
                 return
             }
             state = .idle  // the buffer is written in place, not copied
             if body.readableBytes == 0 { body = part } else { body.writeBuffer(&part) }
-            state = .readingBody(promise, head, body)
-        case (.end, .readingBody(let promise, let head, let body)):
+            state = .readingBody(call, head, body)
+        case (.end, .readingBody(let call, let head, let body)):
             state = .idle
-            promise.succeed(TransportAnswer(status: Int(head.status.code), headers: head.headers, body: body, keepAlive: head.isKeepAlive))
+            call.promise.succeed(TransportAnswer(status: Int(head.status.code), headers: head.headers, body: body, keepAlive: head.isKeepAlive))
         case (_, .closed):
             break
         default:
