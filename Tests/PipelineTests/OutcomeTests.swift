@@ -39,7 +39,7 @@ struct OutcomeTests {
     @Test(
         "the outcome size bound holds for the worst outcome a request can have",
         arguments: [
-            RequestOp.installationsDelete, .topicsSubscribe, .apnsImport, .groupsExport, .instancesInfo,
+            RequestOp.installationsDelete, .topicsSubscribe, .apnsImport, .groupsExport, .instancesInfo, .groupsCreate, .groupsAdd,
         ])
     func sizeBoundHolds(op: RequestOp) throws {
         // Items that need escaping, every item failed on a distinct long unknown code with a long
@@ -51,6 +51,9 @@ struct OutcomeTests {
             case .apnsImport: .apns(application: "com.example/app", sandbox: true)
             case .groupsExport: .export(byKey: false)
             case .instancesInfo: .info(details: true)
+            case .groupsCreate: .group(name: "group/\"x\"", key: nil)
+            // A request's own key of any length: the outcome echoes it when no answer carried one.
+            case .groupsAdd: .group(name: "group/\"x\"", key: String(repeating: "k/\"", count: 100_000))
             default: .topic("movies")
             }
         let request = PipelineRequest(
@@ -67,7 +70,8 @@ struct OutcomeTests {
             imports: op == .apnsImport
                 ? Dictionary(uniqueKeysWithValues: items.map { ($0, String(repeating: "r", count: APILimits.answeredTokenBytes)) }) : nil,
             receipt: op == .installationsDelete ? items.indices.map { ItemReceipt(item: items[$0], code: codes[$0], at: now) } : nil,
-            notificationKey: [.groupsCreate, .groupsAdd, .groupsRemove].contains(op) ? String(repeating: "k", count: APILimits.answeredTokenBytes) : nil,
+            notificationKey: op == .groupsCreate
+                ? String(repeating: "k", count: APILimits.answeredTokenBytes) : op == .groupsAdd ? String(repeating: "k/\"", count: 100_000) : nil,
             // Topic lists are not bounded (here 20 topics of 900 characters each): they are left out.
             topics: op == .instancesInfo
                 ? Dictionary(uniqueKeysWithValues: items.map { ($0, (0..<20).map { "\($0)" + String(repeating: "%", count: 900) }) }) : nil,

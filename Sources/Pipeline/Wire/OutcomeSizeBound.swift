@@ -25,8 +25,8 @@ public enum OutcomeSizeBound {
     static let importBytes = 6 + 2 * APILimits.answeredTokenBytes
     /// A group's members, `"<group>":["<token>",…],` with `APILimits.groupMembers` tokens.
     static let groupExportBytes = 6 + APILimits.groupMembers * (2 * APILimits.answeredTokenBytes + 3)
-    /// A device group's key, `"notificationKey":"<key>",`, once per request.
-    static let notificationKeyBytes = 20 + 2 * APILimits.answeredTokenBytes
+    /// A device group's key, `"notificationKey":"<key>",`, once per request, beside the fixed part.
+    static let notificationKeyBytes = 20
     /// A `topicsOmitted` entry's fixed part: `"",`.
     static let omittedBytes = 3
     /// Everything else: field names, status, dates, counts of backend calls, the target.
@@ -62,7 +62,13 @@ public enum OutcomeSizeBound {
             + (request.op == .installationsDelete ? receiptBytes : 0) + (request.op == .apnsImport ? importBytes : 0)
             + (request.op == .groupsExport ? groupExportBytes : 0) + (listsTopics ? omittedBytes : 0)
         let copies = 1 + ([.installationsDelete, .apnsImport, .groupsExport].contains(request.op) || listsTopics ? 1 : 0)
-        let key = [.groupsCreate, .groupsAdd, .groupsRemove].contains(request.op) ? notificationKeyBytes : 0
+        // The key an answer carried (at most `APILimits.answeredTokenBytes`), or the request's own
+        // when none did, which the target already counts once.
+        var key = 0
+        if [.groupsCreate, .groupsAdd, .groupsRemove].contains(request.op) {
+            let requested = if case .group(_, let key?) = request.target { JSONWriter.escapedByteCount(of: key) } else { 0 }
+            key = notificationKeyBytes + max(2 * APILimits.answeredTokenBytes, requested)
+        }
         return total + key + perItem * request.items.count + copies * escapedItemBytes
     }
 }

@@ -43,9 +43,6 @@ struct CallQueue: Sendable {
     /// The retries waiting to start, which hold their keys.
     var waitingRetries: some Sequence<CallJob> { retries + suspects }
 
-    /// Suspect retries waiting to start.
-    var suspectCount: Int { suspects.count }
-
     /// True when jobs wait and every one of them is suspect.
     var holdsOnlySuspects: Bool { count > 0 && count == suspects.count }
 

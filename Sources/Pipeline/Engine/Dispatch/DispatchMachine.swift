@@ -269,10 +269,11 @@ struct DispatchMachine: Sendable {
         // Partial calls are formed once their linger has passed, and only as many as could start:
         // while every slot is busy or calls wait in the queue (concurrency, rate, quota), the
         // items go on gathering into fuller calls, and each call that frees a slot takes the
-        // oldest key's items. Suspect attempts waiting do not count: while the breaker is open
-        // they are not the probe as long as other work waits, and lingering work held back by
-        // them left a suspect that always fails the only probe, forever (simulation seed 1301).
-        let freeSlots = queue.count == queue.suspectCount ? configuration.concurrency - running.count : 0
+        // oldest key's items. While the breaker is open and only suspect attempts wait, one call
+        // is formed: the probe, which new work must be rather than a suspect; held back by them,
+        // a suspect that always fails was the only probe, forever (simulation seed 1301).
+        let freeSlots =
+            awaitsNewWork ? min(1, configuration.concurrency - running.count) : queue.count == 0 ? configuration.concurrency - running.count : 0
         if let due = lingerDue, due <= now, freeSlots > 0 {
             enqueue(planner.take(flush: true, maxPartialCalls: freeSlots))
             lingerDue = planner.isEmpty ? nil : due
