@@ -1,5 +1,6 @@
 import Foundation
 import Subprocess
+import Synchronization
 import SystemPackage
 import Testing
 
@@ -28,29 +29,59 @@ final class ChildProcess: Sendable {
         for (name, value) in environment { changes[Environment.Key(stringLiteral: name)] = value }
         for name in removing { changes[Environment.Key(stringLiteral: name)] = .some(nil) }
         let input = try Self.inputFile(stdin ?? Data())
-        let (started, start) = AsyncThrowingStream.makeStream(of: Int32.self)
+        let start = Start()
+        let environment = Environment.inherit.updating(changes)
+        let workingDirectory = directory.map { FilePath($0.path) }
         Task.detached {
             do {
                 let result = try await Subprocess.run(
-                    .path(FilePath(executable.path)), arguments: Arguments(arguments), environment: .inherit.updating(changes),
-                    workingDirectory: directory.map { FilePath($0.path) }, input: .fileDescriptor(input, closeAfterSpawningProcess: true), output: .sequence,
-                    error: .combinedWithOutput
+                    .path(FilePath(executable.path)), arguments: Arguments(arguments), environment: environment, workingDirectory: workingDirectory,
+                    input: .fileDescriptor(input, closeAfterSpawningProcess: true), output: .sequence, error: .combinedWithOutput
                 ) { execution in
-                    start.yield(execution.processIdentifier.value)
+                    start.resolve(.success(execution.processIdentifier.value))
                     for try await buffer in execution.standardOutput { output.update { $0.read(Data(buffer: buffer)) } }
                 }
                 output.update { $0.ended(Self.status(result.terminationStatus)) }
             } catch {
-                start.finish(throwing: error)
+                start.resolve(.failure(error))
                 output.update { $0.ended(-1, note: "\n[spawn or read failed: \(error)]") }
             }
-            start.finish()
-        }
-        guard let pid = try await started.first(where: { _ in true }) else {
-            throw ProcessFailure(message: "\(executable.path) did not start")
         }
         self.output = output
-        self.pid = pid
+        self.pid = try await start.pid()
+    }
+
+    /// The spawn's one answer to the waiting `init`: the child's id, or why it did not start.
+    /// Not cancelled with the waiting task: a child that started is always owned (and stopped
+    /// by `deinit`), never left running unseen.
+    private final class Start: Sendable {
+        private struct State {
+            var result: Result<Int32, any Error>?
+            var waiter: CheckedContinuation<Int32, any Error>?
+        }
+
+        private let state = Mutex(State())
+
+        /// The spawn's answer; only the first counts.
+        func resolve(_ result: Result<Int32, any Error>) {
+            let waiter = state.withLock { state -> CheckedContinuation<Int32, any Error>? in
+                guard state.result == nil else { return nil }
+                state.result = result
+                return state.waiter.take()
+            }
+            waiter?.resume(with: result)
+        }
+
+        /// Waits for the answer.
+        func pid() async throws -> Int32 {
+            try await withCheckedThrowingContinuation { continuation in
+                let known = state.withLock { state in
+                    if state.result == nil { state.waiter = continuation }
+                    return state.result
+                }
+                if let known { continuation.resume(with: known) }
+            }
+        }
     }
 
     /// `data` in an unlinked file, open for reading: the child's standard input. Not a pipe that
@@ -103,8 +134,8 @@ final class ChildProcess: Sendable {
     }
 
     /// Waits for the exit and returns the status; sends SIGTERM after `seconds`. The output is
-    /// whole when this returns: the status is known once the output's end was read and the
-    /// process reaped (a process the program started that keeps the output open holds it too).
+    /// whole when this returns: the status is known once the output was read to the child's exit
+    /// and the process reaped (what a process it started writes afterwards is not read).
     func waitForExit(seconds: Double = 60) async throws -> Int32 {
         do {
             let exited = try await output.wait(

@@ -113,7 +113,11 @@ struct BenchQuota: AsyncParsableCommand {
             "bench quota: quota \(Self.number(quota)) \(api) calls/s\(quotaAfter.map { ", then \(Self.number($0)) at \(changeAt!) s" } ?? ""), latency \(Self.number(latency)) + 0–\(Self.number(jitter)) ms; \(workers) worker process(es) on the \(shipped.description) (rate-limit \(file.callsPerSecond.map(Self.number) ?? "none")); backlog \(backlog) records of 1,000 tokens"
         )
 
+        // Stopped by a signal, or ending early by an error, the bench stops its workers too.
+        let signals = BenchChild.stopAllOnSignal("bench quota", removing: folder)
+        defer { signals.cancel() }
         var children: [BenchChild] = []
+        defer { for child in children { Task { await child.stop() } } }
         for number in 1...workers {
             // The embedded cluster's group settings (why: `EmbeddedKafka.consumerDefaults`).
             children.append(
@@ -152,6 +156,7 @@ struct BenchQuota: AsyncParsableCommand {
             }
         }
         for child in children { await child.stop() }
+        children.removeAll()
 
         let deadLetters = try await Self.deadLetterItems(kafka, topic: file.deadLetterTopic)
         report(samples, start: started ?? .now, pipeline: shipped, deadLetters: deadLetters)

@@ -18,6 +18,9 @@ final class BenchChild: Sendable {
         var nextWaiter = 0
         /// Its process id, once it runs.
         var pid: Int32 = 0
+        /// Whether it started, once known, and the `init` waiting to know it.
+        var started: Result<Void, any Error>?
+        var starting: CheckedContinuation<Void, any Error>?
     }
 
     /// Children still running, oldest first, so that a signal to the benchmark stops them too.
@@ -36,38 +39,56 @@ final class BenchChild: Sendable {
         var executable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         if !FileManager.default.isExecutableFile(atPath: executable.path), let own = Bundle.main.executableURL { executable = own }
         self.name = name
-        let (started, start) = AsyncThrowingStream.makeStream(of: Int32.self)
-        Task.detached { [weak self] in
-            do {
-                let result = try await Subprocess.run(
-                    .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .none, output: .sequence,
-                    error: .combinedWithOutput
-                ) { execution in
-                    start.yield(execution.processIdentifier.value)
-                    // Whole lines are decoded: a read can end inside a character (`→`), a newline never does.
-                    var pending = Data()
-                    for try await buffer in execution.standardOutput {
-                        pending.append(Data(buffer: buffer))
-                        guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
-                        self?.received(String(decoding: pending[...newline], as: UTF8.self))
-                        pending.removeSubrange(...newline)
-                    }
-                    if !pending.isEmpty { self?.received(String(decoding: pending, as: UTF8.self)) }
-                }
-                switch result.terminationStatus {
-                case .exited(let code): self?.exited(code)
-                case .signaled(let signal): self?.exited(signal)
-                }
-            } catch {
-                start.finish(throwing: error)
-                self?.received("\n[\(name): spawn or read failed: \(error)]\n")
-                self?.exited(-1)
+        // Not cancelled with the waiting task: a child that started is in `live` at once, so it
+        // is stopped with the others, never left running unseen.
+        let program = executable
+        Task.detached { [weak self] in await self?.run(program, arguments) }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let known = state.withLock { state in
+                if state.started == nil { state.starting = continuation }
+                return state.started
             }
-            start.finish()
+            if let known { continuation.resume(with: known) }
         }
-        guard let pid = try await started.first(where: { _ in true }) else { throw RuntimeError(.software, "\(name) did not start") }
-        state.withLock { $0.pid = pid }
-        Self.live.withLock { $0.append(self) }
+    }
+
+    /// Runs the child until it exits, collecting its output; resumes `init` once it started.
+    private func run(_ executable: URL, _ arguments: [String]) async {
+        do {
+            let result = try await Subprocess.run(
+                .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .none, output: .sequence, error: .combinedWithOutput
+            ) { execution in
+                Self.live.withLock { $0.append(self) }
+                state.withLock { state in
+                    state.pid = execution.processIdentifier.value
+                    state.started = .success(())
+                    return state.starting.take()
+                }?.resume()
+                // Whole lines are decoded: a read can end inside a character (`→`), a newline never does.
+                var pending = Data()
+                for try await buffer in execution.standardOutput {
+                    pending.append(Data(buffer: buffer))
+                    guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
+                    received(String(decoding: pending[...newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+                if !pending.isEmpty { received(String(decoding: pending, as: UTF8.self)) }
+            }
+            switch result.terminationStatus {
+            case .exited(let code): exited(code)
+            case .signaled(let signal): exited(signal)
+            }
+        } catch {
+            let failure = RuntimeError(.software, "\(name) did not start: \(error)")
+            let (spawned, waiter) = state.withLock { state in
+                let spawned = state.started != nil
+                if !spawned { state.started = .failure(failure) }
+                return (spawned, state.starting.take())
+            }
+            if spawned { received("\n[\(name): reading its output failed: \(error)]\n") }
+            waiter?.resume(throwing: failure)
+            exited(-1)
+        }
     }
 
     /// Starts the embedded broker (`iidbatch broker`) with `topics` (`NAME[:PARTITIONS]`) and
