@@ -77,3 +77,13 @@ struct TopicBatchResponseTests {
         #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse.resultRuns(jsonBody: Data(body.utf8)) }
     }
 }
+
+extension TopicBatchResponseTests {
+    @Test(
+        "an entry that is not {} and has no error is not the API's answer: refused, never read as success",
+        arguments: [#"{"results":[{"status":"FAILED"}]}"#, #"{"results":[{},{"code":"NOT_FOUND"}]}"#, #"{"results":[{"Error":"INTERNAL"}]}"#])
+    func entryWithoutErrorIsRefused(body: String) {
+        #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse.resultRuns(jsonBody: Data(body.utf8)) }
+        #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse(jsonBody: Data(body.utf8)) }
+    }
+}

@@ -2,7 +2,9 @@ import NIOCore
 
 extension InstanceAPIClient {
     /// §2.4: imports up to 100 APNs tokens of one iOS app; one result per token, in order.
-    /// Importing a token again yields the same registration token.
+    /// Importing a token again yields the same registration token. Each result is checked
+    /// against the token it echoes (`ImportResponse.importResults(for:)`): no APNs token is ever
+    /// given another's registration token.
     public func batchImport(application: String, sandbox: Bool, apnsTokens: [String]) async throws(InstanceAPIError) -> [ImportResult] {
         try APILimits.identifier(application, field: "application")
         try APILimits.items(apnsTokens, field: "apns_tokens", limit: APILimits.importBatch)
@@ -15,12 +17,6 @@ extension InstanceAPIClient {
         do { response = try ImportResponse(jsonBody: [UInt8](answer.body)) } catch {
             throw .malformedResponse(api: .batchImport, status: answer.status, message: "cannot decode ImportResponse (\(error)): \(answer.text)")
         }
-        guard response.results.count == apnsTokens.count else {
-            throw .malformedResponse(api: .batchImport, status: 200, message: "\(response.results.count) results for \(apnsTokens.count) APNs tokens")
-        }
-        return zip(apnsTokens, response.results).map { token, entry in
-            let result = ResultClassifier.importStatus(entry.status)
-            return ImportResult(apnsToken: token, result: result, registrationToken: result.code == .ok ? entry.registrationToken : nil)
-        }
+        return try response.importResults(for: apnsTokens)
     }
 }

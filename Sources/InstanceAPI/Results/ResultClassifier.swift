@@ -26,13 +26,15 @@ package enum ResultClassifier {
         }
     }
 
-    /// A per-item entry of a batchAdd/batchRemove answer: `{}` is success, `{"error": X}` is X.
+    /// A per-item entry of a batchAdd/batchRemove answer: `{}` is success, `{"error": X}` is X;
+    /// an `error` naming a success code (`OK`, `ALREADY_ABSENT`) is an unknown error, kept verbatim.
     public static func batchItem(error: String?) -> ItemResult {
         guard let error else { return .ok }
         return ItemResult(code(named: error), message: error)
     }
 
-    /// A batchImport entry's `status`: `OK` or an error text.
+    /// A batchImport entry's `status`: `OK` or an error text (one naming another success code,
+    /// `ALREADY_ABSENT`, is an unknown error, kept verbatim).
     public static func importStatus(_ status: String) -> ItemResult {
         if status == "OK" { return .ok }
         // Compared as bytes: Foundation's `contains` (NSString's range search) and the standard
@@ -64,7 +66,8 @@ package enum ResultClassifier {
         return ItemResult(code, message: status)
     }
 
-    /// A taxonomy code from an error name; unknown names are kept verbatim.
+    /// A taxonomy code from an error name; unknown names are kept verbatim, and so are the names
+    /// of success codes: an error is never a success.
     public static func code(named name: String) -> ResultCode {
         knownCode(named: name) ?? .unknown(verbatim: name)
     }
@@ -121,8 +124,10 @@ package enum ResultClassifier {
     /// structured error of that status, or the legacy string error naming the id) and 409 saying
     /// it is gone (`ALREADY_EXISTS`, or the string naming it) mean the data is gone
     /// (`ALREADY_ABSENT`); 400 with its error body is this id's `INVALID_ARGUMENT`; 403 whose
-    /// error names the id is this id's `PERMISSION_DENIED`. Anything else (a proxy's page or
-    /// JSON, a wrong path, a retired endpoint, a 403 for the caller) fails the call.
+    /// error names the id is this id's `PERMISSION_DENIED`. An error that holds the id only in
+    /// a path it quotes (a gateway echoing `DELETE /v1/project/p/instanceId/ID`) does not name
+    /// it (`FCMErrorBody.names(_:)`). Anything else (a proxy's page or JSON, a wrong path, a
+    /// retired endpoint, a 403 for the caller) fails the call.
     public static func deleteInstance(id: String, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
         if status == 200 {
             guard isEmptyAnswer(body) else {
@@ -210,13 +215,16 @@ package enum ResultClassifier {
         return true
     }
 
+    /// The failure code `name` spells; nil for an unknown name and for a success code's name
+    /// (`OK`, `ALREADY_ABSENT`): error texts are read here, and an error is never a success.
     private static func knownCode(named name: String) -> ResultCode? {
         let code = ResultCode(rawValue: name)
         if case .unknown = code { return nil }
-        return code
+        return code.isSuccess ? nil : code
     }
 
-    /// FCM's own names, then the taxonomy's.
+    /// FCM's own names, then the taxonomy's failure codes (`code(named:)`: a success code's name
+    /// is an unknown error).
     private static func fcmCode(named name: String) -> ResultCode {
         switch name {
         case "UNREGISTERED": .notFound

@@ -123,14 +123,15 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     }
 
     /// True when the error is the API's `NOT_FOUND` about `item`: a structured error whose
-    /// `status` is `NOT_FOUND`, or a plain string error (the legacy endpoints' form) naming it.
+    /// `status` is `NOT_FOUND`, or a plain string error (the legacy endpoints' form) naming it
+    /// (`names(_:)`: not only inside a quoted path).
     public func isNotFound(_ item: String) -> Bool {
         guard let error else { return names(item) }
         return error.status == "NOT_FOUND"
     }
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
-    /// is `ALREADY_EXISTS`, or a plain string error naming it. A conflict of another kind
+    /// is `ALREADY_EXISTS`, or a plain string error naming it (`names(_:)`). A conflict of another kind
     /// (`ABORTED`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
         guard let error else { return names(item) }
@@ -144,6 +145,11 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// around it are not ASCII letters, digits, `-` or `_`, nor part of a non-ASCII character),
     /// within their first `searchedBytes`: an error about that one id or token. A refusal of the
     /// caller (IAM, credentials, a project mismatch of the request) names none.
+    ///
+    /// Words that hold `item` after a `/` quote a path or URL that holds it, the request's own
+    /// (a gateway's or web framework's `Cannot DELETE /v1/project/p/instanceId/ID`): they do not
+    /// name it, wherever else it appears. This is the one rule that tells the legacy string
+    /// errors of the API (`Instance ID "ID": already deleted`) from such echoes.
     public func names(_ item: String) -> Bool {
         guard let full = error?.message ?? errorString, !item.isEmpty else { return false }
         let words = Array(full.utf8.prefix(Self.searchedBytes))
@@ -156,11 +162,13 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
         }
+        var named = false
         for start in 0...(words.count - needle.count) where words[start] == needle[0] {
             guard words[start..<start + needle.count].elementsEqual(needle) else { continue }
-            if !isWordByte(start - 1), !isWordByte(start + needle.count) { return true }
+            if start > 0, words[start - 1] == UInt8(ascii: "/") { return false }
+            if !isWordByte(start - 1), !isWordByte(start + needle.count) { named = true }
         }
-        return false
+        return named
     }
 
     /// The wire name, read by `init?(apiAnswer:)` too.

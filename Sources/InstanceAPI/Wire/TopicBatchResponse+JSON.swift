@@ -14,9 +14,10 @@ extension TopicBatchResponse {
         return Data(writer.bytes)
     }
 
-    /// Parses an answer; an entry without a string `error` is success.
+    /// Parses an answer; an entry `{}` is success, `{"error": "<name>"}` a failure.
     ///
-    /// - Throws: when the body is not JSON or `results` is not an array of objects.
+    /// - Throws: when the body is not JSON, `results` is not an array of objects, an entry's
+    ///   `error` is not a string, or an entry without `error` is not `{}`.
     public init(jsonBody: Data) throws(JSONValue.ParseError) {
         self.init(results: Array(try Self.resultRuns(jsonBody: jsonBody)))
     }
@@ -25,7 +26,7 @@ extension TopicBatchResponse {
     /// reads them (the same entries, the same errors). A usual answer of 1,000 successes
     /// becomes one run without a list of 1,000 entries being built.
     ///
-    /// - Throws: when the body is not JSON or `results` is not an array of objects.
+    /// - Throws: as `init(jsonBody:)`.
     public static func resultRuns(jsonBody: Data) throws(JSONValue.ParseError) -> RunLengthList<Entry> {
         let bytes = [UInt8](jsonBody)
         if let runs = usualResults(bytes) { return runs }
@@ -40,6 +41,11 @@ extension TopicBatchResponse {
             let error = element[Entry.CodingKeys.error]
             guard error == nil || error?.stringValue != nil else {
                 throw JSONValue.ParseError(offset: 0, reason: "a result's '\(Entry.CodingKeys.error.rawValue)' must be a string")
+            }
+            // Only `{}` is success: an entry with other members and no `error` is not the API's.
+            if error == nil, case .object(let members) = element, let member = members.keys.sorted().first {
+                throw JSONValue.ParseError(
+                    offset: 0, reason: "a result without '\(Entry.CodingKeys.error.rawValue)' must be {}, got one with '\(member.utf8Prefix(maxBytes: 64))'")
             }
             runs.append(Entry(error: error?.stringValue))
         }

@@ -8,7 +8,8 @@ import WireJSON
 /// Guarantees: an `id` or `replayOf` past `RequestID.maxBytes` bytes is rejected, naming the field
 /// and its length; a member its op does not have (`RequestOp.members`) is rejected, naming it;
 /// values are quoted in reasons cut by bytes (`RequestRejection.quote(_:mark:)`), so no rejection
-/// carries more than a few kilobytes of the record.
+/// carries more than a few kilobytes of the record; a rejected record's non-empty string `subject`
+/// is kept in the rejection's target (cut), whatever else is wrong with it, for erasure reports.
 public struct RequestDecoder: Sendable {
     /// Records larger than this are rejected unread.
     public var maxRecordBytes: Int
@@ -50,7 +51,8 @@ public struct RequestDecoder: Sendable {
                 RequestRejection(
                     field: error.field, reason: error.reason, requestID: fields.id,
                     op: document[Field.op.rawValue]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
-                    batch: document[Field.batch.rawValue]?.value.stringValue))
+                    batch: document[Field.batch.rawValue]?.value.stringValue,
+                    target: document[Field.subject.rawValue]?.value.stringValue.flatMap { $0.isEmpty ? nil : [Field.subject.rawValue: $0] } ?? [:]))
         }
     }
 

@@ -5,7 +5,8 @@ import WireJSON
 /// be read, so that a `rejected` outcome can be published for it.
 ///
 /// Guarantees: the reason takes at most `maxReasonBytes` bytes and the ids at most
-/// `RequestID.maxBytes` (an over-long one is kept in its `RequestID.shortForm(_:)`); a field is a
+/// `RequestID.maxBytes` (an over-long one is kept in its `RequestID.shortForm(_:)`), each target
+/// value at most `Outcome.maxCompactTargetBytes` (cut as a compact outcome cuts it); a field is a
 /// name of the decoder's own or a member's name quoted with `quote(_:mark:)`, as are the values a
 /// reason shows: a rejection's outcome, dead-letter header and log line stay small whatever the
 /// record held.
@@ -28,15 +29,22 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
     public var replayOf: String?
     /// The batch, when the record named a valid one: its rejection counts in the batch's progress.
     public var batch: String?
+    /// The target fields that could be read (a deletion's `subject`), for the `rejected` outcome:
+    /// so that an erasure report finds the rejected deletions of its subject (`ErasureReport`).
+    public var target: [String: String]
 
-    /// A rejection; the reason and ids are cut to their bounds.
-    public init(field: String?, reason: String, requestID: String? = nil, op: RequestOp? = nil, replayOf: String? = nil, batch: String? = nil) {
+    /// A rejection; the reason, ids and target values are cut to their bounds.
+    public init(
+        field: String?, reason: String, requestID: String? = nil, op: RequestOp? = nil, replayOf: String? = nil, batch: String? = nil,
+        target: [String: String] = [:]
+    ) {
         self.field = field
         self.reason = reason.utf8.count <= Self.maxReasonBytes ? reason : reason.utf8Prefix(maxBytes: Self.maxReasonBytes - 3) + "…"
         self.requestID = requestID.map(RequestID.shortForm)
         self.op = op
         self.replayOf = replayOf.map(RequestID.shortForm)
         self.batch = batch.flatMap { BatchName.problem(with: $0) == nil ? $0 : nil }
+        self.target = target.mapValues { $0.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes) }
     }
 
     public var description: String { field.map { "\($0): \(reason)" } ?? reason }

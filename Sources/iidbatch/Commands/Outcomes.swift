@@ -18,8 +18,10 @@ struct Outcomes: AsyncParsableCommand {
             --follow keeps printing new outcomes until Ctrl-C. --json prints the \
             outcomes as they are on the wire, one per line, and the footer on stderr. \
             --subject S answers "is subject S erased, and when?": every installation of S's \
-            deletions with its final code and time, then the verdict; the exit status is 0 only \
-            when every installation is gone.
+            deletions with its final code and time, the deletions whose outcomes do not list \
+            their installations (rejected, cancelled, too large, or a subject cut short) and why, \
+            then the verdict; the exit status is 0 only when every installation of every \
+            deletion seen has a success receipt line.
             """
     )
 
@@ -55,10 +57,10 @@ struct Outcomes: AsyncParsableCommand {
         var table = OutcomeTable()
         var erasure = subject.map(ErasureReport.init(subject:))
         if !json { Output.line(OutcomeTable.header) }
-        let selected: @Sendable (Outcome) -> Bool = { [requestId, since, subject] outcome in
+        let selected: @Sendable (Outcome) -> Bool = { [requestId, since, erasure] outcome in
             if let requestId, outcome.requestID != requestId && outcome.replayOf != requestId { return false }
             if let since, outcome.completedAt < since.date { return false }
-            if let subject, outcome.op != .installationsDelete || outcome.target[PipelineRequest.Field.subject.rawValue] != subject { return false }
+            if let erasure, !erasure.concerns(outcome) { return false }
             return true
         }
         let extent = try await readUntilInterrupted(configuration) { record in

@@ -1,10 +1,12 @@
 import CommandSupport
 import Pipeline
 
-/// Prints an erasure report: each installation's final code and time, then the verdict.
+/// Prints an erasure report: each installation's final code and time, the requests whose
+/// outcomes hide installations and why, then the verdict (ERASED only when the report is).
 enum ErasureReceiptPrinter {
     static func print(_ report: ErasureReport) {
-        guard !report.installations.isEmpty else {
+        let doubts = report.doubts
+        guard !report.installations.isEmpty || !doubts.isEmpty else {
             Output.line("subject \(report.subject): no installations.delete outcome names this subject")
             return
         }
@@ -12,15 +14,19 @@ enum ErasureReceiptPrinter {
         for line in report.installations.values.sorted(by: { $0.item < $1.item }) {
             Output.line("  \(line.item.padded(40)) \(line.code.rawValue.padded(16)) \(OutcomeTable.time(line.at))")
         }
+        for doubt in doubts { Output.line("  \(doubt)") }
         var codes: [String: Int] = [:]
         for line in report.installations.values { codes[line.code.rawValue, default: 0] += 1 }
         if let erasedAt = report.erasedAt {
             Output.line("subject \(report.subject): ERASED at \(OutcomeTable.time(erasedAt)) (\(OutcomeTable.codes(codes)))")
-        } else {
-            let outstanding = report.outstanding.map { "\($0.item) \($0.code.rawValue)" }.joined(separator: ", ")
-            Output.line(
-                "subject \(report.subject): NOT ERASED: \(report.outstanding.count) of \(report.installations.count) installation(s) outstanding: \(outstanding)"
-            )
+            return
         }
+        var why: [String] = []
+        if !report.outstanding.isEmpty {
+            let outstanding = report.outstanding.map { "\($0.item) \($0.code.rawValue)" }.joined(separator: ", ")
+            why.append("\(report.outstanding.count) of \(report.installations.count) installation(s) outstanding: \(outstanding)")
+        }
+        if !doubts.isEmpty { why.append("\(doubts.count) request(s) without a success receipt line for every installation (listed above)") }
+        Output.line("subject \(report.subject): NOT ERASED: " + why.joined(separator: "; "))
     }
 }

@@ -113,7 +113,8 @@ struct RequestBook: Sendable {
         if let other = handleByID[request.id], let state = requests[other] {
             let rejection = RequestRejection(
                 field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
-                requestID: request.id, op: request.op, replayOf: request.replayOf, batch: request.batch)
+                requestID: request.id, op: request.op, replayOf: request.replayOf, batch: request.batch,
+                target: request.target.outcomeFields)
             return .rejected(rejected(record, rejection, kind: .duplicate, generation: generation, at: now))
         }
         let handle = nextHandle
@@ -251,7 +252,7 @@ struct RequestBook: Sendable {
         _ record: KafkaRecord, _ rejection: RequestRejection, kind: DeadLetter.Kind, generation: AssignmentGeneration, at now: Date
     ) -> Publication {
         let outcome = Outcome(
-            requestID: rejection.requestID ?? RecordPosition(record).description, op: rejection.op, target: [:], status: .rejected, counts: [:],
+            requestID: rejection.requestID ?? RecordPosition(record).description, op: rejection.op, target: rejection.target, status: .rejected, counts: [:],
             failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, batch: rejection.batch, backendCalls: 0, receivedAt: now,
             completedAt: now)
         publishing[record.topicPartition, default: 0] += 1

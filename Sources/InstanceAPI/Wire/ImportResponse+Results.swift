@@ -1,0 +1,38 @@
+extension ImportResponse {
+    /// The message of an `OK` entry that carries no `registration_token`.
+    static let okWithoutToken = "status OK without a registration_token"
+
+    /// The results of importing `apnsTokens`, the tokens this answer is for, in request order.
+    ///
+    /// Guarantees: no APNs token is given another token's registration token. Each entry's
+    /// `apns_token` must be the request's token at its position (compared ignoring ASCII case:
+    /// APNs tokens are hex): a count or a token that differs makes the whole answer malformed
+    /// (`malformedResponse`, naming the position and both tokens), and no item gets a result.
+    /// An `OK` entry without a `registration_token` is that item's `INTERNAL` (retried; an import
+    /// is idempotent), never an imported `OK` without a token.
+    public func importResults(for apnsTokens: [String]) throws(InstanceAPIError) -> [ImportResult] {
+        guard results.count == apnsTokens.count else {
+            throw .malformedResponse(api: .batchImport, status: 200, message: "\(results.count) results for \(apnsTokens.count) APNs tokens")
+        }
+        for (index, (token, entry)) in zip(apnsTokens, results).enumerated() where entry.apnsToken.lowercased() != token.lowercased() {
+            throw .malformedResponse(
+                api: .batchImport, status: 200,
+                message:
+                    "results[\(index)] is for APNs token \(Self.show(entry.apnsToken)), but the request's token \(index) is \(Self.show(token))"
+            )
+        }
+        return zip(apnsTokens, results).map { token, entry in
+            let result = ResultClassifier.importStatus(entry.status)
+            guard result.code == .ok else { return ImportResult(apnsToken: token, result: result, registrationToken: nil) }
+            guard let registrationToken = entry.registrationToken, !registrationToken.isEmpty else {
+                return ImportResult(apnsToken: token, result: ItemResult(.internal, message: Self.okWithoutToken), registrationToken: nil)
+            }
+            return ImportResult(apnsToken: token, result: result, registrationToken: registrationToken)
+        }
+    }
+
+    /// A token quoted for a message, cut to its first 64 bytes.
+    private static func show(_ token: String) -> String {
+        token.utf8.count <= 64 ? "'\(token)'" : "'\(token.utf8Prefix(maxBytes: 64))…' (\(token.utf8.count) bytes)"
+    }
+}

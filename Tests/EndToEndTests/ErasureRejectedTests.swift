@@ -1,0 +1,29 @@
+import Emulator
+import Foundation
+import Testing
+
+/// `iidbatch outcomes --subject S` over real outcomes: a rejected deletion of S hides its
+/// installations, so S is not erased however the other deletions ended.
+@Suite("iidbatch outcomes: a rejected deletion keeps its subject from being erased", .serialized)
+struct ErasureRejectedTests {
+    @Test("one deletion answered 200, another rejected (an empty installation): NOT ERASED, exit 1, naming the rejected one")
+    func rejectedDeletion() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let brokers = fixture.kafka.bootstrapServers
+            fixture.backend.seed(SeedRequest(installations: ["fid-user42-phone"]))
+            let worker = try fixture.startWorker(fixture.pipeline())
+            try await fixture.produce([
+                ("d-1", Array(#"{"id":"d-1","op":"installations.delete","subject":"user-42","installations":["fid-user42-phone"]}"#.utf8)),
+                ("d-2", Array(#"{"id":"d-2","op":"installations.delete","subject":"user-42","installations":["fid-user42-tablet",""]}"#.utf8)),
+            ])
+            try await fixture.waitForRead({ "both outcomes (\($0.outcomes.count) read)" }) { $0.outcomes.count >= 2 }
+            await worker.stop()
+            #expect(fixture.outcomes.first { $0.requestID == "d-1" }?.status == .succeeded)
+
+            let report = try await OperatorCommand.run(["outcomes", "--from", fixture.outcomeTopic, "--subject", "user-42"], brokers: brokers)
+            #expect(report.status == 1, "\(report.output)")
+            #expect(report.output.contains("d-2 rejected: installations[1]"), "\(report.output)")
+            #expect(report.output.contains("subject user-42: NOT ERASED") && !report.output.contains("ERASED at"), "\(report.output)")
+        }
+    }
+}

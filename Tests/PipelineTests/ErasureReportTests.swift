@@ -1,0 +1,120 @@
+import Foundation
+import InstanceAPI
+import Kafka
+import TestSupport
+import Testing
+
+@testable import Pipeline
+
+/// `iidbatch outcomes --subject S` must never say ERASED while one of S's deletions is not proven
+/// done by success receipt lines: rejected, cancelled and compact outcomes hide installations.
+@Suite("Erasure report: no verdict of erased without a success receipt line for every installation")
+struct ErasureReportTests {
+    let t0 = Date(timeIntervalSince1970: 1_000)
+
+    private func deletion(
+        _ id: String, _ lines: [(String, ResultCode)]?, status: OutcomeStatus = .succeeded, subject: String? = "user-42", op: RequestOp? = .installationsDelete,
+        replayOf: String? = nil, reason: String? = nil
+    ) -> Outcome {
+        Outcome(
+            requestID: id, op: op, target: subject.map { ["subject": $0] } ?? [:], status: status, counts: [:], failedItems: [],
+            receipt: lines?.map { ItemReceipt(item: $0.0, code: $0.1, at: t0) }, reason: reason, replayOf: replayOf, backendCalls: 1,
+            receivedAt: t0, completedAt: t0)
+    }
+
+    private func rejectedOutcome(_ json: String) throws -> Outcome {
+        var book = RequestBook(maxInFlightItems: 100, maxInFlightBytes: 1 << 20)
+        let partition = KafkaTopicPartition(topic: "requests", partition: 0)
+        _ = book.assign([partition])
+        let record = KafkaRecord(topic: partition.topic, partition: partition.partition, offset: 0, key: nil, value: Array(json.utf8))
+        guard case .rejected(let publication) = book.receive(record, RequestDecoder().decode(record.value!), at: t0) else {
+            throw FixtureFailure("not rejected: \(json)")
+        }
+        return publication.outcome
+    }
+
+    @Test("a rejected deletion of the subject (an empty installation) keeps it from being erased, naming the request and why")
+    func rejectedDeletion() throws {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        let rejected = try rejectedOutcome(#"{"id":"d-2","op":"installations.delete","subject":"user-42","installations":["fid-c",""]}"#)
+        #expect(rejected.target["subject"] == "user-42", "the rejected outcome keeps the subject it could read")
+        #expect(report.concerns(rejected))
+        report.add(rejected)
+        #expect(!report.isErased && report.erasedAt == nil)
+        #expect(report.doubts.count == 1)
+        #expect(report.doubts.first?.hasPrefix("d-2 rejected: installations[1]") == true, "\(report.doubts)")
+    }
+
+    @Test("a rejected record naming the subject but no readable op still counts; another subject's does not")
+    func rejectedWithoutOp() throws {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        let other = try rejectedOutcome(#"{"id":"d-8","op":"installations.delete","subject":"user-7","installations":[""]}"#)
+        let added = report.add(other)
+        #expect(!added && report.isErased)
+        let typo = try rejectedOutcome(#"{"id":"d-9","op":"installations.delet","subject":"user-42","installations":["fid-d"]}"#)
+        let typoAdded = report.add(typo)
+        #expect(typoAdded)
+        #expect(!report.isErased && report.doubts.first?.hasPrefix("d-9 rejected: op") == true, "\(report.doubts)")
+    }
+
+    @Test("a cancelled deletion of the subject keeps it from being erased, unless the same request's delivery has its receipt")
+    func cancelledDeletion() {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        report.add(deletion("d-3", nil, status: .cancelled, reason: "cancelled with no backend call made for it in this delivery: c-1"))
+        #expect(!report.isErased)
+        #expect(report.doubts.first?.hasPrefix("d-3 cancelled: ") == true, "\(report.doubts)")
+        // A delivery of d-3 that called, cut short before its outcome and then redelivered and
+        // cancelled: its receipt lists every installation of d-3.
+        report.add(deletion("d-3", [("fid-e", .alreadyAbsent)]))
+        #expect(report.isErased && report.doubts.isEmpty)
+        // A replay's receipt lists only the dead-lettered installations: it settles nothing of a
+        // request whose own receipt is missing.
+        var replayed = ErasureReport(subject: "user-42")
+        replayed.add(deletion("d-4", nil, status: .partial, reason: "its item lists are left out: too large"))
+        replayed.add(deletion("d-4", [("fid-f", .ok)], replayOf: "d-4"))
+        #expect(!replayed.isErased && replayed.doubts.count == 1)
+    }
+
+    @Test("a compact outcome (no receipt lines) keeps the subject from being erased and says where to look")
+    func compactOutcome() {
+        let full = deletion("d-5", [("fid-g", .ok)], status: .succeeded)
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        report.add(full.withoutItemLists(because: "Broker: Message size too large"))
+        #expect(!report.isErased)
+        #expect(report.doubts.first?.contains("d-5: outcome without receipt lines") == true, "\(report.doubts)")
+        #expect(report.doubts.first?.contains("iidbatch batches receipt") == true)
+        // Only doubts, no receipt line at all: not erased either.
+        var only = ErasureReport(subject: "user-42")
+        only.add(full.withoutItemLists(because: "too large"))
+        #expect(!only.isErased && only.installations.isEmpty && only.doubts.count == 1)
+    }
+
+    @Test("a compact outcome whose subject was cut to its first bytes cannot be told apart: not erased, saying so")
+    func cutSubject() {
+        let long = String(repeating: "s", count: Outcome.maxCompactTargetBytes) + "-user-42"
+        let compact = deletion("d-6", [("fid-h", .ok)], subject: long).withoutItemLists(because: "too large")
+        #expect(compact.target["subject"] != long, "the fixture cuts the subject")
+        var report = ErasureReport(subject: long)
+        report.add(deletion("d-1", [("fid-a", .ok)], subject: long))
+        #expect(report.isErased)
+        #expect(report.concerns(compact))
+        report.add(compact)
+        #expect(!report.isErased)
+        #expect(report.doubts.first?.contains("d-6") == true && report.doubts.first?.contains("cut") == true, "\(report.doubts)")
+        // A subject that is not the cut one's prefix is not concerned.
+        #expect(!ErasureReport(subject: "user-42").concerns(compact))
+    }
+
+    @Test("erased: every installation of every deletion seen has a success line, and nothing else was seen")
+    func erasedWhenAllLinesSucceed() {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok), ("fid-b", .alreadyAbsent)]))
+        report.add(deletion("d-2", [("fid-c", .notFound)], status: .failed))
+        #expect(!report.isErased && report.outstanding.map(\.item) == ["fid-c"])
+        #expect(report.doubts.isEmpty)
+    }
+}
