@@ -41,4 +41,17 @@ struct ImportResultsTests {
         #expect(results.count == 1 && results[0].result.code == .internal && results[0].registrationToken == nil, "\(results)")
         #expect(results[0].result.message?.contains("registration_token") == true)
     }
+
+    @Test("an OK entry whose registration token no token can be (too long, a quote) makes the answer malformed: outcomes are bounded by it")
+    func tokenNoTokenCanBe() throws {
+        for bad in [String(repeating: "r", count: APILimits.answeredTokenBytes + 1), #"r\"B"#] {
+            let response = try answer(#"{"results":[{"apns_token":"A","status":"OK","registration_token":"\#(bad)"}]}"#)
+            let error = #expect(throws: InstanceAPIError.self) { try response.importResults(for: ["A"]) }
+            guard case .malformedResponse(.batchImport, 200, let message)? = error else {
+                Issue.record("expected a malformed answer, got \(String(describing: error))")
+                continue
+            }
+            #expect(message.contains("registration_token"), "\(message)")
+        }
+    }
 }

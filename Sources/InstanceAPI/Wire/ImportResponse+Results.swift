@@ -9,7 +9,9 @@ extension ImportResponse {
     /// APNs tokens are hex): a count or a token that differs makes the whole answer malformed
     /// (`malformedResponse`, naming the position and both tokens), and no item gets a result.
     /// An `OK` entry without a `registration_token` is that item's `INTERNAL` (retried; an import
-    /// is idempotent), never an imported `OK` without a token.
+    /// is idempotent), never an imported `OK` without a token; one whose token no token can be
+    /// (`APILimits.answeredToken`: too long, a quote) makes the answer malformed, since outcomes
+    /// are bounded by that size.
     public func importResults(for apnsTokens: [String]) throws(InstanceAPIError) -> [ImportResult] {
         guard results.count == apnsTokens.count else {
             throw .malformedResponse(api: .batchImport, status: 200, message: "\(results.count) results for \(apnsTokens.count) APNs tokens")
@@ -20,6 +22,10 @@ extension ImportResponse {
                 message:
                     "results[\(index)] is for APNs token \(Self.show(entry.apnsToken)), but the request's token \(index) is \(Self.show(token))"
             )
+        }
+        for (index, entry) in results.enumerated() {
+            guard let registrationToken = entry.registrationToken, !registrationToken.isEmpty else { continue }
+            try APILimits.answeredToken(registrationToken, field: "results[\(index)].registration_token", api: .batchImport, status: 200)
         }
         return zip(apnsTokens, results).map { token, entry in
             let result = ResultClassifier.importStatus(entry.status)
