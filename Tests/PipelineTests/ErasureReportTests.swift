@@ -14,11 +14,12 @@ struct ErasureReportTests {
 
     private func deletion(
         _ id: String, _ lines: [(String, ResultCode)]?, status: OutcomeStatus = .succeeded, subject: String? = "user-42", op: RequestOp? = .installationsDelete,
-        replayOf: String? = nil, reason: String? = nil
+        replayOf: String? = nil, reason: String? = nil, counts: [String: Int]? = nil, batch: String? = nil
     ) -> Outcome {
         Outcome(
-            requestID: id, op: op, target: subject.map { ["subject": $0] } ?? [:], status: status, counts: [:], failedItems: [],
-            receipt: lines?.map { ItemReceipt(item: $0.0, code: $0.1, at: t0) }, reason: reason, replayOf: replayOf, backendCalls: 1,
+            requestID: id, op: op, target: subject.map { ["subject": $0] } ?? [:], status: status,
+            counts: counts ?? Dictionary(lines?.map { ($0.1.rawValue, 1) } ?? [], uniquingKeysWith: +), failedItems: [],
+            receipt: lines?.map { ItemReceipt(item: $0.0, code: $0.1, at: t0) }, reason: reason, replayOf: replayOf, batch: batch, backendCalls: 1,
             receivedAt: t0, completedAt: t0)
     }
 
@@ -63,7 +64,8 @@ struct ErasureReportTests {
     func cancelledDeletion() {
         var report = ErasureReport(subject: "user-42")
         report.add(deletion("d-1", [("fid-a", .ok)]))
-        report.add(deletion("d-3", nil, status: .cancelled, reason: "cancelled with no backend call made for it in this delivery: c-1"))
+        report.add(
+            deletion("d-3", nil, status: .cancelled, reason: "cancelled with no backend call made for it in this delivery: c-1", counts: ["CANCELLED": 1]))
         #expect(!report.isErased)
         #expect(report.doubts.first?.hasPrefix("d-3 cancelled: ") == true, "\(report.doubts)")
         // A delivery of d-3 that called, cut short before its outcome and then redelivered and
@@ -76,6 +78,27 @@ struct ErasureReportTests {
         replayed.add(deletion("d-4", nil, status: .partial, reason: "its item lists are left out: too large"))
         replayed.add(deletion("d-4", [("fid-f", .ok)], replayOf: "d-4"))
         #expect(!replayed.isErased && replayed.doubts.count == 1)
+    }
+
+    @Test("a request id used again for other installations (another batch, another count) settles no doubt of the first")
+    func reusedID() {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("user-42-000001", nil, status: .cancelled, reason: "cancelled: c-1", counts: ["CANCELLED": 3], batch: "phones"))
+        report.add(deletion("user-42-000001", [("tablet-a", .ok), ("tablet-b", .ok)], batch: "tablets"))
+        #expect(!report.isErased && report.doubts.count == 1, "the tablets' receipt cleared the phones' cancel: \(report.doubts)")
+        // The same count, but another batch: still the phones' doubt.
+        report.add(deletion("user-42-000001", [("tablet-a", .ok), ("tablet-b", .ok), ("tablet-c", .ok)], batch: "tablets"))
+        #expect(!report.isErased && report.doubts.count == 1)
+        // A compact outcome that counts failures, and a receipt of the same count from another batch.
+        var compact = ErasureReport(subject: "user-42")
+        compact.add(
+            deletion("user-42-000002", [("p-1", .ok), ("p-2", .ok), ("p-3", .permissionDenied)], status: .partial, batch: "phones")
+                .withoutItemLists(because: "too large"))
+        compact.add(deletion("user-42-000002", [("t-1", .ok), ("t-2", .ok), ("t-3", .ok)], batch: "tablets"))
+        #expect(!compact.isErased && compact.doubts.count == 1, "\(compact.doubts)")
+        // The same request's own receipt (same batch, same count) settles it.
+        compact.add(deletion("user-42-000002", [("p-1", .ok), ("p-2", .ok), ("p-3", .ok)], batch: "phones"))
+        #expect(compact.doubts.isEmpty)
     }
 
     @Test("a compact outcome (no receipt lines) keeps the subject from being erased and says where to look")

@@ -124,9 +124,9 @@ package enum ResultClassifier {
     /// structured error of that status, or the legacy string error naming the id) and 409 saying
     /// it is gone (`ALREADY_EXISTS`, or the string naming it) mean the data is gone
     /// (`ALREADY_ABSENT`); 400 with its error body is this id's `INVALID_ARGUMENT`; 403 whose
-    /// error names the id is this id's `PERMISSION_DENIED`. An error that holds the id only in
-    /// a path it quotes (a gateway echoing `DELETE /v1/project/p/instanceId/ID`) does not name
-    /// it (`FCMErrorBody.names(_:)`). Anything else (a proxy's page or JSON, a wrong path, a
+    /// error names the id is this id's `PERMISSION_DENIED`. An error in which the id follows a
+    /// `/` anywhere (a path it quotes: a gateway echoing `DELETE /v1/project/p/instanceId/ID`)
+    /// does not name it (`FCMErrorBody.names(_:)`). Anything else (a proxy's page or JSON, a wrong path, a
     /// retired endpoint, a 403 for the caller) fails the call.
     public static func deleteInstance(id: String, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
         if status == 200 {

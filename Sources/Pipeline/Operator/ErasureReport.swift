@@ -10,8 +10,10 @@ import InstanceAPI
 /// installations unknown), a cancelled one (none deleted), one without receipt lines (a compact
 /// outcome, its item lists left out as too large) and one whose subject was cut to
 /// `Outcome.maxCompactTargetBytes` bytes and may be this subject each leave the subject not
-/// erased, named in `doubts`, until a delivery of that same request (same id, same `replayOf`)
-/// brings its receipt lines; a rejected one stays (its installations are never known).
+/// erased, named in `doubts`. A cancelled or compact one is settled by a delivery of that same
+/// request that brings its receipt lines: same id, same `replayOf`, same batch, and as many lines
+/// as the hidden outcome counted items (an id used again for other installations settles
+/// nothing). A rejected or cut one stays (its installations are never known).
 public struct ErasureReport: Sendable {
     /// The data subject.
     public let subject: String
@@ -19,13 +21,25 @@ public struct ErasureReport: Sendable {
     public private(set) var installations: [String: ItemReceipt] = [:]
     /// The requests (ids) whose outcomes were read.
     public private(set) var requestIDs: Set<String> = []
-    /// Per delivery (`key(_:)`), why its outcome hides installations.
-    private var hidden: [String: String] = [:]
-    /// Deliveries whose outcome hides installations only until the same delivery's receipt lines
-    /// are seen (cancelled, compact); rejected ones are not among them.
-    private var settledByReceipt: Set<String> = []
-    /// Deliveries seen with their receipt lines.
-    private var withReceipt: Set<String> = []
+    /// An outcome that hides installations.
+    private struct Hidden {
+        /// Why, for `doubts`.
+        var reason: String
+        /// Whether the same delivery's receipt lines settle it (cancelled, compact), and which:
+        /// its batch and its item count.
+        var settledBy: Delivery?
+    }
+
+    /// What a receipt-bearing outcome of a delivery covers.
+    private struct Delivery: Hashable {
+        var batch: String?
+        var items: Int
+    }
+
+    /// Per delivery (`key(_:)`), the outcome that hides installations.
+    private var hidden: [String: Hidden] = [:]
+    /// Per delivery, the receipt-bearing outcomes seen.
+    private var receipts: [String: Set<Delivery>] = [:]
 
     /// An empty report for `subject`.
     public init(subject: String) {
@@ -50,19 +64,19 @@ public struct ErasureReport: Sendable {
         let key = Self.key(outcome)
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
         if let value = outcome.target[PipelineRequest.Field.subject.rawValue], value != subject {
-            hidden[key] =
-                "\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt"
+            hidden[key] = Hidden(
+                reason:
+                    "\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt",
+                settledBy: nil)
             return true
         }
         switch outcome.status {
         case .rejected:
-            hidden[key] = "\(name) rejected: \(outcome.reason ?? "no reason given")"
-            settledByReceipt.remove(key)
+            hidden[key] = Hidden(reason: "\(name) rejected: \(outcome.reason ?? "no reason given")", settledBy: nil)
             return true
         case .cancelled:
             if hidden[key] == nil {
-                hidden[key] = "\(name) cancelled: \(outcome.reason ?? "no reason given")"
-                settledByReceipt.insert(key)
+                hidden[key] = Hidden(reason: "\(name) cancelled: \(outcome.reason ?? "no reason given")", settledBy: Self.delivery(outcome))
             }
             return true
         case .succeeded, .partial, .failed:
@@ -70,12 +84,12 @@ public struct ErasureReport: Sendable {
         }
         guard let receipt = outcome.receipt else {
             if hidden[key] == nil {
-                hidden[key] = "\(name): outcome without receipt lines (too large); check with iidbatch batches receipt"
-                settledByReceipt.insert(key)
+                hidden[key] = Hidden(
+                    reason: "\(name): outcome without receipt lines (too large); check with iidbatch batches receipt", settledBy: Self.delivery(outcome))
             }
             return true
         }
-        withReceipt.insert(key)
+        receipts[key, default: []].insert(Delivery(batch: outcome.batch, items: receipt.count))
         for line in receipt where installations[line.item].map({ $0.at <= line.at }) ?? true {
             installations[line.item] = line
         }
@@ -85,7 +99,7 @@ public struct ErasureReport: Sendable {
     /// Why some installations of the subject are not known to be gone, one line per request
     /// (`d-2 rejected: …`), sorted; empty when every outcome seen listed its installations.
     public var doubts: [String] {
-        hidden.filter { !(settledByReceipt.contains($0.key) && withReceipt.contains($0.key)) }.values.sorted()
+        hidden.filter { key, hidden in !(hidden.settledBy.map { receipts[key]?.contains($0) ?? false } ?? false) }.values.map(\.reason).sorted()
     }
 
     /// True when at least one installation is known, every one is gone (`OK` or
@@ -102,6 +116,11 @@ public struct ErasureReport: Sendable {
     /// `Outcome.maxCompactTargetBytes` bytes gives.
     private func isCut(_ value: String) -> Bool {
         value != subject && value == subject.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes)
+    }
+
+    /// What a hidden outcome's own receipt lines would cover: its batch and the items it counts.
+    private static func delivery(_ outcome: Outcome) -> Delivery {
+        Delivery(batch: outcome.batch, items: outcome.counts.values.reduce(0, +))
     }
 
     /// One delivery of a request: its id and the id it replays.
