@@ -53,5 +53,8 @@ struct ImportResultsTests {
             }
             #expect(message.contains("registration_token"), "\(message)")
         }
+        // A failed entry's registration token is not kept: whatever it holds, the answer stands.
+        let failed = try answer(#"{"results":[{"apns_token":"A","status":"Internal Server Error","registration_token":"r\"B"}]}"#)
+        #expect(try failed.importResults(for: ["a"]).first?.result.code == .internal)
     }
 }
