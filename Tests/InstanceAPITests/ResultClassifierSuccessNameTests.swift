@@ -6,7 +6,9 @@ import Testing
 /// error whose name is unknown, kept verbatim, never a success.
 @Suite("Error entries that name a success code are not successes")
 struct ResultClassifierSuccessNameTests {
-    @Test("§2.3 a batch entry's error naming OK or ALREADY_ABSENT is UNKNOWN, its text kept", arguments: ["OK", "ALREADY_ABSENT"])
+    @Test(
+        "§2.3 a batch entry's error naming OK or ALREADY_ABSENT (or CANCELLED, an operator's word) is UNKNOWN, its text kept",
+        arguments: ["OK", "ALREADY_ABSENT", "CANCELLED"])
     func batchItem(name: String) {
         let result = ResultClassifier.batchItem(error: name)
         #expect(!result.code.isSuccess)

@@ -84,6 +84,10 @@ struct WorkerMachineCancelTests {
         #expect(outcome?.status == .cancelled && outcome?.counts == [Outcome.cancelledItems: 3] && outcome?.backendCalls == 0)
         #expect(outcome?.batch == "wrong" && outcome?.reason?.contains("by op") == true && outcome?.reason?.contains("wrong list") == true)
         #expect(published.first?.deadLetter == nil, "a cancel is not a failure to replay")
+        #expect(
+            outcome?.receipt?.map(\.item) == ["fid-a-0", "fid-a-1", "fid-a-2"]
+                && outcome?.receipt?.allSatisfy { $0.code == .cancelled && $0.code.rawValue == Outcome.cancelledItems } == true,
+            "a cancelled deletion names each installation it left, for the erasure report")
         let acknowledged = machine.published(published[0], .delivered, now: start, date: date)
         #expect(acknowledged.contains { if case .storeOffsets(let offsets) = $0 { offsets == [partition: 1] } else { false } })
     }

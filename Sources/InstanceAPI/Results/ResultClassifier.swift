@@ -220,7 +220,7 @@ package enum ResultClassifier {
     private static func knownCode(named name: String) -> ResultCode? {
         let code = ResultCode(rawValue: name)
         if case .unknown = code { return nil }
-        return code.isSuccess ? nil : code
+        return code.isSuccess || code == .cancelled ? nil : code
     }
 
     /// FCM's own names, then the taxonomy's failure codes (`code(named:)`: a success code's name

@@ -29,13 +29,16 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
     case unauthenticated
     /// The whole request was malformed (HTTP 400 for the call): no item of it can succeed.
     case invalidRequest
+    /// Cancelled by an operator before any call was made for it: left as it was. Never a
+    /// backend's word (`ResultClassifier` does not read it from an answer).
+    case cancelled
     /// A code this taxonomy does not know, kept verbatim.
     case unknown(String)
 
     /// Every known code (without `unknown`), for tables and tests.
     public static let known: [ResultCode] = [
         .ok, .alreadyAbsent, .notFound, .invalidArgument, .tooManyTopics, .resourceExhausted, .internal,
-        .unavailable, .groupFull, .alreadyExists, .permissionDenied, .unauthenticated, .invalidRequest,
+        .unavailable, .groupFull, .alreadyExists, .permissionDenied, .unauthenticated, .invalidRequest, .cancelled,
     ]
 
     /// The wire spelling: `OK`, `NOT_FOUND`, … or `UNKNOWN(<verbatim>)`.
@@ -54,6 +57,7 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
         case .permissionDenied: "PERMISSION_DENIED"
         case .unauthenticated: "UNAUTHENTICATED"
         case .invalidRequest: "INVALID_REQUEST"
+        case .cancelled: "CANCELLED"
         case .unknown(let verbatim): "UNKNOWN(\(verbatim))"
         }
     }

@@ -2,44 +2,29 @@ import Foundation
 import InstanceAPI
 
 /// Answers "is subject S erased, and when?" from the outcomes of its `installations.delete`
-/// requests (replays included): each installation's latest final code and time, and every
-/// outcome that hides installations from that count.
+/// requests (replays included): each installation's final code and time, and every outcome
+/// that hides installations from that count.
 ///
-/// Guarantees: `isErased` is true only when every outcome seen for the subject lists its
-/// installations in success receipt lines. A rejected deletion naming the subject (its
-/// installations unknown), a cancelled one (none deleted), one without receipt lines (a compact
-/// outcome, its item lists left out as too large) and one whose subject was cut to
+/// Guarantees: `isErased` is true only when every installation named for the subject has a
+/// success line (`OK`, `ALREADY_ABSENT`) and no outcome seen hides installations. Per
+/// installation the latest line counts, but a `CANCELLED` line (a cancelled delivery lists each
+/// installation it left as it was) never replaces another: an earlier delivery that deleted it
+/// stands, and only a delivery that reaches the backend settles it, whatever its request id or
+/// batch. A rejected deletion naming the subject (its installations unknown), a cancelled one
+/// without lines (written before cancelled outcomes had them), one without receipt lines (a
+/// compact outcome, its item lists left out as too large) and one whose subject was cut to
 /// `Outcome.maxCompactTargetBytes` bytes and may be this subject each leave the subject not
-/// erased, named in `doubts`. A cancelled or compact one is settled by a delivery of that same
-/// request that brings its receipt lines: same id, same `replayOf`, same batch, and as many lines
-/// as the hidden outcome counted items (an id used again for other installations settles
-/// nothing). A rejected or cut one stays (its installations are never known).
+/// erased for good, named in `doubts`: which installations they hide cannot be known here
+/// (`iidbatch batches receipt` reads the request records).
 public struct ErasureReport: Sendable {
     /// The data subject.
     public let subject: String
-    /// Per installation, its latest receipt line.
+    /// Per installation, its final receipt line.
     public private(set) var installations: [String: ItemReceipt] = [:]
     /// The requests (ids) whose outcomes were read.
     public private(set) var requestIDs: Set<String> = []
-    /// An outcome that hides installations.
-    private struct Hidden {
-        /// Why, for `doubts`.
-        var reason: String
-        /// Whether the same delivery's receipt lines settle it (cancelled, compact), and which:
-        /// its batch and its item count.
-        var settledBy: Delivery?
-    }
-
-    /// What a receipt-bearing outcome of a delivery covers.
-    private struct Delivery: Hashable {
-        var batch: String?
-        var items: Int
-    }
-
-    /// Per delivery (`key(_:)`), the outcome that hides installations.
-    private var hidden: [String: Hidden] = [:]
-    /// Per delivery, the receipt-bearing outcomes seen.
-    private var receipts: [String: Set<Delivery>] = [:]
+    /// Why outcomes seen hide installations, one line per outcome (`d-2 rejected: …`).
+    private var hidden: Set<String> = []
 
     /// An empty report for `subject`.
     public init(subject: String) {
@@ -61,36 +46,33 @@ public struct ErasureReport: Sendable {
     public mutating func add(_ outcome: Outcome) -> Bool {
         guard concerns(outcome) else { return false }
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
-        let key = Self.key(outcome)
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
         if let value = outcome.target[PipelineRequest.Field.subject.rawValue], value != subject {
-            hidden[key] = Hidden(
-                reason:
-                    "\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt",
-                settledBy: nil)
+            hidden.insert("\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt")
             return true
         }
         switch outcome.status {
         case .rejected:
-            hidden[key] = Hidden(reason: "\(name) rejected: \(outcome.reason ?? "no reason given")", settledBy: nil)
+            hidden.insert("\(name) rejected: \(outcome.reason ?? "no reason given")")
             return true
         case .cancelled:
-            if hidden[key] == nil {
-                hidden[key] = Hidden(reason: "\(name) cancelled: \(outcome.reason ?? "no reason given")", settledBy: Self.delivery(outcome))
+            guard let receipt = outcome.receipt else {
+                hidden.insert("\(name) cancelled, its installations not listed: \(outcome.reason ?? "no reason given")")
+                return true
             }
+            for line in receipt where installations[line.item] == nil { installations[line.item] = line }
             return true
         case .succeeded, .partial, .failed:
             break
         }
         guard let receipt = outcome.receipt else {
-            if hidden[key] == nil {
-                hidden[key] = Hidden(
-                    reason: "\(name): outcome without receipt lines (too large); check with iidbatch batches receipt", settledBy: Self.delivery(outcome))
-            }
+            hidden.insert("\(name): outcome without receipt lines (too large); check with iidbatch batches receipt")
             return true
         }
-        receipts[key, default: []].insert(Delivery(batch: outcome.batch, items: receipt.count))
-        for line in receipt where installations[line.item].map({ $0.at <= line.at }) ?? true {
+        for line in receipt {
+            // A cancelled delivery's line gives way to any line of a delivery that called.
+            let kept = installations[line.item]
+            if let kept, !Self.isCancelled(kept), kept.at > line.at { continue }
             installations[line.item] = line
         }
         return true
@@ -98,9 +80,7 @@ public struct ErasureReport: Sendable {
 
     /// Why some installations of the subject are not known to be gone, one line per request
     /// (`d-2 rejected: …`), sorted; empty when every outcome seen listed its installations.
-    public var doubts: [String] {
-        hidden.filter { key, hidden in !(hidden.settledBy.map { receipts[key]?.contains($0) ?? false } ?? false) }.values.map(\.reason).sorted()
-    }
+    public var doubts: [String] { hidden.sorted() }
 
     /// True when at least one installation is known, every one is gone (`OK` or
     /// `ALREADY_ABSENT`), and no outcome seen hides installations (`doubts` is empty).
@@ -118,13 +98,6 @@ public struct ErasureReport: Sendable {
         value != subject && value == subject.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes)
     }
 
-    /// What a hidden outcome's own receipt lines would cover: its batch and the items it counts.
-    private static func delivery(_ outcome: Outcome) -> Delivery {
-        Delivery(batch: outcome.batch, items: outcome.counts.values.reduce(0, +))
-    }
-
-    /// One delivery of a request: its id and the id it replays.
-    private static func key(_ outcome: Outcome) -> String {
-        outcome.requestID + "\u{0}" + (outcome.replayOf ?? "")
-    }
+    /// Whether `line` is a cancelled delivery's: the installation left as it was.
+    private static func isCancelled(_ line: ItemReceipt) -> Bool { line.code == .cancelled }
 }

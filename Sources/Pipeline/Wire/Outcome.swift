@@ -99,7 +99,7 @@ public struct Outcome: Sendable, Hashable, Codable {
 
     /// The `counts` key of a cancelled request's items (`OutcomeStatus.cancelled`): no backend
     /// call was made for them, so they have no result code.
-    public static let cancelledItems = "CANCELLED"
+    public static let cancelledItems = ResultCode.cancelled.rawValue
 
     /// The most bytes of each target value `withoutItemLists(because:)` keeps.
     public static let maxCompactTargetBytes = 256

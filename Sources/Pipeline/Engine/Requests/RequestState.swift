@@ -137,6 +137,10 @@ struct RequestState: Sendable {
         Outcome(
             requestID: request.id, op: request.op, target: request.target.outcomeFields, status: .cancelled,
             counts: [Outcome.cancelledItems: request.items.count], failedItems: [],
+            // A deletion's receipt names each installation left as it was: what an erasure
+            // report holds against the subject until another delivery deletes it.
+            receipt: request.op == .installationsDelete
+                ? request.items.map { ItemReceipt(item: $0, code: .cancelled, at: now) } : nil,
             reason: "cancelled with no backend call made for it in this delivery: \(cancel)".utf8Prefix(maxBytes: RequestRejection.maxReasonBytes),
             replayOf: request.replayOf, batch: request.batch, backendCalls: 0, receivedAt: receivedAt, completedAt: now)
     }
