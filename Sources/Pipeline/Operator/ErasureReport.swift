@@ -48,7 +48,8 @@ public struct ErasureReport: Sendable {
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
         if let value = outcome.target[PipelineRequest.Field.subject.rawValue], value != subject {
-            hidden.insert("\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt")
+            hidden.insert(
+                "\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt")
             return true
         }
         switch outcome.status {
