@@ -79,7 +79,7 @@ struct AlertRulesTests {
     }
 
     private func scrape(_ port: Int) async throws -> Scrape {
-        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sSf", "http://127.0.0.1:\(port)/metrics"], seconds: 30)
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sSf", "http://127.0.0.1:\(port)/metrics"], seconds: 120)
         guard result.status == 0 else { throw FixtureFailure("GET /metrics: \(result.output)") }
         return Scrape(result.output)
     }

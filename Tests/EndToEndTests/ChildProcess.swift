@@ -108,7 +108,7 @@ final class ChildProcess: Sendable {
     /// Waits until the output contains `needle`; fails once the program ended without it, or after
     /// `seconds` (a hang guard).
     @discardableResult
-    func waitFor(_ needle: String, seconds: Double = 60) async throws -> String {
+    func waitFor(_ needle: String, seconds: Double = 120) async throws -> String {
         let seen = try await output.wait(
             timeout: .seconds(seconds), until: { $0.text.contains(needle) || $0.isComplete },
             orThrow: { ProcessFailure(message: "no '\(needle)' within \(seconds) s; output:\n\($0.text)") })
@@ -136,7 +136,7 @@ final class ChildProcess: Sendable {
     /// Waits for the exit and returns the status; sends SIGTERM after `seconds`. The output is
     /// whole when this returns: the status is known once the output was read to the child's exit
     /// and the process reaped (what a process it started writes afterwards is not read).
-    func waitForExit(seconds: Double = 60) async throws -> Int32 {
+    func waitForExit(seconds: Double = 120) async throws -> Int32 {
         do {
             let exited = try await output.wait(
                 timeout: .seconds(seconds), until: \.isComplete,

@@ -359,7 +359,7 @@ struct DeployFilesTests {
         for (place, words) in try commandLines() {
             let subcommand = try #require(words.first)
             if helps[subcommand] == nil {
-                let result = try await ChildProcess.run(try Programs.iidbatch, [subcommand, "--help"], seconds: 30)
+                let result = try await ChildProcess.run(try Programs.iidbatch, [subcommand, "--help"], seconds: 120)
                 #expect(result.status == 0, "\(place): iidbatch \(subcommand) --help: \(result.output)")
                 helps[subcommand] = result.output
             }

@@ -40,7 +40,7 @@ struct PipelineCrashTests {
                     answered($0.outcomes) >= killAt
                 }
                 worker.kill()
-                _ = try await worker.waitForExit(seconds: 30)
+                _ = try await worker.waitForExit(seconds: 120)
                 print("sigkill test: killed at \(answered(fixture.outcomes)) requests answered (\(fixture.outcomes.count) outcomes)")
             }
             let last = try await ChildProcess(try Programs.iidbatch, arguments)

@@ -9,7 +9,7 @@ import Testing
 @Suite("iidbatch run: metrics and health over HTTP", .serialized)
 struct RunMetricsTests {
     private func get(_ url: String) async throws -> (status: String, body: String) {
-        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "-w", "\n%{http_code}", url], seconds: 30)
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "-w", "\n%{http_code}", url], seconds: 120)
         var lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let status = lines.popLast() ?? ""
         return (status, lines.joined(separator: "\n"))

@@ -31,7 +31,7 @@ struct SubmitDelimiterCommandTests {
         ] {
             let result = try await OperatorCommand.run(
                 ["submit", "--op", "topics.subscribe", "--topic", "movies"] + arguments + ["-"], brokers: "127.0.0.1:1", stdin: Data("tok-1\n".utf8),
-                seconds: 30)
+                seconds: 120)
             #expect(result.status == 64, "\(result.output)")
             #expect(result.output.contains(expected), "\(result.output)")
         }

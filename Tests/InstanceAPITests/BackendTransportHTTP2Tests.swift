@@ -21,7 +21,7 @@ struct BackendTransportHTTP2Tests {
         return BackendTransport(group: group, maxIdlePerOrigin: 4, tls: trusting)
     }
 
-    private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(30)) async throws -> TransportAnswer {
+    private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(120)) async throws -> TransportAnswer {
         try await transport.send(.GET, url, headers: [:], body: nil, answerLimit: 1 << 20, timeout: timeout)
     }
 
