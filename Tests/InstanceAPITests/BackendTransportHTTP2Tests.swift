@@ -30,7 +30,7 @@ struct BackendTransportHTTP2Tests {
         let server = try await TestHTTP2Server(group: group)
         let transport = try transport()
         let calls = (0..<20).map { _ in Task { try await get(transport, server.url("/hold")) } }
-        let held = await server.held(20)
+        let held = try await server.held(20)
         server.answerHeld()
         for call in calls { #expect(try await call.value.status == 200) }
         #expect(server.connections == 1 && Set(held.map(\.streamID)).count == 20)
@@ -43,11 +43,11 @@ struct BackendTransportHTTP2Tests {
         let server = try await TestHTTP2Server(group: group)
         let transport = try transport()
         let calls = (0..<5).map { _ in Task { try await get(transport, server.url("/hold")) } }
-        let first = await server.held(5)
+        let first = try await server.held(5)
         let streams = first.map(\.streamID).sorted()
         server.goAway(connection: 1, lastStreamID: streams[2])
         // The two above streams[2] come again, on a second connection.
-        let all = await server.held(7)
+        let all = try await server.held(7)
         #expect(all.dropFirst(5).allSatisfy { $0.connection == 2 })
         // The server answers what it said it processed, and the calls sent again.
         for held in all where held.connection == 2 || held.streamID <= streams[2] { held.answer() }
@@ -62,7 +62,7 @@ struct BackendTransportHTTP2Tests {
         let server = try await TestHTTP2Server(group: group)
         let transport = try transport()
         let calls = (0..<3).map { _ in Task { try await get(transport, server.url("/hold")) } }
-        _ = await server.held(3)
+        _ = try await server.held(3)
         server.closeConnections()
         for call in calls { await #expect(throws: (any Error).self) { try await call.value } }
         #expect(try await get(transport, server.url("/echo")).status == 200)
@@ -76,7 +76,7 @@ struct BackendTransportHTTP2Tests {
         let server = try await TestHTTP2Server(group: group)
         let transport = try transport()
         let cancelled = Task { try await get(transport, server.url("/hold")) }
-        _ = await server.held(1)
+        _ = try await server.held(1)
         cancelled.cancel()
         await #expect(throws: (any Error).self) { try await cancelled.value }
         await #expect(throws: TransportError.timedOut) { try await get(transport, server.url("/hold"), timeout: .milliseconds(300)) }

@@ -4,6 +4,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
+import TestSupport
 
 /// A small HTTP/2 server over TLS on loopback (ALPN `h2` only), for the transport's HTTP/2
 /// tests: `/echo` answers `ok` at once; `/hold` is answered only when a test says
@@ -24,7 +25,8 @@ final class TestHTTP2Server: Sendable {
         var connections: [any Channel] = []
         var requests = 0
         var held: [Held] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<[Held], Never>)] = []
+        var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<[Held], any Error>)] = []
+        var nextWaiter = 0
     }
 
     /// The state, shared with the connections' handlers.
@@ -77,12 +79,27 @@ final class TestHTTP2Server: Sendable {
         port = channel.localAddress?.port ?? 0
     }
 
-    /// Waits until `count` requests have been held since the start, and returns them.
-    func held(_ count: Int) async -> [Held] {
-        await withCheckedContinuation { continuation in
+    /// Waits until `count` requests have been held since the start, and returns them; throws
+    /// after `seconds` (a hang guard: a call that never came would hold the whole test run).
+    func held(_ count: Int, seconds: Double = 120) async throws -> [Held] {
+        let shared = self.shared
+        let id = shared.state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        let guardTask = Task {
+            try await Task.sleep(for: .seconds(seconds))
+            let waiter = shared.state.withLock { state in
+                defer { state.waiters.removeAll { $0.id == id } }
+                return state.waiters.first { $0.id == id }
+            }
+            waiter?.continuation.resume(throwing: FixtureFailure("\(count) requests held within \(seconds) s"))
+        }
+        defer { guardTask.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
             let ready = shared.state.withLock { state -> [Held]? in
                 if state.held.count >= count { return state.held }
-                state.waiters.append((count, continuation))
+                state.waiters.append((id, count, continuation))
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -145,7 +162,7 @@ final class TestHTTP2Server: Sendable {
             let held = Held(connection: connection, streamID: streamID) {
                 channel.eventLoop.execute { bound.value.0.respond(bound.value.1) }
             }
-            let ready = shared.state.withLock { state -> [CheckedContinuation<[Held], Never>] in
+            let ready = shared.state.withLock { state -> [CheckedContinuation<[Held], any Error>] in
                 state.held.append(held)
                 let count = state.held.count
                 let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
