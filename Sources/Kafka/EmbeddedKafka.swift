@@ -1,3 +1,5 @@
+import Foundation
+
 /// A Kafka cluster in this process: librdkafka's mock cluster, speaking the real Kafka protocol
 /// over TCP on 127.0.0.1, so any client (this module's, kcat, a JVM client) can talk to it.
 ///
@@ -17,6 +19,13 @@ public final class EmbeddedKafka: Sendable {
     /// Record batches a mock partition keeps before it drops its oldest ones.
     public static let retainedBatchesPerPartition = 100_000
 
+    /// Prints a cluster's log lines of `.critical` or worse to stderr and drops the rest: the line
+    /// in which a broker that cannot bind its port names the error, before librdkafka aborts.
+    public static let criticalLines: @Sendable (KafkaLogLevel, String) -> Void = { level, line in
+        guard level >= .critical else { return }
+        FileHandle.standardError.write(Data("%\(level.rawValue)|embedded kafka| \(line)\n".utf8))
+    }
+
     private let cluster: RDKafkaMockCluster
     private let forwarder: TCPForwarder?
     /// Number of brokers, with ids 1 through `brokerCount`.
@@ -27,11 +36,12 @@ public final class EmbeddedKafka: Sendable {
     /// Starts `brokers` brokers and creates `topics`.
     ///
     /// - Parameter port: a fixed bootstrap port on 127.0.0.1, or nil for the brokers' own ports.
-    /// - Parameter logHandler: receives the cluster's log lines; nil prints them to stderr.
+    /// - Parameter logHandler: receives the cluster's log lines; nil prints them all to stderr,
+    ///   the default only those of `criticalLines`.
     /// - Throws: `.embedded` naming the port when it cannot be bound, or the topic that failed.
     public init(
         brokers: Int = 1, port: Int? = nil, topics: [KafkaTopicSpec] = [],
-        logHandler: (@Sendable (KafkaLogLevel, String) -> Void)? = { _, _ in }
+        logHandler: (@Sendable (KafkaLogLevel, String) -> Void)? = EmbeddedKafka.criticalLines
     ) throws(KafkaError) {
         guard brokers >= 1 else { throw .invalidArgument(name: "brokers", value: "\(brokers)", reason: "need at least one broker") }
         cluster = try RDKafkaMockCluster(brokers: brokers, logHandler: logHandler)
@@ -86,8 +96,12 @@ public final class EmbeddedKafka: Sendable {
         try createTopic(KafkaTopicSpec(name: name, partitions: partitions))
     }
 
-    /// Disconnects broker `id` and refuses new connections until `setBrokerUp`.
-    public func setBrokerDown(_ id: Int32) throws(KafkaError) { try cluster.setBroker(id, up: false) }
+    /// Disconnects broker `id` and refuses new connections until `setBrokerUp`. Waits for a turn
+    /// of `ForkTurns.shared`: the cut binds the broker's port again, which a child forked at that
+    /// moment would still hold.
+    public func setBrokerDown(_ id: Int32) async throws(KafkaError) {
+        try await ForkTurns.shared.taking { () throws(KafkaError) in try cluster.setBroker(id, up: false) }
+    }
 
     /// Lets broker `id` accept connections again.
     public func setBrokerUp(_ id: Int32) throws(KafkaError) { try cluster.setBroker(id, up: true) }

@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import Subprocess
 import Synchronization
 import SystemPackage
@@ -32,6 +33,22 @@ final class ChildProcess: Sendable {
         let start = Start()
         let environment = Environment.inherit.updating(changes)
         let workingDirectory = directory.map { FilePath($0.path) }
+        // A turn of `ForkTurns.shared` from the fork to the exec: a broker cut of a test's embedded
+        // cluster must not rebind its port while the fork holds a copy of the listening socket.
+        let pid = try await ForkTurns.shared.taking { () async throws in
+            Self.spawn(executable, arguments, environment: environment, workingDirectory: workingDirectory, input: input, output: output, start: start)
+            return try await start.pid()
+        }
+        self.output = output
+        self.pid = pid
+    }
+
+    /// Runs the program until it exits, collecting its output into `output`; answers `start` once
+    /// it runs (or could not start).
+    private static func spawn(
+        _ executable: URL, _ arguments: [String], environment: Environment, workingDirectory: FilePath?, input: FileDescriptor,
+        output: Observed<ChildOutput>, start: Start
+    ) {
         Task.detached {
             do {
                 let result = try await Subprocess.run(
@@ -47,8 +64,6 @@ final class ChildProcess: Sendable {
                 output.update { $0.ended(-1, note: "\n[spawn or read failed: \(error)]") }
             }
         }
-        self.output = output
-        self.pid = try await start.pid()
     }
 
     /// The spawn's one answer to the waiting `init`: the child's id, or why it did not start.

@@ -44,7 +44,7 @@ struct ExitPathTests {
             try await fixture.waitForRead({ _ in "a first outcome (the worker said:\n\(worker.text))" }) { !$0.outcomes.isEmpty }
             // The worker has read far more than it has published: the rest of its outcomes now wait
             // for a broker that does not answer.
-            try fixture.kafka.setBrokerDown(1)
+            try await fixture.kafka.setBrokerDown(1)
             worker.terminate()
             // The stop deadline: drain-timeout, then at most about 25 s for the commit, leaving the
             // group and flushing (see PipelineWorker.shutdown), and the exit's wait for the clients.

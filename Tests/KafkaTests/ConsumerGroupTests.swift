@@ -247,7 +247,7 @@ struct ConsumerGroupTests {
         let kafka = try EmbeddedKafka()
         let (_, _, consumer, read) = try await Self.memberThatRead(3, from: kafka)
         try consumer.storeOffset(for: read.records[2])
-        try kafka.setBrokerDown(1)
+        try await kafka.setBrokerDown(1)
 
         let commitError = await withTimeoutResult { () async throws(KafkaError) in try await consumer.commit(timeout: .seconds(1)) }
         #expect(isTimeout(commitError), "\(String(describing: commitError))")

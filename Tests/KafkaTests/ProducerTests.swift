@@ -12,7 +12,7 @@ struct ProducerTests {
         try kafka.createTopic(topic, partitions: 2)
         let producer = try KafkaProducer(configuration: kafka.configuration(["message.timeout.ms": "600000"]))
         _ = try await producer.send(topic: topic, key: nil, value: Array("warm-up".utf8))
-        try kafka.setBrokerDown(1)
+        try await kafka.setBrokerDown(1)
         let sends = (0..<20).map { i in
             Task { () -> Result<KafkaDeliveryReport, KafkaError> in
                 do throws(KafkaError) { return .success(try await producer.send(topic: topic, key: nil, value: Array("v\(i)".utf8))) } catch {
@@ -39,7 +39,7 @@ struct ProducerTests {
         try kafka.createTopic(topic)
         let producer = try KafkaProducer(configuration: kafka.configuration(["message.timeout.ms": "600000"]))
         _ = try await producer.send(topic: topic, key: nil, value: Array("warm-up".utf8))
-        try kafka.setBrokerDown(1)
+        try await kafka.setBrokerDown(1)
         let send = Task { () -> Result<KafkaDeliveryReport, KafkaError> in
             do throws(KafkaError) { return .success(try await producer.send(topic: topic, key: nil, value: Array("during".utf8))) } catch {
                 return .failure(error)
@@ -69,7 +69,7 @@ struct ProducerTests {
         let first = try await producer.send(topic: topic, key: nil, value: Array("before".utf8))
         #expect(first.partition == 0)
 
-        try kafka.setBrokerDown(2)
+        try await kafka.setBrokerDown(2)
         let done = Atomic<Bool>(false)
         let send = Task {
             defer { done.store(true, ordering: .releasing) }
@@ -100,7 +100,7 @@ struct ProducerTests {
         let kafka = try EmbeddedKafka()
         let topic = uniqueName("full")
         try kafka.createTopic(topic)
-        try kafka.setBrokerDown(1)
+        try await kafka.setBrokerDown(1)
         let producer = try KafkaProducer(
             configuration: kafka.configuration(["queue.buffering.max.messages": "2", "message.timeout.ms": "30000"]),
             enqueueTimeout: .milliseconds(300))

@@ -1,5 +1,6 @@
 import CommandSupport
 import Foundation
+import Kafka
 import Subprocess
 import Synchronization
 import SystemPackage
@@ -41,14 +42,18 @@ final class BenchChild: Sendable {
         self.name = name
         // Not cancelled with the waiting task: a child that started is in `live` at once, so it
         // is stopped with the others, never left running unseen.
+        // A turn of `ForkTurns.shared` until the child execs: a broker cut of an embedded cluster
+        // in this process must not rebind its port while the fork holds a copy of the socket.
         let program = executable
-        Task.detached { [weak self] in await self?.run(program, arguments) }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let known = state.withLock { state in
-                if state.started == nil { state.starting = continuation }
-                return state.started
+        try await ForkTurns.shared.taking { () async throws in
+            Task.detached { [weak self] in await self?.run(program, arguments) }
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let known = state.withLock { state in
+                    if state.started == nil { state.starting = continuation }
+                    return state.started
+                }
+                if let known { continuation.resume(with: known) }
             }
-            if let known { continuation.resume(with: known) }
         }
     }
 
@@ -58,12 +63,14 @@ final class BenchChild: Sendable {
             let result = try await Subprocess.run(
                 .path(FilePath(executable.path)), arguments: Arguments(arguments), input: .none, output: .sequence, error: .combinedWithOutput
             ) { execution in
-                Self.live.withLock { $0.append(self) }
-                state.withLock { state in
+                let starting = state.withLock { state in
                     state.pid = execution.processIdentifier.value
                     state.started = .success(())
                     return state.starting.take()
-                }?.resume()
+                }
+                // Live once its pid is known: `stopAll()` never signals pid 0 (its own group).
+                Self.live.withLock { $0.append(self) }
+                starting?.resume()
                 // Whole lines are decoded: a read can end inside a character (`→`), a newline never does.
                 var pending = Data()
                 for try await buffer in execution.standardOutput {

@@ -39,7 +39,7 @@ struct Broker: AsyncParsableCommand {
         }
         for spec in [ControlTopic.embeddedSpec, BatchTopic.embeddedSpec] where !specs.contains(where: { $0.name == spec.name }) { specs.append(spec) }
         let printLog: @Sendable (KafkaLogLevel, String) -> Void = { level, line in Output.error("[\(level)] \(line)") }
-        let kafka = try EmbeddedKafka(brokers: brokers, port: port, topics: specs, logHandler: verbose ? printLog : { _, _ in })
+        let kafka = try EmbeddedKafka(brokers: brokers, port: port, topics: specs, logHandler: verbose ? printLog : EmbeddedKafka.criticalLines)
         Output.line("iidbatch broker: \(brokers) broker(s), librdkafka \(KafkaVersion.librdkafka) mock cluster on 127.0.0.1")
         Output.line("bootstrap servers: \(kafka.bootstrapServers)")
         Output.line("broker addresses: \(kafka.brokerAddresses)")
