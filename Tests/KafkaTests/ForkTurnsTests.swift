@@ -12,9 +12,15 @@ struct ForkTurnsTests {
                 for _ in 0..<30 {
                     group.addTask {
                         await ForkTurns.shared.taking {
-                            inside.state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                            inside.state.withLock {
+                                $0.now += 1
+                                $0.most = max($0.most, $0.now)
+                            }
                             for _ in 0..<3 { await Task.yield() }
-                            inside.state.withLock { $0.now -= 1; $0.done += 1 }
+                            inside.state.withLock {
+                                $0.now -= 1
+                                $0.done += 1
+                            }
                         }
                     }
                 }
