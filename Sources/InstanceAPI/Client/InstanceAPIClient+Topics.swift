@@ -89,13 +89,13 @@ extension InstanceAPIClient {
 
     /// §2.6: every topic one registration (an FCM token or a FID) is subscribed to, from the list
     /// call, following `nextPageToken` through all pages. An unknown registration is the item's
-    /// `NOT_FOUND`. This is what replaces `iid/info?details=true` for topic lookups.
+    /// `NOT_FOUND`. Pages that list more topics than one registration can hold
+    /// (`APILimits.topicsPerInstance`) are a malformed answer (`TopicListing`). This is what replaces `iid/info?details=true` for topic lookups.
     public func fcmTopics(registration: String) async throws(InstanceAPIError) -> ItemOutcome<[String]> {
         try APILimits.identifier(registration, field: "registration")
         let base = configuration.fcmBaseURL + subscriptionsPath(registration: registration) + "?pageSize=\(APILimits.topicListPage)"
-        var topics: [String] = []
+        var listing = TopicListing()
         var pageToken: String?
-        var pages = 0
         repeat {
             let url = base + (pageToken.map { "&pageToken=" + Self.segment($0) } ?? "")
             let answer = try await send(.fcmListTopics, .GET, url, headers: [("X-GOOG-API-FORMAT-VERSION", "2")])
@@ -105,16 +105,9 @@ extension InstanceAPIClient {
                 case .call(let error): throw error
                 }
             }
-            let page = try Self.decode(TopicSubscriptionList.self, answer, api: .fcmListTopics)
-            topics += (page.topicSubscriptions ?? []).map(\.topic)
-            pageToken = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
-            pages += 1
-            // A registration holds at most `topicsPerInstance` topics: more pages than that is a loop.
-            guard pages <= APILimits.topicsPerInstance else {
-                throw .malformedResponse(api: .fcmListTopics, status: answer.status, message: "more than \(pages) pages for one registration")
-            }
+            pageToken = try listing.add(Self.decode(TopicSubscriptionList.self, answer, api: .fcmListTopics), status: answer.status)
         } while pageToken != nil
-        return .success(topics)
+        return .success(listing.topics)
     }
 
     /// `/v1/projects/{p}/registrations/{registration}/topicSubscriptions`, segments encoded.
