@@ -14,10 +14,18 @@
 /// instant within a microsecond below the next millisecond (below a `Date`'s own precision there)
 /// counts as that millisecond.
 package enum WireDate {
-    /// `date`'s text, as ASCII bytes.
+    /// The first instant the format holds, 0000-01-01T00:00:00.000Z, in seconds since 1970.
+    static let earliest: Double = -62_167_219_200
+    /// The last whole second the format holds, 9999-12-31T23:59:59.000Z, in seconds since 1970
+    /// (that far out a double no longer tells milliseconds apart).
+    static let latest: Double = 253_402_300_799
+
+    /// `date`'s text, as ASCII bytes. A time before year 0 or after 9999 (or not a number) is
+    /// written as the nearest end of the format: four digits of year hold no other.
     package static func bytes(_ date: Date) -> [UInt8] {
         // Whole seconds first (their fraction is exact), then the fraction's milliseconds.
-        let interval = date.timeIntervalSince1970
+        let given = date.timeIntervalSince1970
+        let interval = given.isNaN ? earliest : min(max(given, earliest), latest)
         let seconds = interval.rounded(.down)
         let milliseconds = Int64(seconds) * 1_000 + Int64(((interval - seconds) * 1_000 + 0.001).rounded(.down))
         let (days, dayMilliseconds) = floorDivide(milliseconds, 86_400_000)
