@@ -148,4 +148,25 @@ struct ErasureReportTests {
         #expect(!report.isErased && report.outstanding.map(\.item) == ["fid-c"])
         #expect(report.doubts.isEmpty)
     }
+
+    @Test("installation ids are told apart byte by byte: a Kelvin sign is not a K, and its ALREADY_ABSENT settles nothing of fidK")
+    func canonicallyEquivalentIDs() {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fidK0123", .permissionDenied)], status: .failed))
+        let kelvin = "fid\u{212A}0123"
+        #expect(kelvin == "fidK0123", "Swift's String equality is canonical equivalence")
+        var later = deletion("d-2", [(kelvin, .alreadyAbsent)])
+        later.receipt = later.receipt?.map { ItemReceipt(item: $0.item, code: $0.code, at: t0.addingTimeInterval(60)) }
+        report.add(later)
+        #expect(!report.isErased)
+        #expect(report.installations.count == 2)
+        #expect(report.outstanding.map(\.item).elementsEqual(["fidK0123"], by: { $0.utf8.elementsEqual($1.utf8) }), "\(report.outstanding)")
+    }
+
+    @Test("a subject is matched byte by byte: a canonically equal but other subject's deletions are not this one's")
+    func canonicallyEquivalentSubject() {
+        let report = ErasureReport(subject: "user-K")
+        #expect(!report.concerns(deletion("d-1", [("fid-a", .ok)], subject: "user-\u{212A}")))
+        #expect(report.concerns(deletion("d-2", [("fid-a", .ok)], subject: "user-K")))
+    }
 }

@@ -19,8 +19,9 @@ import InstanceAPI
 public struct ErasureReport: Sendable {
     /// The data subject.
     public let subject: String
-    /// Per installation, its final receipt line.
-    public private(set) var installations: [String: ItemReceipt] = [:]
+    /// Per installation (its id's bytes: ids Swift calls equal are two ids to the backend), its
+    /// final receipt line.
+    private var lines: [ExactText: ItemReceipt] = [:]
     /// The requests (ids) whose outcomes were read.
     public private(set) var requestIDs: Set<String> = []
     /// Why outcomes seen hide installations, one line per outcome (`d-2 rejected: …`).
@@ -37,7 +38,7 @@ public struct ErasureReport: Sendable {
     public func concerns(_ outcome: Outcome) -> Bool {
         guard outcome.op == .installationsDelete || (outcome.op == nil && outcome.status == .rejected) else { return false }
         guard let value = outcome.target[PipelineRequest.Field.subject.rawValue] else { return false }
-        return value == subject || isCut(value)
+        return Self.same(value, subject) || isCut(value)
     }
 
     /// Takes `outcome` into account when it concerns this subject (`concerns(_:)`); returns
@@ -47,7 +48,7 @@ public struct ErasureReport: Sendable {
         guard concerns(outcome) else { return false }
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
-        if let value = outcome.target[PipelineRequest.Field.subject.rawValue], value != subject {
+        if let value = outcome.target[PipelineRequest.Field.subject.rawValue], !Self.same(value, subject) {
             hidden.insert(
                 "\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt")
             return true
@@ -61,7 +62,7 @@ public struct ErasureReport: Sendable {
                 hidden.insert("\(name) cancelled, its installations not listed: \(outcome.reason ?? "no reason given")")
                 return true
             }
-            for line in receipt where installations[line.item] == nil { installations[line.item] = line }
+            for line in receipt where lines[ExactText(line.item)] == nil { lines[ExactText(line.item)] = line }
             return true
         case .succeeded, .partial, .failed:
             break
@@ -72,9 +73,9 @@ public struct ErasureReport: Sendable {
         }
         for line in receipt {
             // A cancelled delivery's line gives way to any line of a delivery that called.
-            let kept = installations[line.item]
+            let kept = lines[ExactText(line.item)]
             if let kept, !Self.isCancelled(kept), kept.at > line.at { continue }
-            installations[line.item] = line
+            lines[ExactText(line.item)] = line
         }
         return true
     }
@@ -85,20 +86,26 @@ public struct ErasureReport: Sendable {
 
     /// True when at least one installation is known, every one is gone (`OK` or
     /// `ALREADY_ABSENT`), and no outcome seen hides installations (`doubts` is empty).
-    public var isErased: Bool { !installations.isEmpty && installations.values.allSatisfy(\.code.isSuccess) && doubts.isEmpty }
+    public var isErased: Bool { !lines.isEmpty && lines.values.allSatisfy(\.code.isSuccess) && doubts.isEmpty }
 
     /// When the last installation was erased, once all are.
-    public var erasedAt: Date? { isErased ? installations.values.map(\.at).max() : nil }
+    public var erasedAt: Date? { isErased ? lines.values.map(\.at).max() : nil }
+
+    /// Each installation's final receipt line, by item.
+    public var installations: [ItemReceipt] { lines.values.sorted { $0.item < $1.item } }
 
     /// Installations not (yet) erased, by item.
-    public var outstanding: [ItemReceipt] { installations.values.filter { !$0.code.isSuccess }.sorted { $0.item < $1.item } }
+    public var outstanding: [ItemReceipt] { installations.filter { !$0.code.isSuccess } }
 
     /// True when `value` is not this subject but what cutting it to a compact outcome's
     /// `Outcome.maxCompactTargetBytes` bytes gives.
     private func isCut(_ value: String) -> Bool {
-        value != subject && value == subject.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes)
+        !Self.same(value, subject) && Self.same(value, subject.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes))
     }
 
     /// Whether `line` is a cancelled delivery's: the installation left as it was.
     private static func isCancelled(_ line: ItemReceipt) -> Bool { line.code == .cancelled }
+
+    /// Whether two subjects are the same bytes (not merely canonically equivalent text).
+    private static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 }

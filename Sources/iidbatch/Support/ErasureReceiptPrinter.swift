@@ -11,12 +11,12 @@ enum ErasureReceiptPrinter {
             return
         }
         Output.line("subject \(report.subject): \(report.installations.count) installation(s) in \(report.requestIDs.count) request(s)")
-        for line in report.installations.values.sorted(by: { $0.item < $1.item }) {
+        for line in report.installations {
             Output.line("  \(line.item.padded(40)) \(line.code.rawValue.padded(16)) \(OutcomeTable.time(line.at))")
         }
         for doubt in doubts { Output.line("  \(doubt)") }
         var codes: [String: Int] = [:]
-        for line in report.installations.values { codes[line.code.rawValue, default: 0] += 1 }
+        for line in report.installations { codes[line.code.rawValue, default: 0] += 1 }
         if let erasedAt = report.erasedAt {
             Output.line("subject \(report.subject): ERASED at \(OutcomeTable.time(erasedAt)) (\(OutcomeTable.codes(codes)))")
             return
