@@ -102,7 +102,7 @@ struct RequestBookTests {
             return
         }
         #expect(rejection.outcome.reason?.contains("duplicates a request still in flight") == true)
-        #expect(rejection.ticket.items == 0)
+        #expect(rejection.ticket.items == 1, "a rejection holds as one item until published")
         guard case .ignored = book.receive(record(0, request("a", items: 1)), .success(request("a", items: 1)), at: now) else {
             Issue.record("a redelivery was admitted")
             return
@@ -135,7 +135,7 @@ extension RequestBookTests {
         guard case .rejected(let rejection) = book.receive(junk, RequestDecoder().decode(junk.value!), at: now) else {
             throw FixtureFailure("not rejected")
         }
-        #expect(book.held == ReadGate.Load(items: 0, bytes: 7 + junk.value!.count))
+        #expect(book.held == ReadGate.Load(items: 1, bytes: 7 + junk.value!.count), "and counts as one item")
         _ = book.published(rejection.ticket)
         #expect(book.bytesInFlight == 0)
         #expect(book.peakBytesInFlight == bytes)
@@ -147,5 +147,22 @@ extension RequestBookTests {
         #expect(book.bytesInFlight == bytes)
         book.revoke([p0])
         #expect(book.held == ReadGate.Load(items: 0, bytes: 0))
+    }
+
+    @Test("a rejected record holds an outcome and a dead letter until published: it counts as an item, so empty records (tombstones) reach the bound too")
+    func rejectedRecordsCountAgainstTheBound() throws {
+        var book = RequestBook(maxInFlightItems: 10, maxInFlightBytes: 1 << 30)
+        _ = book.assign([p0])
+        var tickets: [PublishTicket] = []
+        for offset in 0..<10 {
+            let tombstone = KafkaRecord(topic: p0.topic, partition: p0.partition, offset: Int64(offset), key: nil, value: nil)
+            guard case .rejected(let publication) = book.receive(tombstone, RequestDecoder().decode([]), at: now) else {
+                throw FixtureFailure("a tombstone was not rejected")
+            }
+            tickets.append(publication.ticket)
+        }
+        #expect(book.held.reaches(book.bound), "ten unpublished rejections hold \(book.held), bound \(book.bound)")
+        for ticket in tickets { _ = book.published(ticket) }
+        #expect(book.itemsInFlight == 0 && book.isIdle)
     }
 }

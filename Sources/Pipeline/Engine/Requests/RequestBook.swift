@@ -247,7 +247,9 @@ struct RequestBook: Sendable {
     }
 
     /// A record that is not a request to work on now: a `rejected` outcome, and its bytes
-    /// dead-lettered as read, as `kind`.
+    /// dead-lettered as read, as `kind`. Until both are published it counts as one item held: it
+    /// holds an outcome and a dead letter as an item does, and empty records (tombstones) would
+    /// otherwise hold nothing against the bounds, however many were read.
     private mutating func rejected(
         _ record: KafkaRecord, _ rejection: RequestRejection, kind: DeadLetter.Kind, generation: AssignmentGeneration, at now: Date
     ) -> Publication {
@@ -257,9 +259,9 @@ struct RequestBook: Sendable {
             completedAt: now)
         publishing[record.topicPartition, default: 0] += 1
         let bytes = RequestState.bytes(of: record)
-        hold(0, bytes: bytes)
+        hold(1, bytes: bytes)
         return Publication(
             outcome: outcome, deadLetter: DeadLetter.rejected(record, rejection, kind: kind),
-            ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 0, bytes: bytes))
+            ticket: PublishTicket(partition: record.topicPartition, offset: record.offset, generation: generation, items: 1, bytes: bytes))
     }
 }
