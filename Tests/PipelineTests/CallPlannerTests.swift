@@ -53,4 +53,16 @@ struct CallPlannerTests {
         #expect(onM.map { $0.origins.map(\.request) } == [[0, 0], [1], [2]])
         #expect(calls.contains { $0.target == .topic("other") })
     }
+
+    @Test(
+        "device-group requests never share a call: a group's one answer (full, exists, not found) is every member's, so one request's fate would hang on another's",
+        arguments: [RequestOp.groupsCreate, .groupsAdd, .groupsRemove])
+    func groupRequestsKeepTheirOwnCalls(op: RequestOp) {
+        var planner = CallPlanner()
+        planner.add(PipelineRequest(id: "a", op: op, target: .group(name: "g", key: "k"), items: tokens(15, "a")), handle: 1)
+        planner.add(PipelineRequest(id: "b", op: op, target: .group(name: "g", key: "k"), items: tokens(1, "b")), handle: 2)
+        let calls = planner.take(flush: true)
+        #expect(calls.map { Array($0.items) } == [tokens(15, "a"), tokens(1, "b")], "two calls, in arrival order")
+        #expect(calls.map { Set($0.origins.map(\.request)) } == [[1], [2]])
+    }
 }

@@ -2,8 +2,8 @@ import InstanceAPI
 
 /// Packs the items of requests into backend calls within each API's limit.
 ///
-/// Items of different requests with the same op and target share calls; a large request is
-/// split. Per target key (topic, device group, …) work stays in arrival order: items are never
+/// Items of different requests with the same op and target share calls (unless the op's do not,
+/// `RequestOp.sharesCalls`); a large request is split. Per target key (topic, device group, …) work stays in arrival order: items are never
 /// packed across a change of op, so a subscribe followed by an unsubscribe of the same topic is
 /// planned as two calls, the subscribe first, and the caller runs one key's calls in order.
 package struct CallPlanner: Sendable {
@@ -37,7 +37,7 @@ package struct CallPlanner: Sendable {
             keyOrder.append(key)
         }
         if touched.last != key { touched.append(key) }
-        if let last = queues[key]!.last, last.op == request.op, last.target == request.target {
+        if request.op.sharesCalls, let last = queues[key]!.last, last.op == request.op, last.target == request.target {
             queues[key]![queues[key]!.count - 1].items.append(contentsOf: request.items)
             queues[key]![queues[key]!.count - 1].origins.append(request: handle, indexes: request.items.indices)
         } else {
