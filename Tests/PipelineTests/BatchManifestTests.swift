@@ -35,6 +35,23 @@ struct BatchManifestTests {
         #expect(BatchManifest.inputDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
+    @Test("a batch may own an outcome that names it, unless it is a rejection keyed by a record position (a record without an id)")
+    func mayOwn() {
+        let manifest = Self.manifest(.submitted)
+        func outcome(_ id: String, _ status: OutcomeStatus, batch: String? = "gdpr-7") -> Outcome {
+            BatchProgressTests.outcome(id, batch: batch, items: status == .rejected ? 0 : 1, at: 1, status: status)
+        }
+        #expect(manifest.mayOwn(outcome("r-1", .succeeded)) && manifest.mayOwn(outcome("r-1", .rejected)))
+        #expect(!manifest.mayOwn(outcome("r-1", .succeeded, batch: "other")) && !manifest.mayOwn(outcome("r-1", .succeeded, batch: nil)))
+        #expect(!manifest.mayOwn(outcome("deletions/0/5", .rejected)) && !manifest.mayOwn(outcome("any.topic_-x/12/34567", .rejected)))
+        #expect(manifest.mayOwn(outcome("deletions/0/5", .succeeded)), "a request that called had an id of its own")
+        for id in ["deletions/0", "/0/5", "deletions/x/5", "deletions/0/5/6", "deletions/0/-5", "deletions/0/", "a/b/0/5"] {
+            #expect(manifest.mayOwn(outcome(id, .rejected)), "\(id)")
+        }
+        #expect(RecordPosition(parsing: "deletions/3/77") == RecordPosition(topic: "deletions", partition: 3, offset: 77))
+        #expect(RecordPosition(parsing: "deletions/99999999999/1") == nil, "past a partition number")
+    }
+
     @Test("each bad field is refused by name")
     func strict() throws {
         let good = String(decoding: Self.manifest().jsonBytes(), as: UTF8.self)

@@ -65,6 +65,20 @@ struct BatchProgressTests {
         #expect(progress.state(cancels: [], paused: false) == .submitting)
     }
 
+    @Test("rejected records without an id of their own (their outcomes keyed by position) never complete the batch")
+    func positionIDsDoNotCount() {
+        var progress = BatchProgress(manifest: Self.manifest(requests: 2, items: 200))
+        var counted: [Bool] = []
+        for offset in [5, 6] { counted.append(progress.read(Self.outcome("deletions/0/\(offset)", items: 0, at: 1, status: .rejected))) }
+        #expect(counted == [false, false])
+        #expect(!progress.isComplete && progress.requestsDone == 0)
+        #expect(progress.state(cancels: [], paused: false) == .running)
+        // An id of that form on an outcome that called is the request's own: it counts.
+        let own = progress.read(Self.outcome("deletions/0/7", items: 100, at: 2))
+        #expect(own)
+        #expect(progress.requestsDone == 1)
+    }
+
     @Test("a cancelled or rejected redelivery never replaces an outcome that called: the items stay done as they were")
     func redeliveryKeepsWhatHappened() {
         var progress = BatchProgress(manifest: Self.manifest(requests: 1, items: 2))

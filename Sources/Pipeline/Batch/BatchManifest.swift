@@ -64,6 +64,15 @@ public struct BatchManifest: Sendable, Hashable {
     /// the submitting host and the workers (whose producers time the outcome records) may disagree.
     public static let clockAllowance: TimeInterval = 60
 
+    /// Whether `outcome` can be the outcome of one of the batch's own requests: it names the
+    /// batch, and it is not a rejection keyed by a record position (`RecordPosition`), which is
+    /// how a worker names a record without an id of its own: `iidbatch submit` and `iidbatch
+    /// replay` give every record an id, so such a record is not one of theirs, whatever `batch` it
+    /// names. (An outcome that called the backend had a request with an id, whatever its form.)
+    public func mayOwn(_ outcome: Outcome) -> Bool {
+        outcome.batch == name && !(outcome.status == .rejected && RecordPosition(parsing: outcome.requestID) != nil)
+    }
+
     /// The record time from which the batch's outcomes are read: `createdAt` less `clockAllowance`.
     public var outcomesSince: Date { createdAt.addingTimeInterval(-Self.clockAllowance) }
 
