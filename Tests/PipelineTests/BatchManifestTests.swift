@@ -15,7 +15,9 @@ struct BatchManifestTests {
 
     @Test("a manifest round-trips, with and without op and pipeline; members in sorted order")
     func roundTrip() throws {
-        for manifest in [Self.manifest(), Self.manifest(.submitted, op: nil, pipeline: nil)] {
+        var submitted = Self.manifest(.submitted)
+        submitted.idPrefix = "id-9f86d081884c7d65"
+        for manifest in [Self.manifest(), Self.manifest(.submitted, op: nil, pipeline: nil), submitted] {
             let bytes = manifest.jsonBytes()
             #expect(try BatchManifest.parse(bytes) == manifest)
             let text = String(decoding: bytes, as: UTF8.self)
@@ -25,7 +27,9 @@ struct BatchManifestTests {
 
     @Test("the writer writes every member the reader knows, by the one list of wire names")
     func membersHaveOneOwner() throws {
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.manifest().jsonBytes())) as? [String: Any])
+        var manifest = Self.manifest()
+        manifest.idPrefix = "id-9f86d081884c7d65"
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(manifest.jsonBytes())) as? [String: Any])
         #expect(Set(object.keys) == BatchManifest.members)
         #expect(BatchManifest.members == Set(BatchManifest.Field.allCases.map(\.rawValue)))
     }
@@ -65,6 +69,7 @@ struct BatchManifestTests {
             (good.replacingOccurrences(of: "\"createdBy\":\"alice\"", with: "\"createdBy\":\"\""), "createdBy"),
             (good.replacingOccurrences(of: "\"requestTopics\":[\"deletions\"]", with: "\"requestTopics\":\"deletions\""), "requestTopics"),
             (good.replacingOccurrences(of: "\"createdBy\"", with: "\"surprise\":1,\"createdBy\""), "surprise"),
+            (good.replacingOccurrences(of: "\"createdBy\"", with: "\"idPrefix\":7,\"createdBy\""), "idPrefix"),
             ("[1]", nil),
             ("{", nil),
         ]

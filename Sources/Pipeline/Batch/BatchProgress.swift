@@ -6,7 +6,8 @@ import Foundation
 /// Rules:
 /// - Only outcomes that can be of the batch's own requests count (`BatchManifest.mayOwn`): a
 ///   rejection keyed by a record position (a record without an id, which the batch's producer
-///   never writes) does not, whatever `batch` it names.
+///   never writes) does not, whatever `batch` it names, nor, in a batch whose manifest names the
+///   ids' prefix, an id submit did not give.
 /// - A request is done when it has an outcome; when it has several (a redelivery), the last read
 ///   counts (outcomes are read in offset order per partition, and a request's outcomes share a
 ///   partition, being keyed by its id), except that a `rejected` or `cancelled` one (which called
