@@ -15,7 +15,9 @@ struct BatchManifestTests {
 
     @Test("a manifest round-trips, with and without op and pipeline; members in sorted order")
     func roundTrip() throws {
-        for manifest in [Self.manifest(), Self.manifest(.submitted, op: nil, pipeline: nil)] {
+        var submitted = Self.manifest(.submitted)
+        submitted.idPrefix = "id-9f86d081884c7d65"
+        for manifest in [Self.manifest(), Self.manifest(.submitted, op: nil, pipeline: nil), submitted] {
             let bytes = manifest.jsonBytes()
             #expect(try BatchManifest.parse(bytes) == manifest)
             let text = String(decoding: bytes, as: UTF8.self)
@@ -25,7 +27,9 @@ struct BatchManifestTests {
 
     @Test("the writer writes every member the reader knows, by the one list of wire names")
     func membersHaveOneOwner() throws {
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.manifest().jsonBytes())) as? [String: Any])
+        var manifest = Self.manifest()
+        manifest.idPrefix = "id-9f86d081884c7d65"
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(manifest.jsonBytes())) as? [String: Any])
         #expect(Set(object.keys) == BatchManifest.members)
         #expect(BatchManifest.members == Set(BatchManifest.Field.allCases.map(\.rawValue)))
     }
@@ -33,6 +37,23 @@ struct BatchManifestTests {
     @Test("the input digest is SHA-256 in lowercase hex")
     func digest() {
         #expect(BatchManifest.inputDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    @Test("a batch may own an outcome that names it, unless it is a rejection keyed by a record position (a record without an id)")
+    func mayOwn() {
+        let manifest = Self.manifest(.submitted)
+        func outcome(_ id: String, _ status: OutcomeStatus, batch: String? = "gdpr-7") -> Outcome {
+            BatchProgressTests.outcome(id, batch: batch, items: status == .rejected ? 0 : 1, at: 1, status: status)
+        }
+        #expect(manifest.mayOwn(outcome("r-1", .succeeded)) && manifest.mayOwn(outcome("r-1", .rejected)))
+        #expect(!manifest.mayOwn(outcome("r-1", .succeeded, batch: "other")) && !manifest.mayOwn(outcome("r-1", .succeeded, batch: nil)))
+        #expect(!manifest.mayOwn(outcome("deletions/0/5", .rejected)) && !manifest.mayOwn(outcome("any.topic_-x/12/34567", .rejected)))
+        #expect(manifest.mayOwn(outcome("deletions/0/5", .succeeded)), "a request that called had an id of its own")
+        for id in ["deletions/0", "/0/5", "deletions/x/5", "deletions/0/5/6", "deletions/0/-5", "deletions/0/", "a/b/0/5"] {
+            #expect(manifest.mayOwn(outcome(id, .rejected)), "\(id)")
+        }
+        #expect(RecordPosition(parsing: "deletions/3/77") == RecordPosition(topic: "deletions", partition: 3, offset: 77))
+        #expect(RecordPosition(parsing: "deletions/99999999999/1") == nil, "past a partition number")
     }
 
     @Test("each bad field is refused by name")
@@ -48,6 +69,7 @@ struct BatchManifestTests {
             (good.replacingOccurrences(of: "\"createdBy\":\"alice\"", with: "\"createdBy\":\"\""), "createdBy"),
             (good.replacingOccurrences(of: "\"requestTopics\":[\"deletions\"]", with: "\"requestTopics\":\"deletions\""), "requestTopics"),
             (good.replacingOccurrences(of: "\"createdBy\"", with: "\"surprise\":1,\"createdBy\""), "surprise"),
+            (good.replacingOccurrences(of: "\"createdBy\"", with: "\"idPrefix\":7,\"createdBy\""), "idPrefix"),
             ("[1]", nil),
             ("{", nil),
         ]

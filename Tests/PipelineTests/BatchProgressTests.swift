@@ -65,6 +65,38 @@ struct BatchProgressTests {
         #expect(progress.state(cancels: [], paused: false) == .submitting)
     }
 
+    @Test("rejected records without an id of their own (their outcomes keyed by position) never complete the batch")
+    func positionIDsDoNotCount() {
+        var progress = BatchProgress(manifest: Self.manifest(requests: 2, items: 200))
+        var counted: [Bool] = []
+        for offset in [5, 6] { counted.append(progress.read(Self.outcome("deletions/0/\(offset)", items: 0, at: 1, status: .rejected))) }
+        #expect(counted == [false, false])
+        #expect(!progress.isComplete && progress.requestsDone == 0)
+        #expect(progress.state(cancels: [], paused: false) == .running)
+        // An id of that form on an outcome that called is the request's own: it counts.
+        let own = progress.read(Self.outcome("deletions/0/7", items: 100, at: 2))
+        #expect(own)
+        #expect(progress.requestsDone == 1)
+    }
+
+    @Test(
+        "a submitted batch (its manifest names the ids' prefix) counts only ids <prefix>-<n>, n from 1 to its requests: records with other ids never complete it"
+    )
+    func otherIDsDoNotCount() {
+        var manifest = Self.manifest(requests: 2, items: 200)
+        manifest.idPrefix = "id-0123456789abcdef"
+        var progress = BatchProgress(manifest: manifest)
+        var counted: [Bool] = []
+        for id in ["f1", "f2", "id-0123456789abcdef-000003", "id-0123456789abcdef-1", "id-0123456789abcdef-0000001", "x-id-0123456789abcdef-000001"] {
+            counted.append(progress.read(Self.outcome(id, items: 0, at: 1, status: .rejected)))
+        }
+        #expect(counted == Array(repeating: false, count: 6))
+        #expect(!progress.isComplete && progress.state(cancels: [], paused: false) == .running)
+        progress.read(Self.outcome("id-0123456789abcdef-000001", items: 100, at: 2))
+        progress.read(Self.outcome("id-0123456789abcdef-000002", items: 0, at: 3, status: .rejected))
+        #expect(progress.isComplete && progress.requestsDone == 2 && progress.state(cancels: [], paused: false) == .done)
+    }
+
     @Test("a cancelled or rejected redelivery never replaces an outcome that called: the items stay done as they were")
     func redeliveryKeepsWhatHappened() {
         var progress = BatchProgress(manifest: Self.manifest(requests: 1, items: 2))

@@ -33,12 +33,55 @@ struct BatchReceiptLedgerTests {
     @Test("an outcome whose item lists were left out as too large: its failures are not reported OK, and its items are marked incomplete")
     func listsLeftOut() {
         var outcome = BatchProgressTests.outcome("r-1", items: 2, at: 1, status: .partial)
+        outcome.op = .topicsSubscribe
         outcome.counts = ["OK": 1, "NOT_FOUND": 1]
         outcome = outcome.withoutItemLists(because: "too large")
         let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(outcome, offset: 0)], requests: [request], cancels: [])
         let line = receipt.requests.first
         #expect(line?.items.map(\.code) == [nil, nil], "which item failed is not known: \(line?.items.map(\.code) ?? [])")
         #expect(line?.itemsComplete == false)
+    }
+
+    @Test("two records of one id (the second rejected as a duplicate in flight): the outcome's items go to the record that fits it, never 'b' OK")
+    func outcomeOfTheRecordThatFits() {
+        let first = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a", "b"], batch: "gdpr-7")
+        var second = first
+        second.items = ["b"]
+        var ran = BatchProgressTests.outcome("x", items: 2, at: 1, status: .partial)
+        ran.op = .topicsSubscribe
+        ran.counts = ["OK": 1, "UNAVAILABLE": 1]
+        ran.failedItems = [FailedItem(index: 1, item: "b", code: .unavailable, attempts: 8, message: nil)]
+        var duplicate = BatchProgressTests.outcome("x", items: 0, at: 2, status: .rejected)
+        duplicate.op = .topicsSubscribe
+        let receipt = BatchReceipt(
+            manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(duplicate, offset: 1)],
+            requests: [first, second], cancels: [])
+        let items = receipt.requests.first?.items ?? []
+        #expect(!items.contains { $0.item == "b" && $0.code == "OK" }, "\(items)")
+        #expect(
+            items == [
+                BatchReceipt.Item(index: 0, item: "a", code: "OK", at: ran.completedAt),
+                BatchReceipt.Item(index: 1, item: "b", code: "UNAVAILABLE", at: ran.completedAt),
+            ])
+        #expect(receipt.requests.first?.itemsComplete == true)
+    }
+
+    @Test("two records of one id that both fit its succeeded outcome, with other items: which ran is unknown, so no item is OK")
+    func noSingleRecordFits() {
+        let one = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a"], batch: "gdpr-7")
+        var other = one
+        other.items = ["c"]
+        var ran = BatchProgressTests.outcome("x", items: 1, at: 1)
+        ran.op = .topicsSubscribe
+        let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [one, other], cancels: [])
+        let line = receipt.requests.first
+        #expect(line?.items.allSatisfy { $0.code == nil } == true, "\(line?.items ?? [])")
+        #expect(line?.itemsComplete == false)
+        // A record whose items do not fit (its count) is not the one that ran, even alone.
+        var longer = one
+        longer.items = ["a", "c"]
+        let alone = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [longer], cancels: [])
+        #expect(alone.requests.first?.items.allSatisfy { $0.code == nil } == true && alone.requests.first?.itemsComplete == false)
     }
 
     @Test("the cancels listed: those naming the batch, one of its request ids, or only a bound; all their fields")

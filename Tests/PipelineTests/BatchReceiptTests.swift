@@ -53,6 +53,7 @@ struct BatchReceiptTests {
         var manifest = BatchManifestTests.manifest(.submitted)
         manifest.op = .topicsSubscribe
         var outcome = BatchProgressTests.outcome("r-1", items: 3, at: 4, status: .partial)
+        outcome.op = .topicsSubscribe
         outcome.counts = ["OK": 2, "NOT_FOUND": 1]
         outcome.failedItems = [FailedItem(index: 1, item: "t,2", code: .notFound, attempts: 1, message: nil)]
         var lone = BatchProgressTests.outcome("r-2", items: 2, at: 5, status: .failed)

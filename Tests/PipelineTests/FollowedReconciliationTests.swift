@@ -10,6 +10,10 @@ struct FollowedReconciliationTests {
             backendCalls: 1, receivedAt: .now, completedAt: .now)
     }
 
+    private func replay(_ id: String) -> PipelineRequest {
+        PipelineRequest(id: id, op: .topicsSubscribe, target: .topic("t"), items: ["t1"], replayOf: id, priorAttempts: 1)
+    }
+
     @Test("outcomes of requests not expected are dropped unless early outcomes are kept")
     func dropsUnexpected() {
         var followed = FollowedReconciliation()
@@ -27,8 +31,8 @@ struct FollowedReconciliationTests {
         var followed = FollowedReconciliation()
         followed.keepsEarlyOutcomes = true
         let steps: [(inout FollowedReconciliation) -> Void] = [
-            { $0.expect("a") }, { $0.record(outcome("a")) }, { $0.expectReplay(of: "a") }, { $0.record(outcome("a-1", replayOf: "a")) },
-            { $0.expectReplay(of: "a") }, { $0.record(outcome("b")) }, { $0.expect("b") }, { $0.record(outcome("a-2", replayOf: "a")) },
+            { $0.expect("a") }, { $0.record(outcome("a")) }, { $0.expectReplay(replay("a")) }, { $0.record(outcome("a", replayOf: "a")) },
+            { $0.expectReplay(replay("a")) }, { $0.record(outcome("b")) }, { $0.expect("b") }, { $0.record(outcome("a", replayOf: "a")) },
         ]
         #expect(followed.isComplete == followed.reconciliation.isComplete)
         for step in steps {
@@ -44,12 +48,12 @@ struct FollowedReconciliationTests {
         followed.keepsEarlyOutcomes = true
         followed.expect("a")
         followed.record(outcome("b"))
-        followed.record(outcome("c-replay", replayOf: "c"))
+        followed.record(outcome("c", replayOf: "c"))
         #expect(followed.outcomes == 0 && followed.waiting == 2)
         #expect(!followed.reconciliation.isComplete && !followed.isComplete)
         followed.expect("b")
         followed.record(outcome("a"))
-        followed.expectReplay(of: "c")
+        followed.expectReplay(replay("c"))
         #expect(followed.outcomes == 3 && followed.waiting == 0)
         #expect(followed.reconciliation.isComplete, "\(followed.reconciliation.missing)")
         #expect(followed.isComplete)

@@ -14,6 +14,10 @@ struct ReconciliationTests {
             replayOf: replayOf, backendCalls: 1, receivedAt: .now, completedAt: .now)
     }
 
+    private func replay(_ id: String, _ items: [String]) -> PipelineRequest {
+        PipelineRequest(id: id, op: .topicsSubscribe, target: .topic("t"), items: items, replayOf: id, priorAttempts: 3)
+    }
+
     @Test("finds a missing outcome, a duplicate and an unexpected one; counts use the latest outcome")
     func audit() {
         var reconciliation = Reconciliation()
@@ -40,6 +44,8 @@ struct ReconciliationTests {
                 "r", .partial, ["OK": 2, "NOT_FOUND": 1, "RESOURCE_EXHAUSTED": 2],
                 failed: [(1, "t1", .notFound), (3, "t3", .resourceExhausted), (4, "t4", .resourceExhausted)]))
         #expect(reconciliation.codes(of: "r") == ["OK": 2, "NOT_FOUND": 1, "RESOURCE_EXHAUSTED": 2])
+        // The dead letter of the two, replayed three times.
+        for _ in 1...3 { reconciliation.expectReplay(replay("r", ["t3", "t4"])) }
         // The replay of the two: one succeeds, one fails again.
         reconciliation.record(outcome("r", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "t4", .unavailable)], replayOf: "r"))
         #expect(reconciliation.codes(of: "r") == ["OK": 3, "NOT_FOUND": 1, "UNAVAILABLE": 1])
@@ -50,6 +56,55 @@ struct ReconciliationTests {
         reconciliation.record(outcome("r", .succeeded, ["OK": 2], replayOf: "r"))
         #expect(reconciliation.codes(of: "r") == settled)
         #expect(reconciliation.duplicates.isEmpty && reconciliation.replayCounts == ["r": 3] && reconciliation.isComplete)
+    }
+
+    @Test("a record is a replay only of the request whose id it has: another id naming it in replayOf settles none of its items")
+    func replayOfAnotherID() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("sub-1")
+        reconciliation.record(outcome("sub-1", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "bad", .unavailable)]))
+        reconciliation.record(outcome("evil", .succeeded, ["OK": 1], replayOf: "sub-1"))
+        #expect(reconciliation.codes(of: "sub-1")?["UNAVAILABLE"] == 1 && reconciliation.status(of: "sub-1") == .partial)
+        #expect(reconciliation.codes(of: "sub-1") == ["OK": 1, "UNAVAILABLE": 1])
+        #expect(reconciliation.unexpected == ["evil"], "its own request, not a replay")
+    }
+
+    @Test("a replay's success settles only the items it carried: without its record, none")
+    func replayWithoutItsRecord() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("sub-1")
+        reconciliation.record(outcome("sub-1", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "bad", .unavailable)]))
+        reconciliation.record(outcome("sub-1", .succeeded, ["OK": 1], replayOf: "sub-1"))
+        #expect(reconciliation.codes(of: "sub-1")?["UNAVAILABLE"] == 1 && reconciliation.status(of: "sub-1") == .partial)
+    }
+
+    @Test("a replay's success settles the original's failures its record carried, by item: not one it did not carry")
+    func replaySettlesWhatItCarried() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("sub-1")
+        reconciliation.record(outcome("sub-1", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "bad", .unavailable)]))
+        reconciliation.expectReplay(replay("sub-1", ["good"]))
+        reconciliation.record(outcome("sub-1", .succeeded, ["OK": 1], replayOf: "sub-1"))
+        #expect(reconciliation.codes(of: "sub-1") == ["OK": 1, "UNAVAILABLE": 1] && reconciliation.status(of: "sub-1") == .partial)
+        // Two replay records fit the next outcome (one item each, none failed): only an item both
+        // hold is surely answered.
+        reconciliation.expectReplay(replay("sub-1", ["bad"]))
+        reconciliation.record(outcome("sub-1", .succeeded, ["OK": 1], replayOf: "sub-1"))
+        #expect(reconciliation.codes(of: "sub-1")?["UNAVAILABLE"] == 1, "'good' or 'bad' was answered: not known which")
+        // A record that does not fit (two items, the outcome counts one) is not the one answered.
+        var other = Reconciliation()
+        other.expect("sub-1")
+        other.record(outcome("sub-1", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "bad", .unavailable)]))
+        other.expectReplay(replay("sub-1", ["bad", "good"]))
+        other.record(outcome("sub-1", .succeeded, ["OK": 1], replayOf: "sub-1"))
+        #expect(other.codes(of: "sub-1")?["UNAVAILABLE"] == 1)
+        // The replay record that carried it: settled.
+        var settled = Reconciliation()
+        settled.expect("sub-1")
+        settled.record(outcome("sub-1", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "bad", .unavailable)]))
+        settled.expectReplay(replay("sub-1", ["bad"]))
+        settled.record(outcome("sub-1", .succeeded, ["OK": 1], replayOf: "sub-1"))
+        #expect(settled.codes(of: "sub-1") == ["OK": 2] && settled.status(of: "sub-1") == .succeeded && settled.isComplete)
     }
 
     @Test("a rejected duplicate record does not undo what its first record did")

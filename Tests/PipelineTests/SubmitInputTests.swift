@@ -67,4 +67,15 @@ struct SubmitInputTests {
         #expect(SubmitPlan(op: .topicsSubscribe, target: .topic("movies"), recordSize: 1_000, items: items.dropLast() + ["tok-x"]).idPrefix != plan.idPrefix)
         #expect(plan.idPrefix.hasPrefix("ts-") && plan.idPrefix.count == 19)
     }
+
+    @Test("an id's number under a prefix is the n whose id it is exactly, else none")
+    func idNumber() {
+        for number in [1, 7, 999_999, 1_000_000, 12_345_678] {
+            #expect(SubmitPlan.number(of: SubmitPlan.id(prefix: "ts-ab", number: number), prefix: "ts-ab") == number)
+        }
+        for id in ["ts-ab-1", "ts-ab-0000001", "ts-ab-000000", "ts-ab-", "ts-ab", "ts-ab-00000x", "ts-abc-000001", "xts-ab-000001", "ts-ab-+00001"] {
+            #expect(SubmitPlan.number(of: id, prefix: "ts-ab") == nil, "\(id)")
+        }
+        #expect(SubmitPlan.number(of: "a/b-000002", prefix: "a/b") == 2)
+    }
 }

@@ -10,8 +10,9 @@ import WireJSON
 /// Wire format (JSON, members in sorted order): `{"createdAt": "2026-11-25T20:40:12.000Z",
 /// "createdBy": "alice", "inputSha256": "9f…", "items": 12000, "name": "gdpr-7", "op":
 /// "installations.delete", "pipeline": "deletions", "requestTopics": ["deletions"], "requests": 120,
-/// "state": "submitted"}`. `op` is absent when a replay mixes ops; `pipeline` when no pipeline
-/// file names the request topic (and `--pipeline` was not given) or a replay spans several.
+/// "state": "submitted", "idPrefix": "id-9f86d081884c7d65"}`. `op` is absent when a replay mixes
+/// ops; `pipeline` when no pipeline file names the request topic (and `--pipeline` was not given)
+/// or a replay spans several; `idPrefix` for a replay (and in manifests written before it was).
 public struct BatchManifest: Sendable, Hashable {
     /// How far its producer got.
     public enum State: String, Sendable, Hashable, CaseIterable {
@@ -42,11 +43,15 @@ public struct BatchManifest: Sendable, Hashable {
     public var inputSHA256: String
     /// How far its producer got.
     public var state: State
+    /// For a batch `iidbatch submit` made: its requests' ids are `<idPrefix>-<n>`
+    /// (`SubmitPlan.id(prefix:number:)`), n from 1 to `requests`. Nil for a replay, whose records
+    /// keep their originals' ids.
+    public var idPrefix: String?
 
     /// A manifest.
     public init(
         name: String, op: RequestOp?, pipeline: String?, requestTopics: [String], requests: Int, items: Int, createdBy: String, createdAt: Date,
-        inputSHA256: String, state: State
+        inputSHA256: String, state: State, idPrefix: String? = nil
     ) {
         self.name = name
         self.op = op
@@ -58,11 +63,27 @@ public struct BatchManifest: Sendable, Hashable {
         self.createdAt = createdAt
         self.inputSHA256 = inputSHA256
         self.state = state
+        self.idPrefix = idPrefix
     }
 
     /// How much earlier than `createdAt` a reader of the batch's outcomes starts: the clocks of
     /// the submitting host and the workers (whose producers time the outcome records) may disagree.
     public static let clockAllowance: TimeInterval = 60
+
+    /// Whether `outcome` can be the outcome of one of the batch's own requests: it names the
+    /// batch; its id, when the manifest names `idPrefix`, is one submit gave (`<idPrefix>-<n>`, n
+    /// from 1 to `requests`); and it is not a rejection keyed by a record position
+    /// (`RecordPosition`), which is how a worker names a record without an id of its own:
+    /// `iidbatch submit` and `iidbatch replay` give every record an id, so such a record is not
+    /// one of theirs, whatever `batch` it names. (An outcome that called the backend had a
+    /// request with an id, whatever its form.)
+    public func mayOwn(_ outcome: Outcome) -> Bool {
+        guard outcome.batch == name else { return false }
+        if let idPrefix {
+            guard let number = SubmitPlan.number(of: outcome.requestID, prefix: idPrefix), number <= requests else { return false }
+        }
+        return !(outcome.status == .rejected && RecordPosition(parsing: outcome.requestID) != nil)
+    }
 
     /// The record time from which the batch's outcomes are read: `createdAt` less `clockAllowance`.
     public var outcomesSince: Date { createdAt.addingTimeInterval(-Self.clockAllowance) }
@@ -71,7 +92,7 @@ public struct BatchManifest: Sendable, Hashable {
     package enum Field: String, CodingKey, CaseIterable {
         case name, op, pipeline, requestTopics, requests, items, createdBy, createdAt
         case inputSHA256 = "inputSha256"
-        case state
+        case state, idPrefix
     }
 
     /// The members a manifest holds; any other is refused.
@@ -86,7 +107,7 @@ public struct BatchManifest: Sendable, Hashable {
     }
 
     /// Reads a record's value strictly: a JSON object of the known members, each present (but
-    /// `op` and `pipeline`) and typed, the name a `BatchName`.
+    /// `op`, `pipeline` and `idPrefix`) and typed, the name a `BatchName`.
     ///
     /// - Throws: `BatchManifestError` naming the field at fault.
     public static func parse(_ bytes: [UInt8]) throws(BatchManifestError) -> BatchManifest {
@@ -116,6 +137,7 @@ public struct BatchManifest: Sendable, Hashable {
             op = known
         }
         let pipeline = document[Field.pipeline] == nil ? nil : try text(.pipeline)
+        let idPrefix = document[Field.idPrefix] == nil ? nil : try text(.idPrefix)
         guard case .array(let topicValues)? = document[Field.requestTopics] else {
             throw refused(.requestTopics, "must be an array of topic names")
         }
@@ -136,7 +158,7 @@ public struct BatchManifest: Sendable, Hashable {
         }
         return BatchManifest(
             name: name, op: op, pipeline: pipeline, requestTopics: requestTopics, requests: try count(.requests), items: try count(.items),
-            createdBy: try text(.createdBy), createdAt: created, inputSHA256: digest, state: state)
+            createdBy: try text(.createdBy), createdAt: created, inputSHA256: digest, state: state, idPrefix: idPrefix)
     }
 
     /// The record's value, as `parse` reads it back.
@@ -146,6 +168,7 @@ public struct BatchManifest: Sendable, Hashable {
         writer.key(Field.createdAt)
         writer.plainString(WireDate.bytes(createdAt))
         writer.member(Field.createdBy, createdBy)
+        if let idPrefix { writer.member(Field.idPrefix, idPrefix) }
         writer.member(Field.inputSHA256, inputSHA256)
         writer.member(Field.items, items)
         writer.member(Field.name, name)

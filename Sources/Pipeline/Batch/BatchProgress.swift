@@ -4,6 +4,10 @@ import Foundation
 /// with its state, rate and time left. A pure value: the times are given, so it is tested alone.
 ///
 /// Rules:
+/// - Only outcomes that can be of the batch's own requests count (`BatchManifest.mayOwn`): a
+///   rejection keyed by a record position (a record without an id, which the batch's producer
+///   never writes) does not, whatever `batch` it names, nor, in a batch whose manifest names the
+///   ids' prefix, an id submit did not give.
 /// - A request is done when it has an outcome; when it has several (a redelivery), the last read
 ///   counts (outcomes are read in offset order per partition, and a request's outcomes share a
 ///   partition, being keyed by its id), except that a `rejected` or `cancelled` one (which called
@@ -46,10 +50,11 @@ public struct BatchProgress: Sendable, Hashable {
     /// Requests with an outcome.
     public var requestsDone: Int { counted.count }
 
-    /// Counts `outcome` when it belongs to the batch; returns whether it did.
+    /// Counts `outcome` when it can be of one of the batch's requests (`BatchManifest.mayOwn`);
+    /// returns whether it did.
     @discardableResult
     public mutating func read(_ outcome: Outcome) -> Bool {
-        guard outcome.batch == manifest.name else { return false }
+        guard manifest.mayOwn(outcome) else { return false }
         let new = Counted(items: outcome.counts.values.reduce(0, +), completedAt: outcome.completedAt, status: outcome.status)
         if let old = counted[outcome.requestID], old.called, !new.called { return true }
         itemsDone += new.items - (counted[outcome.requestID]?.items ?? 0)

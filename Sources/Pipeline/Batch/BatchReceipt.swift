@@ -16,13 +16,20 @@ import WireJSON
 ///   Every one of them is hashed.
 /// - `installations.delete`: each item's code and time are its outcome's `receipt` line. Other
 ///   ops: a failed item's code is its outcome's `failedItems` entry; every other item of the
-///   request record gets the outcome's one success code (`OK`) and the outcome's `completedAt`.
+///   request record the outcome is of gets the outcome's one success code (`OK`) and the
+///   outcome's `completedAt`.
 ///   Items of a rejected request have no code; a cancelled request's end `CANCELLED`. When the
 ///   outcome's lists cannot say each item's code (its item lists were left out as too large, or
 ///   it counts two success codes without a `receipt`), the items it does not list have no code
 ///   and `itemsComplete` is false.
 /// - A request with no outcome yet is `pending`, its items without code or time; an outcome
 ///   whose request record was not read lists only its failed items (`itemsComplete` false).
+/// - The record an outcome is of is known when the batch's records of its id that fit it
+///   (`Outcome.fits`: its item count, and each failed item at its index) all hold the same items
+///   (two records of one id, the second rejected as a duplicate in flight, are told apart by
+///   that). When none fits, or records that fit hold other items, the outcome's items are not
+///   known: it is reported as if its record was not read. A request without an outcome lists the
+///   items of its records when they all hold the same, else none (`itemsComplete` false).
 /// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
 ///   batch whose timestamp is at or after the manifest's `outcomesSince` (a record without one
 ///   counts), in topic (bytewise), partition and offset order: the records the receipt is built
@@ -62,7 +69,8 @@ public struct BatchReceipt: Sendable {
         public var completedAt: Date?
         /// Its items, by index.
         public var items: [Item]
-        /// False when only the failed items are known (its request record was not read).
+        /// False when only the failed items are known (its request record was not read, or which
+        /// of its records the outcome is of is not known).
         public var itemsComplete: Bool
     }
 
@@ -113,10 +121,12 @@ public struct BatchReceipt: Sendable {
         }
         outcomeRecords = ordered.count
         outcomesSHA256 = NumberText.hex(hash.finalize())
-        var records: [String: PipelineRequest] = [:]
-        for request in requests where request.batch == manifest.name { records[request.id] = request }
+        var records: [String: [PipelineRequest]] = [:]
+        for request in requests where request.batch == manifest.name { records[request.id, default: []].append(request) }
         let ids = Set(records.keys).union(latest.keys)
-        self.requests = ids.sorted().map { id in Self.request(id, records[id], latest[id], outcomes: seen[id] ?? 0) }
+        self.requests = ids.sorted().map { id in
+            Self.request(id, Self.record(of: latest[id]?.outcome, among: records[id] ?? []), latest[id], outcomes: seen[id] ?? 0)
+        }
         self.cancels = cancels.filter { cancel in
             cancel.batch.map { $0 == manifest.name } ?? cancel.requestID.map(ids.contains) ?? true
         }.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) }
@@ -125,6 +135,14 @@ public struct BatchReceipt: Sendable {
     /// Whether `outcome` shows a backend call made in its delivery (not `rejected` or `cancelled`).
     private static func called(_ outcome: Outcome) -> Bool {
         outcome.status != .rejected && outcome.status != .cancelled
+    }
+
+    /// The record `outcome` is of, when it is known: the records that fit it (`Outcome.fits`), or
+    /// all of them without an outcome, when they hold the same items; else nil.
+    private static func record(of outcome: Outcome?, among records: [PipelineRequest]) -> PipelineRequest? {
+        let fitting = outcome.map { outcome in records.filter(outcome.fits) } ?? records
+        guard let first = fitting.first, fitting.allSatisfy({ $0.items == first.items }) else { return nil }
+        return first
     }
 
     private static func request(_ id: String, _ record: PipelineRequest?, _ latest: (record: KafkaRecord, outcome: Outcome)?, outcomes: Int) -> Request {

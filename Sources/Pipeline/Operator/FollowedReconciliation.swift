@@ -11,7 +11,7 @@ public struct FollowedReconciliation: Sendable {
     public private(set) var outcomes = 0
     /// True to keep outcomes that arrive before their request.
     public var keepsEarlyOutcomes = false
-    /// Outcomes kept per request id (the original's, for a replay) until it is expected.
+    /// Outcomes kept per request id (a replay's is its original's) until it is expected.
     private var early: [String: [Outcome]] = [:]
     /// Expected requests without an outcome, and those with replays still without one: kept
     /// as they change, so `isComplete` costs nothing per record.
@@ -35,17 +35,18 @@ public struct FollowedReconciliation: Sendable {
         refresh(id)
     }
 
-    /// Expects an outcome for one more replay of request `id`.
-    public mutating func expectReplay(of id: String) {
-        reconciliation.expectReplay(of: id)
-        settleEarly(id)
-        refresh(id)
+    /// Expects an outcome for one more replay of request `replay.id`, a replay record
+    /// (`Reconciliation.expectReplay(_:)`).
+    public mutating func expectReplay(_ replay: PipelineRequest) {
+        reconciliation.expectReplay(replay)
+        settleEarly(replay.id)
+        refresh(replay.id)
     }
 
     /// Counts `outcome` if its request is expected, keeps it if early outcomes are kept, else
     /// drops it.
     public mutating func record(_ outcome: Outcome) {
-        let id = outcome.replayOf ?? outcome.requestID
+        let id = outcome.requestID
         if reconciliation.isExpected(id) {
             outcomes += 1
             reconciliation.record(outcome)

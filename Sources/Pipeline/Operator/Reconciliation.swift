@@ -1,10 +1,13 @@
 /// Matches requests with their outcomes: what has none (lost), what has more than one (repeated
 /// after a crash or a rebalance, or submitted twice), and counts by op, status and code.
 ///
-/// Replays count toward the request they replay (`replayOf`), not as new requests and not as
-/// duplicates: a replay's outcome settles the dead-lettered items of its original, so a request
-/// replayed to success counts as succeeded with all its items, and replaying the same dead letter
-/// again leaves every count unchanged.
+/// Replays count toward the request they replay, not as new requests and not as duplicates: a
+/// replay's outcome settles the dead-lettered items of its original that its record carried, so a
+/// request replayed to success counts as succeeded with all its items, and replaying the same dead
+/// letter again leaves every count unchanged. A record or outcome is a replay only when its
+/// `replayOf` is its own id (`RequestID.isReplay`), as `iidbatch replay` writes them; one naming
+/// another id is a request of its own. A replay's success settles only items its records read
+/// (`expectReplay(_:)`) surely carried (`RequestLedger`).
 public struct Reconciliation: Sendable {
     /// Requests expected, in the order given.
     public private(set) var expected: [String] = []
@@ -15,6 +18,8 @@ public struct Reconciliation: Sendable {
     public private(set) var replayCounts: [String: Int] = [:]
     /// Replay records seen per original request id: each must get an outcome too.
     public private(set) var expectedReplays: [String: Int] = [:]
+    /// The replay records seen, per original request id: what their outcomes can settle.
+    private var replayRecords: [String: [PipelineRequest]] = [:]
     private var ledgers: [String: RequestLedger] = [:]
 
     /// Nothing expected or seen yet.
@@ -26,24 +31,27 @@ public struct Reconciliation: Sendable {
         expected.append(id)
     }
 
-    /// Expects an outcome for one more replay of request `id` (and one for `id` itself).
-    public mutating func expectReplay(of id: String) {
-        expect(id)
-        expectedReplays[id, default: 0] += 1
+    /// Expects an outcome for one more replay of request `replay.id` (and one for that request
+    /// itself), and keeps its items: what its outcome can settle. `replay` is a replay record
+    /// (`RequestID.isReplay`).
+    public mutating func expectReplay(_ replay: PipelineRequest) {
+        expect(replay.id)
+        expectedReplays[replay.id, default: 0] += 1
+        replayRecords[replay.id, default: []].append(replay)
     }
 
     /// Notes an outcome.
     public mutating func record(_ outcome: Outcome) {
-        let id = outcome.replayOf ?? outcome.requestID
-        if outcome.replayOf == nil {
-            outcomeCounts[id, default: 0] += 1
-        } else {
+        let id = outcome.requestID
+        if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
             replayCounts[id, default: 0] += 1
+        } else {
+            outcomeCounts[id, default: 0] += 1
         }
         if ledgers[id] == nil {
             ledgers[id] = RequestLedger(outcome)
         } else {
-            ledgers[id]!.apply(outcome)
+            ledgers[id]!.apply(outcome, replays: replayRecords[id] ?? [])
         }
     }
 

@@ -5,6 +5,13 @@ import InstanceAPI
 /// A replay carries only the items that were dead-lettered (those that ended on a retryable code),
 /// so its outcome settles those items and leaves the others as the first outcome said. Replaying
 /// the same dead letter twice changes nothing the second time: its items are already settled.
+///
+/// An outcome is a replay's only when its `replayOf` is its own id (`RequestID.isReplay`). A
+/// replay's success settles a retryable failure only when the replay surely carried that item:
+/// every replay record of the request that fits the outcome (`Outcome.fits`) holds it at an
+/// index the outcome does not list as failed. Without a replay record that fits, its success
+/// settles nothing (an outcome lists only the items that did not succeed): a failure stays a
+/// failure rather than become a success that may not have happened.
 struct RequestLedger: Sendable {
     /// The op of the latest outcome that had one.
     private(set) var op: RequestOp?
@@ -30,8 +37,9 @@ struct RequestLedger: Sendable {
         outcome.status == .rejected || outcome.status == .cancelled
     }
 
-    /// Applies a later outcome of the same request (or of a replay of it).
-    mutating func apply(_ outcome: Outcome) {
+    /// Applies a later outcome of the same request, or of a replay of it, whose records (those
+    /// read) are `replays`.
+    mutating func apply(_ outcome: Outcome, replays: [PipelineRequest]) {
         if Self.calledNothing(outcome) {
             // A rejected or cancelled record changed nothing at the backend; it cannot undo what
             // was done.
@@ -44,11 +52,11 @@ struct RequestLedger: Sendable {
         }
         latest = outcome
         op = outcome.op ?? op
-        if uncalledOnly || outcome.replayOf == nil {
+        if uncalledOnly || !RequestID.isReplay(id: outcome.requestID, replayOf: outcome.replayOf) {
             uncalledOnly = false
             take(outcome)
         } else {
-            settle(byReplay: outcome)
+            settle(byReplay: outcome, answered: Self.succeeded(in: outcome, of: replays))
         }
     }
 
@@ -71,9 +79,22 @@ struct RequestLedger: Sendable {
         failures = outcome.failedItems.sorted { $0.index < $1.index }.map { ($0.item, $0.code) }
     }
 
-    /// Each retryable failure the replay failed again takes the replay's code; the others were
-    /// carried by the replay and succeeded, so they move to the replay's success codes.
-    private mutating func settle(byReplay replay: Outcome) {
+    /// The items `replay` surely answered with a success: those every record of `records` that
+    /// fits it (`Outcome.fits`) holds at an index it does not list as failed; none when no record
+    /// fits.
+    static func succeeded(in replay: Outcome, of records: [PipelineRequest]) -> Set<String> {
+        let failed = Set(replay.failedItems.map(\.index))
+        let held = records.filter(replay.fits).map { record in
+            Set(record.items.indices.lazy.filter { !failed.contains($0) }.map { record.items[$0] })
+        }
+        guard let first = held.first else { return [] }
+        return held.dropFirst().reduce(first) { $0.intersection($1) }
+    }
+
+    /// Each retryable failure the replay failed again takes the replay's code; those among
+    /// `answered` (items the replay surely carried and did not fail) move to the replay's success
+    /// codes; the others stay as they were.
+    private mutating func settle(byReplay replay: Outcome, answered: Set<String>) {
         var stillFailing = replay.failedItems.map { ($0.item, $0.code) }
         var succeededPool = replay.counts.filter { ResultCode(rawValue: $0.key).isSuccess }.sorted { $0.key < $1.key }
         var kept: [(item: String, code: ResultCode)] = []
@@ -84,11 +105,11 @@ struct RequestLedger: Sendable {
             }
             if let index = stillFailing.firstIndex(where: { $0.0 == failure.item }) {
                 kept.append((failure.item, stillFailing.remove(at: index).1))
-            } else if let index = succeededPool.firstIndex(where: { $0.value > 0 }) {
+            } else if answered.contains(failure.item), let index = succeededPool.firstIndex(where: { $0.value > 0 }) {
                 succeededPool[index].value -= 1
                 successes[succeededPool[index].key, default: 0] += 1
             } else {
-                kept.append(failure)  // not carried by this replay (another dead letter holds it)
+                kept.append(failure)  // not surely carried by this replay (another dead letter holds it, or its record was not read)
             }
         }
         failures = kept

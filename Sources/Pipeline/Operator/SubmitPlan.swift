@@ -29,9 +29,24 @@ package struct SubmitPlan: Sendable {
     public func recordCount(items count: Int) -> Int { (count + recordSize - 1) / recordSize }
 
     /// The id of record `number` (from 1).
-    public func id(_ number: Int) -> String {
+    public func id(_ number: Int) -> String { Self.id(prefix: idPrefix, number: number) }
+
+    /// The id of record `number` of a plan with ids from `prefix`: `<prefix>-<n>`, n zero-padded
+    /// to 6 digits.
+    public static func id(prefix: String, number: Int) -> String {
         let digits = String(number)
-        return "\(idPrefix)-\(String(repeating: "0", count: max(0, 6 - digits.count)))\(digits)"
+        return "\(prefix)-\(String(repeating: "0", count: max(0, 6 - digits.count)))\(digits)"
+    }
+
+    /// The number `id` has as an id of a plan with ids from `prefix`: n when `id` is exactly
+    /// `id(prefix:number:)` of n (n from 1), else nil.
+    public static func number(of id: String, prefix: String) -> Int? {
+        guard id.hasPrefix(prefix + "-") else { return nil }
+        let digits = id.utf8.dropFirst(prefix.utf8.count + 1)
+        guard digits.count <= 18, digits.allSatisfy({ (48...57).contains($0) }), let number = Int(Substring(digits)), number >= 1,
+            Self.id(prefix: prefix, number: number) == id
+        else { return nil }
+        return number
     }
 
     /// Record `number` (from 1) of `items`.

@@ -72,14 +72,15 @@ public struct DeadLetter: Sendable {
     /// The `dead-letter-topic/partition/offset` this record sits at.
     public var position: String { RecordPosition(record).description }
 
-    /// The record to produce to replay it: the same request with the same id, `replayOf` naming
-    /// the original request, and `priorAttempts` set to the attempts already spent; nil when
+    /// The record to produce to replay it: the same request with the same id, `replayOf` that id
+    /// (a replay is of its own id, `RequestID.isReplay`, also when the dead-lettered record named
+    /// another), and `priorAttempts` set to the attempts already spent; nil when
     /// there is nothing to replay (an undecodable record, or no original topic). With `batch`,
     /// the replay belongs to that batch instead of the original's.
     public func replay(batch: String? = nil) -> KafkaProducerRecord? {
         guard var request, let originalTopic else { return nil }
         if let batch { request.batch = batch }
-        request.replayOf = request.replayOf ?? request.id
+        request.replayOf = request.id
         request.priorAttempts = max(request.priorAttempts, attempts)
         return KafkaProducerRecord(
             topic: originalTopic, key: record.key ?? Array(request.recordKey.utf8), value: Array(request.jsonBody()),

@@ -29,4 +29,16 @@ public struct RecordPosition: Sendable, Hashable, CustomStringConvertible {
 
     /// `topic/partition/offset`.
     public var description: String { "\(topic)/\(partition)/\(offset)" }
+
+    /// The position `text` writes as `description` does: a non-empty topic without `/` (Kafka's
+    /// topic names have none), a partition and an offset, each decimal digits only; nil for any
+    /// other text. An id of this form may be the position a rejected record without an id of its
+    /// own was named by.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[1...].allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (48...57).contains($0) } }),
+            let partition = Int32(parts[1]), let offset = Int64(parts[2])
+        else { return nil }
+        self.init(topic: String(parts[0]), partition: partition, offset: offset)
+    }
 }

@@ -14,6 +14,12 @@ public enum RequestID {
     /// The bytes of an over-long id its short form keeps.
     public static let keptBytes = 64
 
+    /// Whether a record or outcome of `id` naming `replayOf` is a replay: of the request with its
+    /// own id, as every replay `iidbatch replay` writes is (`DeadLetter.replay(batch:)`). One
+    /// naming another id is a request of its own: nothing shows that it carried that request's
+    /// items, so its outcome settles none of them.
+    public static func isReplay(id: String, replayOf: String?) -> Bool { replayOf == id }
+
     /// `id` itself when it takes at most `maxBytes` bytes; else its first `keptBytes` bytes (cut
     /// at a UTF-8 boundary), `…sha256:` and the lowercase hex SHA-256 of its whole UTF-8: at most
     /// 138 bytes, distinct for distinct ids, and found by a producer that hashes the id it sent.

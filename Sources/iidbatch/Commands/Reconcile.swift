@@ -12,7 +12,9 @@ struct Reconcile: AsyncParsableCommand {
             Reads the request topics and the outcome topic from their beginnings and reports \
             every request without an outcome, every request with more than one outcome of its own \
             (repeated after a crash, or submitted twice), and counts by op, status and item code. \
-            A replayed request counts once: its replays' outcomes settle its dead-lettered items. \
+            A replayed request counts once: its replays' outcomes settle the dead-lettered items \
+            their records carried. A replay is a record whose replayOf is its own id, as iidbatch \
+            replay writes them; one naming another request is a request of its own. \
             A record without a readable id is expected under topic/partition/offset, as the \
             worker names its rejection. --wait then follows both kinds of topic (reading only what \
             arrives, never re-reading) until nothing is missing or the time is up.
@@ -118,9 +120,9 @@ struct Reconcile: AsyncParsableCommand {
             records += 1
             switch decoder.decode(record.value ?? []) {
             case .success(let request):
-                if let original = request.replayOf {
+                if RequestID.isReplay(id: request.id, replayOf: request.replayOf) {
                     replayRecords += 1
-                    ledger.expectReplay(of: original)
+                    ledger.expectReplay(request)
                 } else {
                     ledger.expect(request.id)
                 }

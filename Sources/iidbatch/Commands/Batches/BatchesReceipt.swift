@@ -13,7 +13,9 @@ struct BatchesReceipt: AsyncParsableCommand {
             Reads the batch's outcomes (from its creation) and its request records. Deletions: \
             each installation's code and time are its outcome's receipt line. Other ops: failed \
             items from the outcome's failedItems, every other item of the request record with the \
-            success code (OK) and the outcome's completedAt. A request with several outcomes (a \
+            success code (OK) and the outcome's completedAt; the record is the one of its id whose \
+            items fit the outcome, and when no single one is known only the failed items are \
+            listed (itemsComplete false). A request with several outcomes (a \
             redelivery) is reported by the last by offset. outcomesSha256 is the SHA-256 of each \
             outcome record of the batch in topic, partition and offset order, as \
             `kcat -C -e -t TOPIC -f '%t %p %o %S\\n%s\\n'` prints it (keeping the batch's records): \

@@ -1,0 +1,19 @@
+extension Outcome {
+    /// Whether this outcome can be the outcome of `request`, by what it says of the request's
+    /// items: the same id; the same op (a rejected record's outcome may name none); a `receipt`,
+    /// when it has one, naming each item in order; and, unless it is `rejected` (which says
+    /// nothing of the items), `counts` adding up to the number of items and each failed item's
+    /// index within them and naming the item at that index.
+    ///
+    /// False means `request` did not produce this outcome, so none of the outcome's codes may be
+    /// given to its items. True means it may have: another record of the same id may fit too, and
+    /// only when all that fit hold the same items are the outcome's items known.
+    public func fits(_ request: PipelineRequest) -> Bool {
+        guard requestID == request.id, op.map({ $0 == request.op }) ?? true else { return false }
+        let items = request.items
+        if let receipt, receipt.count != items.count || !zip(receipt, items).allSatisfy({ $0.item == $1 }) { return false }
+        guard status != .rejected else { return true }
+        guard counts.values.reduce(0, +) == items.count else { return false }
+        return failedItems.allSatisfy { items.indices.contains($0.index) && items[$0.index] == $0.item }
+    }
+}
