@@ -97,6 +97,20 @@ struct BatchProgressTests {
         #expect(progress.isComplete && progress.requestsDone == 2 && progress.state(cancels: [], paused: false) == .done)
     }
 
+    @Test("a record rejected because its id's request was in flight (a submit run twice) says nothing of that request's end: it never completes the batch")
+    func duplicateInFlightDoesNotCount() {
+        var manifest = Self.manifest(requests: 1, items: 2)
+        manifest.idPrefix = "id-0123456789abcdef"
+        var progress = BatchProgress(manifest: manifest)
+        var duplicate = Self.outcome("id-0123456789abcdef-000001", items: 0, at: 1, status: .rejected)
+        duplicate.duplicateOf = "deletions/0/7"
+        let counted = progress.read(duplicate)
+        #expect(!counted)
+        #expect(!progress.isComplete && progress.state(cancels: [], paused: false) == .running)
+        progress.read(Self.outcome("id-0123456789abcdef-000001", items: 2, at: 2))
+        #expect(progress.isComplete)
+    }
+
     @Test("a cancelled or rejected redelivery never replaces an outcome that called: the items stay done as they were")
     func redeliveryKeepsWhatHappened() {
         var progress = BatchProgress(manifest: Self.manifest(requests: 1, items: 2))

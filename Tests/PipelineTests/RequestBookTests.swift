@@ -102,6 +102,7 @@ struct RequestBookTests {
             return
         }
         #expect(rejection.outcome.reason?.contains("duplicates a request still in flight") == true)
+        #expect(rejection.outcome.duplicateOf == "requests/0/0", "names the record of the request in flight")
         #expect(rejection.ticket.items == 1, "a rejection holds as one item until published")
         guard case .ignored = book.receive(record(0, request("a", items: 1)), .success(request("a", items: 1)), at: now) else {
             Issue.record("a redelivery was admitted")

@@ -50,11 +50,13 @@ public struct BatchProgress: Sendable, Hashable {
     /// Requests with an outcome.
     public var requestsDone: Int { counted.count }
 
-    /// Counts `outcome` when it can be of one of the batch's requests (`BatchManifest.mayOwn`);
-    /// returns whether it did.
+    /// Counts `outcome` when it can be of one of the batch's requests (`BatchManifest.mayOwn`) and
+    /// is not a duplicate's rejection (`Outcome.duplicateOf`: a submit run twice while its first
+    /// run's requests were in flight); returns whether it did.
     @discardableResult
     public mutating func read(_ outcome: Outcome) -> Bool {
-        guard manifest.mayOwn(outcome) else { return false }
+        // A duplicate of a request in flight says nothing of how that request ends.
+        guard manifest.mayOwn(outcome), outcome.duplicateOf == nil else { return false }
         let new = Counted(items: outcome.counts.values.reduce(0, +), completedAt: outcome.completedAt, status: outcome.status)
         if let old = counted[outcome.requestID], old.called, !new.called { return true }
         itemsDone += new.items - (counted[outcome.requestID]?.items ?? 0)

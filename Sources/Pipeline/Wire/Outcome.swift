@@ -37,6 +37,10 @@ public struct Outcome: Sendable, Hashable, Codable {
     public var reason: String?
     /// For a replayed dead letter: the original request's id.
     public var replayOf: String?
+    /// For a record rejected because a request of its id was in flight: that request's record
+    /// (`requests/0/12`). Such an outcome says nothing of how that request ends (its own outcome
+    /// does), so batch progress does not count it.
+    public var duplicateOf: String?
     /// The batch the request belongs to, when it named one.
     public var batch: String?
     /// Backend calls made for this request (a call shared with other requests counts for each).
@@ -51,7 +55,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         requestID: String, op: RequestOp?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
         failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil,
         topics: [String: [String]]? = nil, groupMembers: [String: [String]]? = nil, reason: String? = nil, replayOf: String? = nil,
-        batch: String? = nil, backendCalls: Int, receivedAt: Date, completedAt: Date
+        duplicateOf: String? = nil, batch: String? = nil, backendCalls: Int, receivedAt: Date, completedAt: Date
     ) {
         self.requestID = requestID
         self.op = op
@@ -66,6 +70,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         self.groupMembers = groupMembers
         self.reason = reason
         self.replayOf = replayOf
+        self.duplicateOf = duplicateOf
         self.batch = batch
         self.backendCalls = backendCalls
         self.receivedAt = receivedAt
@@ -76,7 +81,7 @@ public struct Outcome: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case requestID = "requestId"
         case op, target, status, counts, failedItems, imports, receipt, notificationKey, topics, topicsOmitted, groupMembers, reason, replayOf,
-            batch, backendCalls, receivedAt, completedAt
+            duplicateOf, batch, backendCalls, receivedAt, completedAt
     }
 
     /// The wire form, within `limit` bytes when `OutcomeSizeBound` admitted the request: when the
@@ -136,6 +141,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         writer.plainString(WireDate.bytes(completedAt))
         writer.key(Key.counts)
         writer.members(counts) { $0.int($1) }
+        if let duplicateOf { writer.member(Key.duplicateOf, duplicateOf) }
         writer.key(Key.failedItems)
         writer.beginArray()
         for item in failedItems { item.write(to: &writer) }

@@ -29,6 +29,8 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
     public var replayOf: String?
     /// The batch, when the record named a valid one: its rejection counts in the batch's progress.
     public var batch: String?
+    /// For a duplicate of a request in flight: that request's record position (`Outcome.duplicateOf`).
+    public var duplicateOf: String?
     /// The target fields that could be read (a deletion's `subject`), for the `rejected` outcome:
     /// so that an erasure report finds the rejected deletions of its subject (`ErasureReport`).
     public var target: [String: String]
@@ -36,7 +38,7 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
     /// A rejection; the reason, ids and target values are cut to their bounds.
     public init(
         field: String?, reason: String, requestID: String? = nil, op: RequestOp? = nil, replayOf: String? = nil, batch: String? = nil,
-        target: [String: String] = [:]
+        duplicateOf: String? = nil, target: [String: String] = [:]
     ) {
         self.field = field
         self.reason = reason.utf8.count <= Self.maxReasonBytes ? reason : reason.utf8Prefix(maxBytes: Self.maxReasonBytes - 3) + "…"
@@ -44,6 +46,7 @@ public struct RequestRejection: Error, Sendable, Hashable, CustomStringConvertib
         self.op = op
         self.replayOf = replayOf.map(RequestID.shortForm)
         self.batch = batch.flatMap { BatchName.problem(with: $0) == nil ? $0 : nil }
+        self.duplicateOf = duplicateOf
         self.target = target.mapValues { $0.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes) }
     }
 

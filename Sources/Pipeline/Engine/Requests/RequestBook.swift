@@ -114,6 +114,7 @@ struct RequestBook: Sendable {
             let rejection = RequestRejection(
                 field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
                 requestID: request.id, op: request.op, replayOf: request.replayOf, batch: request.batch,
+                duplicateOf: RecordPosition(topic: state.partition.topic, partition: state.partition.partition, offset: state.offset).description,
                 target: request.target.outcomeFields)
             return .rejected(rejected(record, rejection, kind: .duplicate, generation: generation, at: now))
         }
@@ -255,7 +256,8 @@ struct RequestBook: Sendable {
     ) -> Publication {
         let outcome = Outcome(
             requestID: rejection.requestID ?? RecordPosition(record).description, op: rejection.op, target: rejection.target, status: .rejected, counts: [:],
-            failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, batch: rejection.batch, backendCalls: 0, receivedAt: now,
+            failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, duplicateOf: rejection.duplicateOf, batch: rejection.batch,
+            backendCalls: 0, receivedAt: now,
             completedAt: now)
         publishing[record.topicPartition, default: 0] += 1
         let bytes = RequestState.bytes(of: record)
