@@ -78,4 +78,13 @@ struct SubmitInputTests {
         }
         #expect(SubmitPlan.number(of: "a/b-000002", prefix: "a/b") == 2)
     }
+
+    @Test("--id-prefix must not be empty (its manifest could not be read back) and keeps ids within 512 bytes")
+    func idPrefixProblems() {
+        #expect(SubmitPlan.problem(withIDPrefix: "") == "must not be empty")
+        #expect(SubmitPlan.problem(withIDPrefix: String(repeating: "p", count: 493)) == nil)
+        let long = String(repeating: "p", count: 494)
+        #expect(SubmitPlan.problem(withIDPrefix: long)?.contains("494 bytes") == true)
+        #expect(SubmitPlan.id(prefix: String(repeating: "p", count: 493), number: Int(1e17)).utf8.count <= RequestID.maxBytes)
+    }
 }

@@ -96,6 +96,7 @@ struct Submit: AsyncParsableCommand {
         let target = try SubmitTarget.target(
             for: operation, topic: topic, subject: subject, application: application, sandbox: sandbox, group: group, notificationKey: notificationKey,
             details: details, byKey: byKey)
+        if let idPrefix, let problem = SubmitPlan.problem(withIDPrefix: idPrefix) { throw ValidationError("--id-prefix: '\(idPrefix)' \(problem)") }
         let now = Date()
         let batch = stamp.name(input: input == "-" ? nil : input, at: now)
         Output.line("batch \(batch)")
