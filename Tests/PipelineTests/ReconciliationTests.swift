@@ -78,6 +78,17 @@ struct ReconciliationTests {
         #expect(reconciliation.codes(of: "sub-1")?["UNAVAILABLE"] == 1 && reconciliation.status(of: "sub-1") == .partial)
     }
 
+    @Test("a replay of a token Swift calls equal to the failed one (a Kelvin sign for K) is another token: it settles nothing")
+    func replayOfAnEquivalentItemSettlesNothing() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("sub-1")
+        reconciliation.record(outcome("sub-1", .partial, ["OK": 1, "UNAVAILABLE": 1], failed: [(1, "tokK", .unavailable)]))
+        // "tok\u{212A}" (a Kelvin sign) is "tokK" to Swift's String, another token to the backend.
+        reconciliation.expectReplay(replay("sub-1", ["tok\u{212A}"]))
+        reconciliation.record(outcome("sub-1", .succeeded, ["OK": 1], replayOf: "sub-1"))
+        #expect(reconciliation.codes(of: "sub-1")?["UNAVAILABLE"] == 1 && reconciliation.status(of: "sub-1") == .partial)
+    }
+
     @Test("a replay's success settles the original's failures its record carried, by item: not one it did not carry")
     func replaySettlesWhatItCarried() {
         var reconciliation = Reconciliation()

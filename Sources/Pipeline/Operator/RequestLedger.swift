@@ -81,11 +81,11 @@ struct RequestLedger: Sendable {
 
     /// The items `replay` surely answered with a success: those every record of `records` that
     /// fits it (`Outcome.fits`) holds at an index it does not list as failed; none when no record
-    /// fits.
-    static func succeeded(in replay: Outcome, of records: [PipelineRequest]) -> Set<String> {
+    /// fits. Items are told apart by their bytes (`ExactText`), as the backend tells them.
+    static func succeeded(in replay: Outcome, of records: [PipelineRequest]) -> Set<ExactText> {
         let failed = Set(replay.failedItems.map(\.index))
         let held = records.filter(replay.fits).map { record in
-            Set(record.items.indices.lazy.filter { !failed.contains($0) }.map { record.items[$0] })
+            Set(record.items.indices.lazy.filter { !failed.contains($0) }.map { ExactText(record.items[$0]) })
         }
         guard let first = held.first else { return [] }
         return held.dropFirst().reduce(first) { $0.intersection($1) }
@@ -94,7 +94,7 @@ struct RequestLedger: Sendable {
     /// Each retryable failure the replay failed again takes the replay's code; those among
     /// `answered` (items the replay surely carried and did not fail) move to the replay's success
     /// codes; the others stay as they were.
-    private mutating func settle(byReplay replay: Outcome, answered: Set<String>) {
+    private mutating func settle(byReplay replay: Outcome, answered: Set<ExactText>) {
         var stillFailing = replay.failedItems.map { ($0.item, $0.code) }
         var succeededPool = replay.counts.filter { ResultCode(rawValue: $0.key).isSuccess }.sorted { $0.key < $1.key }
         var kept: [(item: String, code: ResultCode)] = []
@@ -103,9 +103,9 @@ struct RequestLedger: Sendable {
                 kept.append(failure)
                 continue
             }
-            if let index = stillFailing.firstIndex(where: { $0.0 == failure.item }) {
+            if let index = stillFailing.firstIndex(where: { ExactText($0.0) == ExactText(failure.item) }) {
                 kept.append((failure.item, stillFailing.remove(at: index).1))
-            } else if answered.contains(failure.item), let index = succeededPool.firstIndex(where: { $0.value > 0 }) {
+            } else if answered.contains(ExactText(failure.item)), let index = succeededPool.firstIndex(where: { $0.value > 0 }) {
                 succeededPool[index].value -= 1
                 successes[succeededPool[index].key, default: 0] += 1
             } else {

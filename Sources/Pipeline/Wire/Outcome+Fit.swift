@@ -7,13 +7,14 @@ extension Outcome {
     ///
     /// False means `request` did not produce this outcome, so none of the outcome's codes may be
     /// given to its items. True means it may have: another record of the same id may fit too, and
-    /// only when all that fit hold the same items are the outcome's items known.
+    /// only when all that fit hold the same items are the outcome's items known. Ids and items are
+    /// compared by their bytes (`ExactText`), as the backend tells them apart.
     public func fits(_ request: PipelineRequest) -> Bool {
-        guard requestID == request.id, op.map({ $0 == request.op }) ?? true else { return false }
+        guard ExactText(requestID) == ExactText(request.id), op.map({ $0 == request.op }) ?? true else { return false }
         let items = request.items
-        if let receipt, receipt.count != items.count || !zip(receipt, items).allSatisfy({ $0.item == $1 }) { return false }
+        if let receipt, receipt.count != items.count || !zip(receipt, items).allSatisfy({ ExactText($0.item) == ExactText($1) }) { return false }
         guard status != .rejected else { return true }
         guard counts.values.reduce(0, +) == items.count else { return false }
-        return failedItems.allSatisfy { items.indices.contains($0.index) && items[$0.index] == $0.item }
+        return failedItems.allSatisfy { items.indices.contains($0.index) && ExactText(items[$0.index]) == ExactText($0.item) }
     }
 }
