@@ -1,7 +1,7 @@
 /// One registration's topics, gathered from the pages of the FCM v1 list call (§2.6), bounded: a
 /// registration holds at most `APILimits.topicsPerInstance` topics, so an answer that lists more,
 /// or pages on past that many pages, is not the API's (a loop, or a proxy's), and is refused
-/// before it holds more than that many names.
+/// before more than that many names and one page (within its answer limit) are held.
 struct TopicListing {
     /// The topics of the pages added so far, in their order.
     private(set) var topics: [String] = []

@@ -102,6 +102,13 @@ public struct ControlledSettings: Sendable, Hashable {
             let new = settings[key]
             guard old != new?.value else { return nil }
             return "\(key.rawValue): \(old.map(\.description) ?? "none") → \(new.map { "\($0.value) (\($0.source))" } ?? "none")"
-        } + cancels.filter { !previous.cancels.contains($0) }.map(\.description)
+        } + added(since: previous).map(\.description)
+    }
+
+    /// The cancels in force here that `previous` did not have, in order (a set of the earlier
+    /// ones is asked: thousands of cancels cost no more than reading them).
+    public func added(since previous: ControlledSettings) -> [ControlCancel] {
+        let before = Set(previous.cancels)
+        return cancels.filter { !before.contains($0) }
     }
 }

@@ -213,7 +213,7 @@ struct WorkerMachine {
         // settings, and nothing starts between (the simulation found both orders wrong: a pump
         // before the new pause started a call, seed 863; a pump before the cancel started one
         // for a request it matched, seed 44).
-        let added = settings.cancels.filter { !previous.cancels.contains($0) }
+        let added = settings.added(since: previous)
         if !added.isEmpty { actions += cancelHeld(by: added, date: date) }
         actions += dispatched(dispatch.reconfigure(effective, paused: settings.paused, now: now), now: now, date: date)
         return actions + settled(now: now)

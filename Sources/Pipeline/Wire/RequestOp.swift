@@ -98,7 +98,8 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
     /// Whether items of different requests may share a call. Not for device groups: a group call
     /// has one answer for all its members (a 400 for a full group, an existing name, an unknown
     /// key), so one request's members would fail for another's (15 members fit a group of 5, 16
-    /// do not). A request of theirs holds at most `requestItemLimit` members: one call each.
+    /// do not). A request of theirs holds at most `requestItemLimit` members: one call each
+    /// unless `batching.max-items` is lower.
     public var sharesCalls: Bool {
         switch self {
         case .groupsCreate, .groupsAdd, .groupsRemove: false
