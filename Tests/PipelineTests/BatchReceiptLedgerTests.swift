@@ -66,6 +66,22 @@ struct BatchReceiptLedgerTests {
         #expect(receipt.requests.first?.itemsComplete == true)
     }
 
+    @Test("a duplicate's rejection read before the outcome of the request in flight: the request is pending, not rejected")
+    func duplicateBeforeTheOutcome() {
+        var duplicate = BatchProgressTests.outcome("r-1", items: 0, at: 1, status: .rejected)
+        duplicate.op = .topicsSubscribe
+        duplicate.duplicateOf = "requests/0/7"
+        let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(duplicate, offset: 0)], requests: [request], cancels: [])
+        #expect(receipt.requests.first?.status == BatchReceipt.pending)
+        #expect(receipt.requests.first?.outcomes == 1 && receipt.outcomeRecords == 1, "still hashed and counted")
+        var ran = BatchProgressTests.outcome("r-1", items: 2, at: 2)
+        ran.op = .topicsSubscribe
+        let later = BatchReceipt(
+            manifest: manifest(), outcomes: [BatchReceiptTests.record(duplicate, offset: 0), BatchReceiptTests.record(ran, offset: 1)], requests: [request],
+            cancels: [])
+        #expect(later.requests.first?.status == "succeeded" && later.requests.first?.items.map(\.code) == ["OK", "OK"])
+    }
+
     @Test("two records of one id that both fit its succeeded outcome, with other items: which ran is unknown, so no item is OK")
     func noSingleRecordFits() {
         let one = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a"], batch: "gdpr-7")

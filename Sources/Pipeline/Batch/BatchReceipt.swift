@@ -22,7 +22,8 @@ import WireJSON
 ///   outcome's lists cannot say each item's code (its item lists were left out as too large, or
 ///   it counts two success codes without a `receipt`), the items it does not list have no code
 ///   and `itemsComplete` is false.
-/// - A request with no outcome yet is `pending`, its items without code or time; an outcome
+/// - A request with no outcome yet is `pending`, its items without code or time (a rejection of a
+///   duplicate of it in flight, `Outcome.duplicateOf`, is no outcome of it); an outcome
 ///   whose request record was not read lists only its failed items (`itemsComplete` false).
 /// - The record an outcome is of is known when the batch's records of its id that fit it
 ///   (`Outcome.fits`: its item count, and each failed item at its index) all hold the same items
@@ -112,7 +113,9 @@ public struct BatchReceipt: Sendable {
         for entry in ordered {
             hash.update(data: Self.hashedBytes(of: entry.record))
             let id = entry.outcome.requestID
-            if let kept = latest[id], Self.called(kept.outcome), !Self.called(entry.outcome) {
+            if entry.outcome.duplicateOf != nil {
+                // A duplicate of a request in flight says nothing of how that request ends.
+            } else if let kept = latest[id], Self.called(kept.outcome), !Self.called(entry.outcome) {
                 // A redelivery cancelled or rejected after a delivery that called: what happened stays.
             } else {
                 latest[id] = entry
@@ -123,7 +126,7 @@ public struct BatchReceipt: Sendable {
         outcomesSHA256 = NumberText.hex(hash.finalize())
         var records: [String: [PipelineRequest]] = [:]
         for request in requests where request.batch == manifest.name { records[request.id, default: []].append(request) }
-        let ids = Set(records.keys).union(latest.keys)
+        let ids = Set(records.keys).union(seen.keys)
         self.requests = ids.sorted().map { id in
             Self.request(id, Self.record(of: latest[id]?.outcome, among: records[id] ?? []), latest[id], outcomes: seen[id] ?? 0)
         }
@@ -148,7 +151,7 @@ public struct BatchReceipt: Sendable {
     private static func request(_ id: String, _ record: PipelineRequest?, _ latest: (record: KafkaRecord, outcome: Outcome)?, outcomes: Int) -> Request {
         guard let (position, outcome) = latest.map({ ("\($0.record.topic)/\($0.record.partition)/\($0.record.offset)", $0.outcome) }) else {
             let items = (record?.items.map { $0 } ?? []).enumerated().map { Item(index: $0.offset, item: $0.element, code: nil, at: nil) }
-            return Request(id: id, status: pending, outcome: nil, outcomes: 0, completedAt: nil, items: items, itemsComplete: record != nil)
+            return Request(id: id, status: pending, outcome: nil, outcomes: outcomes, completedAt: nil, items: items, itemsComplete: record != nil)
         }
         var items: [Item]
         var complete = true
