@@ -55,6 +55,45 @@ struct ExitPathTests {
         }
     }
 
+    @Test(
+        "SIGTERM with two pipelines while outcomes wait for the broker: both workers start stopping at once, not one after the other's whole stop (a pod's grace period holds one stop, not one per pipeline)"
+    )
+    func sigtermStopsPipelinesTogether() async throws {
+        try await withPipelineFixture(partitions: 2, faults: FaultPlan(latencyMilliseconds: 500)) { fixture in
+            let folder = try RunFolder(fixture, name: "exit-two")
+            defer { folder.remove() }
+            let groups = ["exit-two-a", "exit-two-b"]
+            _ = try folder.pipeline(fixture, group: groups[0], "drain-timeout: 3s")
+            // The second pipeline reads a topic of its own (two pipelines of a run never share one).
+            let secondTopic = fixture.requestTopic + "-b"
+            try fixture.kafka.createTopic(secondTopic, partitions: 2)
+            try """
+            request-topic: \(secondTopic)
+            group: \(groups[1])
+            outcome-topic: \(fixture.outcomeTopic)
+            dead-letter-topic: \(fixture.deadLetterTopic)
+            drain-timeout: 3s
+            """.write(to: folder.url.appendingPathComponent("\(groups[1]).yaml"), atomically: true, encoding: .utf8)
+            let tokens = fixture.seedTokens(800, prefix: "two")
+            let requests = (0..<800).map { PipelineRequest(id: "two-\($0)", op: .topicsSubscribe, target: .topic("two-\($0 % 100)"), items: [tokens[$0]]) }
+            try await fixture.submit(Array(requests[..<400]))
+            try await fixture.produce(requests[400...].map { (PipelineFixture.key($0), Array($0.jsonBody())) }, topic: secondTopic)
+            let worker = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: folder.url.path, RunFolder.groupOptions))
+            try await fixture.waitForRead({ _ in "a first outcome (the worker said:\n\(worker.text))" }) { !$0.outcomes.isEmpty }
+            try await fixture.kafka.setBrokerDown(1)
+            worker.terminate()
+            let status = try await worker.waitForExit(seconds: 240)
+            try fixture.kafka.setBrokerUp(1)
+            let text = worker.text
+            #expect(status == 0, "exit status \(status); output:\n\(text)")
+            // Each drain ends undrained (its outcomes wait for the broker), after drain-timeout:
+            // both stops began before the first of them ended.
+            let began = groups.compactMap { text.range(of: "\($0): stopping (finishing in-flight work")?.lowerBound }
+            let firstEnded = try #require(text.range(of: "unfinished after")?.lowerBound, "no drain ended undrained; output:\n\(text)")
+            #expect(began.count == 2 && began.allSatisfy { $0 < firstEnded }, "output:\n\(text)")
+        }
+    }
+
     /// Cycles of the stress run, from `IIDBATCH_STRESS_CYCLES` (unset: the test does not run).
     static let stressCycles = ProcessInfo.processInfo.environment["IIDBATCH_STRESS_CYCLES"].flatMap(Int.init)
 

@@ -168,10 +168,11 @@ struct Run: AsyncParsableCommand {
                 )
             }
         }
+        let stops = WorkerStops(workers)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: workers.map { worker in
-                    let service = WorkerService(worker: worker)
+                    let service = WorkerService(worker: worker, stops: stops)
                     return .init(
                         service: NamedService(name: "the worker of \(service)", base: service), successTerminationBehavior: .gracefullyShutdownGroup,
                         failureTerminationBehavior: .gracefullyShutdownGroup)
