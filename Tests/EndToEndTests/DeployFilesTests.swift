@@ -196,6 +196,24 @@ struct DeployFilesTests {
         #expect(selector != nil && selector!.allSatisfy { labels[$0.key] == $0.value }, "the budget selects the workers: \(String(describing: selector))")
     }
 
+    @Test(
+        "a slow start is not killed: a startup probe on /livez gives the start two minutes (the metadata server, Kafka, the topics and the control topic each wait up to 10-15 s) before liveness counts; no service-link variables reach the IIDBATCH_ prefix"
+    )
+    func startAndEnvironment() throws {
+        let (_, template, container) = try worker()
+        let startup = try #require(container["startupProbe"] as? [String: Any], "no startupProbe: liveness (60 s) could kill a start")
+        #expect((startup["httpGet"] as? [String: Any])?["path"] as? String == "/livez")
+        let budget = (startup["periodSeconds"] as? Int ?? 10) * (startup["failureThreshold"] as? Int ?? 3)
+        #expect(budget >= 120, "startup budget \(budget) s")
+        // Kubernetes adds <SERVICE>_SERVICE_HOST and friends for every Service of the namespace:
+        // one named iidbatch-kafka… would set IIDBATCH_KAFKA_SERVICE_HOST, a librdkafka property
+        // `service.host` that stops every start.
+        #expect(template.spec["enableServiceLinks"] as? Bool == false)
+        // The worker holds up to max-in-flight-bytes (64 MiB) and a 64 MiB read-ahead per pipeline.
+        let limits = (container["resources"] as? [String: Any])?["limits"] as? [String: Any]
+        #expect(limits?["memory"] as? String == "1Gi", "\(String(describing: limits))")
+    }
+
     @Test("the disruption budget lets unready workers be evicted: /readyz fails while the breaker is open, on every pod at once in an outage")
     func budgetEvictsUnreadyPods() throws {
         // A budget counts only Ready pods as healthy. /readyz follows the circuit breaker, so in a
