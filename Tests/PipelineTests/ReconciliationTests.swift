@@ -78,6 +78,21 @@ struct ReconciliationTests {
         #expect(reconciliation.codes(of: "sub-1")?["UNAVAILABLE"] == 1 && reconciliation.status(of: "sub-1") == .partial)
     }
 
+    @Test(
+        "a duplicate's rejection (duplicateOf) read before the outcome of the request in flight answers nothing: the request is not counted rejected or complete"
+    )
+    func duplicateRejectionAnswersNothing() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("sub-1")
+        var duplicate = outcome("sub-1", .rejected, [:])
+        duplicate.duplicateOf = "requests/0/7"
+        reconciliation.record(duplicate)
+        #expect(!reconciliation.isAnswered("sub-1") && !reconciliation.isComplete && reconciliation.status(of: "sub-1") == nil)
+        reconciliation.record(outcome("sub-1", .succeeded, ["OK": 2]))
+        #expect(reconciliation.status(of: "sub-1") == .succeeded && reconciliation.isComplete)
+        #expect(reconciliation.duplicates["sub-1"] == 2, "the id came twice: a duplicate, as before")
+    }
+
     @Test("a replay of a token Swift calls equal to the failed one (a Kelvin sign for K) is another token: it settles nothing")
     func replayOfAnEquivalentItemSettlesNothing() {
         var reconciliation = Reconciliation()

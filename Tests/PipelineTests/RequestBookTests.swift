@@ -166,4 +166,23 @@ extension RequestBookTests {
         for ticket in tickets { _ = book.published(ticket) }
         #expect(book.itemsInFlight == 0 && book.isIdle)
     }
+
+    @Test(
+        "a duplicate names the record in flight (duplicateOf) only when both are of one batch: against another batch's request, its rejection is that record's end"
+    )
+    func duplicateOfOnlyWithinABatch() throws {
+        var book = RequestBook(maxInFlightItems: 100, maxInFlightBytes: 1 << 30)
+        _ = book.assign([p0])
+        var first = request("a", items: 1)
+        first.batch = "b1"
+        _ = try admit(&book, 0, first)
+        for (offset, batch, named) in [(Int64(1), "b1", true), (2, "b2", false)] {
+            var again = request("a", items: 1)
+            again.batch = batch
+            guard case .rejected(let rejection) = book.receive(record(offset, again), .success(again), at: now) else {
+                throw FixtureFailure("a duplicate id was admitted")
+            }
+            #expect((rejection.outcome.duplicateOf != nil) == named, "batch \(batch): \(String(describing: rejection.outcome.duplicateOf))")
+        }
+    }
 }

@@ -40,9 +40,14 @@ public struct Reconciliation: Sendable {
         replayRecords[replay.id, default: []].append(replay)
     }
 
-    /// Notes an outcome.
+    /// Notes an outcome. A duplicate's rejection (`Outcome.duplicateOf`) counts toward
+    /// `duplicates` only: the request in flight it names ends the id's work, with its own outcome.
     public mutating func record(_ outcome: Outcome) {
         let id = outcome.requestID
+        if outcome.duplicateOf != nil {
+            outcomeCounts[id, default: 0] += 1
+            return
+        }
         if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
             replayCounts[id, default: 0] += 1
         } else {

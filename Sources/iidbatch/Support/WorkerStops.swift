@@ -20,7 +20,8 @@ final class WorkerStops: Sendable {
     var haveBegun: Bool { begun.withLock { $0 } }
 
     /// Begins every worker's stop (drain, then commit), each in a task of its own, the first
-    /// time it is called; later calls do nothing.
+    /// time it is called; later calls do nothing. (The group's other services, the HTTP server
+    /// among them, are told first: "at once" holds among the workers.)
     func beginAll() {
         let first = begun.withLock { begun in
             defer { begun = true }
@@ -28,8 +29,13 @@ final class WorkerStops: Sendable {
         }
         guard first else { return }
         for worker in workers {
-            Output.line("iidbatch run: \(worker.configuration.name): stopping (finishing in-flight work, then committing)")
-            Task { await worker.shutdown() }
+            Task {
+                // A worker that failed has stopped already.
+                if await worker.failure == nil {
+                    Output.line("iidbatch run: \(worker.configuration.name): stopping (finishing in-flight work, then committing)")
+                }
+                await worker.shutdown()
+            }
         }
     }
 }

@@ -114,7 +114,10 @@ struct RequestBook: Sendable {
             let rejection = RequestRejection(
                 field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
                 requestID: request.id, op: request.op, replayOf: request.replayOf, batch: request.batch,
-                duplicateOf: RecordPosition(topic: state.partition.topic, partition: state.partition.partition, offset: state.offset).description,
+                // Named only within one batch: there the request in flight ends the id's work; a
+                // record of another batch ends with this rejection (its batch would wait forever).
+                duplicateOf: state.request.batch == request.batch
+                    ? RecordPosition(topic: state.partition.topic, partition: state.partition.partition, offset: state.offset).description : nil,
                 target: request.target.outcomeFields)
             return .rejected(rejected(record, rejection, kind: .duplicate, generation: generation, at: now))
         }
