@@ -38,7 +38,7 @@ public struct ErasureReport: Sendable {
     public func concerns(_ outcome: Outcome) -> Bool {
         guard outcome.op == .installationsDelete || (outcome.op == nil && outcome.status == .rejected) else { return false }
         guard let value = outcome.target[PipelineRequest.Field.subject.rawValue] else { return false }
-        return Self.same(value, subject) || isCut(value)
+        return ExactText(value) == ExactText(subject) || isCut(value)
     }
 
     /// Takes `outcome` into account when it concerns this subject (`concerns(_:)`); returns
@@ -48,7 +48,7 @@ public struct ErasureReport: Sendable {
         guard concerns(outcome) else { return false }
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
-        if let value = outcome.target[PipelineRequest.Field.subject.rawValue], !Self.same(value, subject) {
+        if let value = outcome.target[PipelineRequest.Field.subject.rawValue], ExactText(value) != ExactText(subject) {
             hidden.insert(
                 "\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt")
             return true
@@ -100,12 +100,9 @@ public struct ErasureReport: Sendable {
     /// True when `value` is not this subject but what cutting it to a compact outcome's
     /// `Outcome.maxCompactTargetBytes` bytes gives.
     private func isCut(_ value: String) -> Bool {
-        !Self.same(value, subject) && Self.same(value, subject.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes))
+        ExactText(value) != ExactText(subject) && ExactText(value) == ExactText(subject.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes))
     }
 
     /// Whether `line` is a cancelled delivery's: the installation left as it was.
     private static func isCancelled(_ line: ItemReceipt) -> Bool { line.code == .cancelled }
-
-    /// Whether two subjects are the same bytes (not merely canonically equivalent text).
-    private static func same(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 }
