@@ -341,7 +341,6 @@ public actor PipelineWorker {
             }
         }
         if !progress.isEmpty { progress.resume(with: machine.statistics) }
-        updateGauges()
     }
 
     private func start(_ job: CallJob) {
@@ -387,7 +386,11 @@ public actor PipelineWorker {
         heldReader = nil
     }
 
-    private func updateGauges() {
+    /// Brings the worker's metrics up to date: its counters follow its statistics, its gauges
+    /// take the state now (items in flight, paused partitions, breaker, pace and concurrency of
+    /// each API). A scrape calls it before it reads the metrics; nothing else needs them current,
+    /// so no event pays for them (following them after every event was 3 % of the worker's CPU).
+    public func refreshMetrics() {
         metrics.follow(machine.counts)
         let dispatch = machine.dispatch
         metrics.state(

@@ -11,14 +11,14 @@ final class WorkerMetrics: Sendable {
     private let counters = Mutex<[Series: Counter]>([:])
     private let gauges = Mutex<[Series: Gauge]>([:])
     private let timers = Mutex<[Series: Metrics.Timer]>([:])
-    /// The gauges set after every event, made once.
+    /// The gauges set at every scrape (`PipelineWorker.refreshMetrics()`), made once.
     private let itemsInFlight: Gauge
     private let pausedPartitions: Gauge
     private let circuitBreakerOpen: Gauge
     /// What the state gauges last recorded, and the throttling answers of each API already
-    /// counted. The worker reports its state after every event (thousands a second); a value
-    /// unchanged since is not recorded again, so an event that changes none of them costs one lock
-    /// and a comparison, not a lookup and a record for each series.
+    /// counted. The worker reports its state at every scrape; a value unchanged since is not
+    /// recorded again, so a scrape that changes none of them costs one lock and a comparison, not
+    /// a lookup and a record for each series.
     private let shown = Mutex(Shown())
 
     /// What `state(...)` last recorded and counted.

@@ -6,7 +6,9 @@ import Prometheus
 
 /// `iidbatch run --http-port`: the endpoints operators and Kubernetes use.
 ///
-/// - `GET /metrics`: every metric in Prometheus's text format, consumer lag read at scrape time.
+/// - `GET /metrics`: every metric in Prometheus's text format, as of the scrape: each worker
+///   brings its counters and gauges up to date first (`PipelineWorker.refreshMetrics()`), and
+///   consumer lag is read then.
 /// - `GET /livez` (and `/healthz`, for older probes): 200 while the workers answer.
 /// - `GET /readyz`: 200 when every worker has joined its group and no circuit breaker has been
 ///   open longer than `breakerGrace`; else 503 with a JSON body naming the reason.
@@ -19,6 +21,7 @@ enum OperationsServer {
         let lag = LagGauges()
         let process = ProcessMetrics()
         router.get("metrics") { _, _ in
+            for worker in workers { await worker.refreshMetrics() }
             await lag.update(workers)
             process.update()
             return Response(
