@@ -135,6 +135,34 @@ struct PipelinePoisonTests {
         }
     }
 
+    @Test("a keyless record the dead-letter topic refuses without a key (a compacted topic) is dead-lettered keyed by its position; the worker goes on")
+    func keylessDeadLetterOnACompactedTopic() async throws {
+        try await withPipelineFixture(partitions: 1) { fixture in
+            let tokens = fixture.seedTokens(2, prefix: "keyless")
+            let producer = try KafkaProducer(configuration: fixture.kafka.configuration())
+            let report = try await producer.send(topic: fixture.requestTopic, key: nil, value: Array("{not json".utf8))
+            await producer.close()
+            let position = RecordPosition(report).description
+            let after = PipelineRequest(id: "keyless-after", op: .topicsSubscribe, target: .topic("k"), items: tokens)
+            try await fixture.submit([after])
+            // The worker's first record produced is the dead letter: refused as a compacted topic
+            // refuses a record without a key.
+            fixture.kafka.injectRequestErrors(.produce, [.invalidRecord])
+            let worker = try fixture.startWorker(fixture.pipeline { $0.linger = .milliseconds(5) })
+            let outcomes = try await fixture.waitForOutcomes([position, after.id], timeout: .seconds(90))
+            let letters = try await fixture.waitForDeadLetters(1)
+            let failure = await worker.worker.failure
+            await worker.stop()
+            fixture.kafka.clearRequestErrors(.produce)
+            #expect(failure == nil, "no record stops the worker: \(String(describing: failure))")
+            #expect(outcomes[position]?.status == .rejected && outcomes[after.id]?.status == .succeeded)
+            let letter = try #require(letters.first)
+            #expect(letter.key == Array(position.utf8), "keyed by the original position")
+            #expect(letter.value == Array("{not json".utf8), "the bytes as read")
+            #expect(DeadLetter(letter).originalPosition?.description == position)
+        }
+    }
+
     @Test("a record too large to dead-letter whole is dead-lettered as a stub with its coordinates and reason; the record after it completes")
     func deadLetterStub() async throws {
         try await withPipelineFixture(partitions: 1) { fixture in

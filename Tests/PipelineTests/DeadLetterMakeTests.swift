@@ -39,4 +39,25 @@ struct DeadLetterMakeTests {
         let back = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 1, key: nil, value: undecodable.value, headers: undecodable.headers))
         #expect(back.kind == .undecodable && back.request == nil && back.requestID == nil && back.replay() == nil)
     }
+
+    @Test("a dead letter without a key is keyed by its original position for a topic that takes none without; a replay reads that key as none")
+    func keyedByPosition() throws {
+        let request = PipelineRequest(id: "s-1", op: .topicsSubscribe, target: .topic("movies"), items: ["t1"])
+        let partition = KafkaTopicPartition(topic: "requests", partition: 2)
+        let keyless = DeadLetter.leftover(request, key: nil, from: partition, offset: 40, lastError: "UNAVAILABLE", attempts: 3, codes: ["UNAVAILABLE"])
+        let keyed = DeadLetter.keyedByPosition(keyless)
+        #expect(keyed.key == Array("requests/2/40".utf8) && keyed.value == keyless.value && keyed.headers == keyless.headers)
+        let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 5, key: keyed.key, value: keyed.value, headers: keyed.headers))
+        #expect(read.originalPosition == RecordPosition(topic: "requests", partition: 2, offset: 40))
+        let replay = try #require(read.replay())
+        #expect(replay.key == Array("movies".utf8), "the request's own ordering key, not the position added for the dead-letter topic")
+
+        // A letter with a key keeps it, and so does its replay, even a key that looks like a position elsewhere.
+        let own = DeadLetter.leftover(request, key: Array("requests/2/41".utf8), from: partition, offset: 40, lastError: "x", attempts: 1, codes: [])
+        #expect(DeadLetter.keyedByPosition(own).key == own.key)
+        let ownRead = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 6, key: own.key, value: own.value, headers: own.headers))
+        #expect(try #require(ownRead.replay()).key == own.key)
+        // A stub keeps the position it stands for.
+        #expect(DeadLetter.keyedByPosition(DeadLetter.stub(of: keyless)).key == Array("requests/2/40".utf8))
+    }
 }

@@ -27,6 +27,8 @@ public struct DeadLetter: Sendable {
     public var kind: Kind
     /// The request topic it came from.
     public var originalTopic: String?
+    /// Where the original record was read, when its headers name the topic, partition and offset.
+    public var originalPosition: RecordPosition?
     /// The request id, when one was readable.
     public var requestID: String?
     /// The last error.
@@ -47,6 +49,11 @@ public struct DeadLetter: Sendable {
         let headers = record.headers
         kind = Self.kind(of: record)
         originalTopic = headers.string(DeadLetterHeader.originalTopic)
+        if let originalTopic, let partition = headers.string(DeadLetterHeader.originalPartition).flatMap(Int32.init),
+            let offset = headers.string(DeadLetterHeader.originalOffset).flatMap(Int64.init)
+        {
+            originalPosition = RecordPosition(topic: originalTopic, partition: partition, offset: offset)
+        }
         requestID = headers.string(DeadLetterHeader.requestID)
         error = headers.string(DeadLetterHeader.error) ?? ""
         codes = headers.string(DeadLetterHeader.codes)?.split(separator: ",").map(String.init) ?? []
@@ -74,7 +81,9 @@ public struct DeadLetter: Sendable {
 
     /// The record to produce to replay it: the same request with the same id, `replayOf` that id
     /// (a replay is of its own id, `RequestID.isReplay`, also when the dead-lettered record named
-    /// another), and `priorAttempts` set to the attempts already spent; nil when
+    /// another), and `priorAttempts` set to the attempts already spent, keyed as the original was
+    /// (its request's ordering key when it had none: a key that is the original's position was
+    /// added for a topic that takes no record without one, `keyedByPosition(_:)`); nil when
     /// there is nothing to replay (an undecodable record, or no original topic). With `batch`,
     /// the replay belongs to that batch instead of the original's.
     public func replay(batch: String? = nil) -> KafkaProducerRecord? {
@@ -82,8 +91,10 @@ public struct DeadLetter: Sendable {
         if let batch { request.batch = batch }
         request.replayOf = request.id
         request.priorAttempts = max(request.priorAttempts, attempts)
+        let addedKey = originalPosition.map { Array($0.description.utf8) }
+        let key = record.key.flatMap { $0 == addedKey ? nil : $0 }
         return KafkaProducerRecord(
-            topic: originalTopic, key: record.key ?? Array(request.recordKey.utf8), value: Array(request.jsonBody()),
+            topic: originalTopic, key: key ?? Array(request.recordKey.utf8), value: Array(request.jsonBody()),
             headers: [KafkaHeader(key: DeadLetterHeader.replayedFrom, string: position)])
     }
 
@@ -104,7 +115,8 @@ public struct DeadLetter: Sendable {
         let headers = headers(
             partition: partition, offset: offset, requestID: leftover.id, error: lastError, attempts: attempts, codes: codes, kind: .retryExhausted)
         return Publication.DeadLetterRecord(
-            key: key, value: Array(leftover.jsonBody()), headers: headers, items: leftover.items.count, kind: .retryExhausted)
+            key: key, value: Array(leftover.jsonBody()), headers: headers, items: leftover.items.count, kind: .retryExhausted,
+            position: RecordPosition(topic: partition.topic, partition: partition.partition, offset: offset))
     }
 
     /// The dead letter of `record`, which is not a request to work on now (`undecodable`, or a
@@ -115,7 +127,7 @@ public struct DeadLetter: Sendable {
         let headers = headers(
             partition: record.topicPartition, offset: record.offset, requestID: rejection.requestID, error: rejection.description, attempts: 0,
             kind: kind)
-        return Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1, kind: kind)
+        return Publication.DeadLetterRecord(key: record.key, value: record.value, headers: headers, items: 1, kind: kind, position: RecordPosition(record))
     }
 
     /// `letter` in its smallest form, for when it cannot be published whole: no value, the key's
@@ -128,7 +140,19 @@ public struct DeadLetter: Sendable {
         let omitted = (letter.key?.count ?? 0) - (keptKey?.count ?? 0) + (letter.value?.count ?? 0)
         return Publication.DeadLetterRecord(
             key: keptKey, value: nil, headers: letter.headers + [KafkaHeader(key: DeadLetterHeader.omittedBytes, string: "\(omitted)")],
-            items: letter.items, kind: letter.kind)
+            items: letter.items, kind: letter.kind, position: letter.position)
+    }
+
+    /// `letter` keyed by its original record's position (`topic/partition/offset`), for a
+    /// dead-letter topic that takes no record without a key (a compacted one refuses it as
+    /// `INVALID_RECORD`): only a letter without a key is given one. Positions are unique, so no
+    /// two such letters share a key that compaction would fold; a replay reads such a key as no
+    /// key (`replay(batch:)`).
+    static func keyedByPosition(_ letter: Publication.DeadLetterRecord) -> Publication.DeadLetterRecord {
+        guard letter.key == nil else { return letter }
+        var keyed = letter
+        keyed.key = Array(letter.position.description.utf8)
+        return keyed
     }
 
     /// `letter` itself when it takes at most `maxBytes` bytes (`Publication.DeadLetterRecord.bytes`),

@@ -89,7 +89,10 @@ struct OutcomePublisher: Sendable {
 
     /// Sends a dead letter until acknowledged: whole when it takes at most `maxDeadLetterBytes`
     /// and the cluster takes it, else its stub (`DeadLetter.stub(of:)`). A stub
-    /// refused as too large is `.refused`: the cluster takes no record of a few kilobytes.
+    /// refused as too large is `.refused`: the cluster takes no record of a few kilobytes. One
+    /// without a key refused as `INVALID_RECORD` (a compacted topic takes no record without a key)
+    /// goes again keyed by its original position (`DeadLetter.keyedByPosition(_:)`), with a
+    /// warning: refused for good, the worker would stop at that record after every restart.
     private func deliverDeadLetter(_ deadLetter: Publication.DeadLetterRecord, requestID: String) async -> PublishResult {
         var letter = DeadLetter.fitted(deadLetter, maxBytes: maxDeadLetterBytes)
         while true {
@@ -99,6 +102,13 @@ struct OutcomePublisher: Sendable {
                 )
             }
             let result = await deliver(topic: topics.deadLetter, key: letter.key, value: letter.value, headers: letter.headers)
+            if case .refused(_, let error) = result, error.code == .invalidRecord, letter.key == nil {
+                logger.warning(
+                    "\(topics.deadLetter) refused the dead letter of request '\(RequestID.shortForm(requestID))' without a key (\(error)): publishing it keyed by its original position \(letter.position). A compacted dead-letter topic refuses records without a key and keeps only the latest dead letter of each key: make it cleanup.policy=delete"
+                )
+                letter = DeadLetter.keyedByPosition(letter)
+                continue
+            }
             guard case .tooLarge(_, let error) = result else { return result }
             guard !DeadLetter.isStub(letter) else { return .refused(topic: topics.deadLetter, error) }
             letter = DeadLetter.stub(of: letter)

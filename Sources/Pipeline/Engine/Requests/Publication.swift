@@ -14,6 +14,8 @@ struct Publication: Sendable {
         var items: Int
         /// Why it is a dead letter.
         var kind: DeadLetter.Kind
+        /// Where the record it stands for was read (its headers name it too).
+        var position: RecordPosition
 
         /// The bytes the producer counts against `message.max.bytes`: key, value and headers.
         var bytes: Int { (key?.count ?? 0) + (value?.count ?? 0) + DeadLetterHeader.bytes(of: headers) }
