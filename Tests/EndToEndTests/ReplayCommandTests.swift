@@ -107,4 +107,41 @@ struct ReplayCommandTests {
             await worker.stop()
         }
     }
+
+    @Test("replaying everything after a replay that failed again sends each request once: its two dead letters go as one record")
+    func replayOfAReplayThatFailedAgain() async throws {
+        try await withPipelineFixture(partitions: 1, faults: FaultPlan(itemErrors: ["UNAVAILABLE": 1.0])) { fixture in
+            let brokers = fixture.kafka.bootstrapServers
+            let tokens = fixture.seedTokens(10, prefix: "again")
+            let request = PipelineRequest(id: "again-1", op: .topicsSubscribe, target: .topic("again"), items: tokens)
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.linger = .milliseconds(5)
+                    $0.retry = RetryPolicy(maxAttempts: 1, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(30))
+                })
+            func run(_ arguments: [String]) async throws -> String {
+                let result = try await OperatorCommand.run(arguments, brokers: brokers)
+                #expect(result.status == 0, "iidbatch \(arguments.joined(separator: " ")):\n\(result.output)")
+                return result.output
+            }
+            try await fixture.submit([request])
+            _ = try await fixture.waitForDeadLetters(1)
+            // The fault holds: the replay fails again, a second dead letter of the same request.
+            _ = try await run(["replay", "--from", fixture.deadLetterTopic])
+            _ = try await fixture.waitForDeadLetters(2)
+            try fixture.backend.setFaults(FaultPlan(latencyMilliseconds: 300))
+
+            let before = try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count
+            let output = try await run(["replay", "--from", fixture.deadLetterTopic])
+            #expect(output.contains("replayed 1 record(s), 10 items"), "\(output)")
+            #expect(output.contains("1 folded into another letter of their request"), "\(output)")
+            #expect(try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count == before + 1, "one record of the request, not two")
+            try await fixture.waitForRead({ _ in "the replay's success" }) { read in
+                read.outcomes.contains { $0.requestID == request.id && $0.status == .succeeded }
+            }
+            await worker.stop()
+            #expect(fixture.deadLetters.count == 2, "no record of the request was rejected as a duplicate in flight")
+            #expect(fixture.backend.subscribers(of: "again") == tokens.sorted())
+        }
+    }
 }

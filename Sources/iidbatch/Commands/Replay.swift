@@ -17,7 +17,11 @@ struct Replay: AsyncParsableCommand {
             produced to the request topic it came from, with its key, its id, replayOf naming the original request and priorAttempts set to the \
             attempts already spent, so its outcome settles the original's dead-lettered items. \
             Replaying the same selection again is harmless: the operations are idempotent and the \
-            ids stable, so `iidbatch reconcile` counts each request once. Undecodable records are \
+            ids stable, so `iidbatch reconcile` counts each request once. Several letters of one \
+            request (its dead letter and that of a replay of it that failed again) go as one record: \
+            a letter whose items are all in another of the same id, op and target is folded into \
+            it (listed on stderr), which goes with the most attempts spent; side by side, the worker \
+            would reject all but the first as duplicates in flight. Undecodable records are \
             never replayed (they would be rejected again); fix them and produce them by hand. \
             --dry-run lists what would go and produces nothing. The replays are a batch of their \
             own (--batch, printed first): each names it instead of its original's, and its \
@@ -73,29 +77,34 @@ struct Replay: AsyncParsableCommand {
             return true
         }
         if since != nil || until != nil { Output.error(extent.summary("replay", [from])) }
-        let items = selected.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
-        let skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
+        let selection = ReplaySelection(selected)
+        let items = selection.kept.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
+        var skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
+        if !selection.folded.isEmpty { skipped += "; \(selection.folded.count) folded into another letter of their request" }
+        for fold in selection.folded {
+            Output.error("\(fold.letter.position) (request \(RequestID.shortForm(fold.letter.request?.id ?? ""))) goes with \(fold.into.position), which holds all its items")
+        }
         if dryRun {
             Output.line(
                 "POSITION".padded(28) + " " + "REQUEST".padded(28) + " " + "OP".padded(20) + " " + "ITEMS".leftPadded(to: 6) + "  " + "ATTEMPTS  CODES → TOPIC")
-            for letter in selected {
+            for letter in selection.kept {
                 let request = letter.request!
                 Output.line(
                     "\(letter.position.padded(28)) \(request.id.padded(28)) \(request.op.rawValue.padded(20)) \(String(request.items.count).leftPadded(to: 6))  \(String(letter.attempts).leftPadded(to: 8))  \(letter.codes.joined(separator: ",")) → \(letter.originalTopic ?? "?")"
                 )
             }
-            Output.line("dry run: would replay \(selected.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
+            Output.line("dry run: would replay \(selection.kept.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
             return
         }
-        guard !selected.isEmpty else {
+        guard !selection.kept.isEmpty else {
             Output.line("nothing to replay: \(read) record(s) in \(from), \(skipped)")
             return
         }
         let cluster = try await kafka.timeout.reach(configuration, for: "replaying from \(from)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
-        let replays = selected.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }
-        var manifest = manifest(batch, replays: replays, selected: selected, at: now)
+        let replays = selection.kept.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }
+        var manifest = manifest(batch, replays: replays, selected: selection.kept, at: now)
         do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
             await producer.close(timeout: .zero)
             throw error
@@ -126,7 +135,7 @@ struct Replay: AsyncParsableCommand {
         }
         await producer.close()
         let destinations = topics.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        Output.line("replayed \(selected.count) record(s), \(items) items, from \(from) to \(destinations); \(skipped)")
+        Output.line("replayed \(replays.count) record(s), \(items) items, from \(from) to \(destinations); \(skipped)")
     }
 
     /// The replays' manifest: their one op (none when they mix ops), the one pipeline file that
@@ -143,8 +152,8 @@ struct Replay: AsyncParsableCommand {
         for replay in replays { input += (replay.record.value ?? []) + [UInt8(ascii: "\n")] }
         return BatchManifest(
             name: batch, op: ops.count == 1 ? ops.first : nil, pipeline: pipelines.count == 1 ? pipelines.first : nil, requestTopics: topics.sorted(),
-            // Outcomes are counted per request id: two dead letters of one request (a replay that
-            // failed again, selected with its original) are one request of the batch.
+            // Outcomes are counted per request id: letters of one id that are not folded together
+            // (an id a producer used for two requests) are one request of the batch.
             requests: Set(selected.compactMap { $0.request?.id }).count, items: replays.reduce(0) { $0 + $1.items }, createdBy: stamp.by,
             createdAt: now,
             inputSHA256: BatchManifest.inputDigest(input), state: .submitting)
