@@ -82,7 +82,8 @@ struct Replay: AsyncParsableCommand {
         var skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
         if !selection.folded.isEmpty { skipped += "; \(selection.folded.count) folded into another letter of their request" }
         for fold in selection.folded {
-            Output.error("\(fold.letter.position) (request \(RequestID.shortForm(fold.letter.request?.id ?? ""))) goes with \(fold.into.position), which holds all its items")
+            let id = RequestID.shortForm(fold.letter.request?.id ?? "")
+            Output.error("\(fold.letter.position) (request \(id)) goes with \(fold.into.position), which holds all its items")
         }
         if dryRun {
             Output.line(
