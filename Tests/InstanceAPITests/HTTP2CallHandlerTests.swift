@@ -66,12 +66,19 @@ struct HTTP2CallHandlerTests {
             return frames
         }
 
-        func answer(_ streamID: HTTP2StreamID, status: Int = 200, body: String?) throws {
+        /// The server's answer on `streamID`, in one read: as NIO delivers it, the stream closed
+        /// (our request was all sent) before the read completes, unless `closes` is false (the
+        /// server answered before the request was all sent and left the stream open).
+        func answer(_ streamID: HTTP2StreamID, status: Int = 200, body: String?, closes: Bool = true) throws {
             let headers = HPACKHeaders([(":status", String(status)), ("content-type", "application/json")])
-            try channel.writeInbound(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: body == nil))))
+            channel.pipeline.fireChannelRead(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: body == nil))))
             if let body {
-                try channel.writeInbound(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))))
+                channel.pipeline.fireChannelRead(
+                    HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))))
             }
+            if closes { closed(streamID, reason: nil) }
+            channel.pipeline.fireChannelReadComplete()
+            try channel.throwIfErrorCaught()
         }
 
         func closed(_ streamID: HTTP2StreamID, reason: HTTP2ErrorCode?) {
@@ -199,6 +206,41 @@ struct HTTP2CallHandlerTests {
         fixture.channel.pipeline.fireChannelInactive()
         #expect(calls.allSatisfy { $0.1.error as? TransportError == .closedBeforeAnswer })
         #expect(fixture.start().1.error as? TransportError == .noNewStreams, "a call on a closed connection was not sent: it goes elsewhere")
+    }
+
+    @Test("an error NIO's frame handler reports for the connection closes it: every call fails at once, a call after is not sent")
+    func connectionErrorCloses() throws {
+        let fixture = try Fixture()
+        let calls = (0..<2).map { _ in fixture.start() }
+        fixture.loop.run()
+        // What NIO fires after a connection error (it has sent GOAWAY and reads no more frames).
+        fixture.channel.pipeline.fireErrorCaught(NIOHTTP2Errors.noSuchStream(streamID: 9))
+        fixture.loop.run()
+        #expect(calls.allSatisfy { $0.1.error as? TransportError == .closedBeforeAnswer }, "not left to wait for their deadlines")
+        #expect(!fixture.channel.isActive, "the connection is closed")
+        #expect(fixture.start().1.error as? TransportError == .noNewStreams)
+        _ = try? fixture.channel.throwIfErrorCaught()
+    }
+
+    @Test("a stream answered while its request was still being sent, and left open by the server, is reset at the end of the read; a closed one is not")
+    func answeredOpenStreamIsReset() throws {
+        let fixture = try Fixture()
+        let (early, earlyOutcome) = fixture.start(body: ByteBuffer(string: "{\"to\":\"x\"}"))
+        let (normal, normalOutcome) = fixture.start(body: ByteBuffer(string: "{}"))
+        fixture.loop.run()
+        _ = try fixture.written()
+        try fixture.answer(early!, body: nil, closes: false)
+        try fixture.answer(normal!, body: "{}")
+        fixture.loop.run()
+        #expect(earlyOutcome.answer?.status == 200 && normalOutcome.answer?.status == 200, "the answers stand")
+        let frames = try fixture.written()
+        #expect(frames.map(\.streamID) == [early], "only the stream NIO still counts is reset")
+        if case .rstStream = frames.first?.payload {} else { Issue.record("not a reset: \(frames)") }
+        // Closed later by the server: nothing more.
+        fixture.closed(early!, reason: nil)
+        fixture.channel.pipeline.fireChannelReadComplete()
+        fixture.loop.run()
+        #expect(try fixture.written().isEmpty)
     }
 
     @Test("a cancelled call fails and resets its stream; an unknown stream's frames are ignored")

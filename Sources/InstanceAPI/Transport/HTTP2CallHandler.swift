@@ -13,7 +13,11 @@ import NIOHTTP2
 /// REFUSED_STREAM, else why), when its stream was above a GOAWAY's last stream
 /// (`.refusedStream`: the server did not process it), when its answer passes the call's limit, at its
 /// deadline (`.timedOut`) or when cancelled; those reset that stream only. The connection lost
-/// fails every call (`.closedBeforeAnswer`). It keeps the server's flow-control windows for the
+/// fails every call (`.closedBeforeAnswer`), and so does any error NIO's frame handler reports:
+/// the connection is closed then (after a connection error NIO sends GOAWAY and reads no more,
+/// but leaves the channel open to a server that stays silent). A stream answered while its
+/// request was still being sent, and left open by the server, is reset: its slot in the
+/// server's concurrent streams is given back. It keeps the server's flow-control windows for the
 /// connection and each stream open. Runs on the connection's event loop only.
 final class HTTP2CallHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
@@ -44,6 +48,9 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     private var goAwayLastStreamID: HTTP2StreamID?
     private var closed = false
     private var flushScheduled = false
+    /// Streams whose call was answered but which NIO has not closed yet: normally closed by the
+    /// end of the read that answered them; any still open then is reset.
+    private var answeredOpen: Set<HTTP2StreamID> = []
     /// The deadline the one deadline timer is set for.
     private var timer: (deadline: NIODeadline, task: Scheduled<Void>)?
 
@@ -158,6 +165,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         switch event {
         case let closed as StreamClosedEvent:
             // A complete answer left already; one still here was cut short.
+            if !answeredOpen.isEmpty { answeredOpen.remove(closed.streamID) }
             guard let call = calls.removeValue(forKey: closed.streamID) else { break }
             if let lastStreamID = goAwayLastStreamID, closed.streamID > lastStreamID {
                 call.promise.fail(TransportError.refusedStream)
@@ -177,10 +185,17 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A stream's own error fails its call; the connection's are its frame handler's to
-        // answer (GOAWAY), and the connection's close fails the calls.
+        // A stream's own error (as a multiplexer would wrap it) fails its call. Any other is the
+        // connection's: NIO's frame handler has sent GOAWAY and processes no more frames, but
+        // the channel stays open, and the calls on it would wait for their deadlines while new
+        // ones were still given to it. It is closed, which fails every call (sent again
+        // elsewhere). Without a multiplexer NIO reports a stream's error unwrapped too: such a
+        // connection is closed as well, which costs a new connection, never an answer.
         if let streamError = error as? NIOHTTP2Errors.StreamError {
             fail(streamError.streamID, streamError.baseError)
+        } else if !closed {
+            failAll(TransportError.closedBeforeAnswer)
+            context.close(promise: nil)
         }
         context.fireErrorCaught(error)
     }
@@ -191,6 +206,12 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        if !answeredOpen.isEmpty {
+            // Answered before its request was all sent (a server may), and not reset by the
+            // server: the stream would count against its concurrent streams for good.
+            for streamID in answeredOpen { reset(streamID) }
+            answeredOpen = []
+        }
         if flushScheduled {
             flushScheduled = false
             context.flush()
@@ -203,6 +224,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// Completes the call on `streamID` with its answer.
     private func finish(_ streamID: HTTP2StreamID, _ call: Call) {
         calls[streamID] = nil
+        answeredOpen.insert(streamID)
         let body = call.body ?? ByteBuffer()
         call.promise.succeed(TransportAnswer(status: call.status ?? 0, headers: call.headers, body: body, keepAlive: true))
     }

@@ -70,7 +70,10 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
             state = .readingBody(call, head, body)
         case (.end, .readingBody(let call, let head, let body)):
             state = .idle
-            call.promise.succeed(TransportAnswer(status: Int(head.status.code), headers: head.headers, body: body, keepAlive: head.isKeepAlive))
+            // A 101 (the only informational answer NIO passes on) switched the connection to
+            // another protocol: the parser reads nothing more of it, so it is never kept.
+            let keepAlive = head.isKeepAlive && head.status.code >= 200
+            call.promise.succeed(TransportAnswer(status: Int(head.status.code), headers: head.headers, body: body, keepAlive: keepAlive))
         case (_, .closed):
             break
         default:
