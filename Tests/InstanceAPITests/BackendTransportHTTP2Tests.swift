@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Testing
@@ -34,6 +35,22 @@ struct BackendTransportHTTP2Tests {
         server.answerHeld()
         for call in calls { #expect(try await call.value.status == 200) }
         #expect(server.connections == 1 && Set(held.map(\.streamID)).count == 20)
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("SETTINGS that lower the server's streams before the connection is in use count: the calls beyond go to other connections")
+    func settingsBeforeUse() async throws {
+        let server = try await TestHTTP2Server(group: group, laterSettings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)])
+        let transport = try transport()
+        let calls = (0..<3).map { _ in Task { try await get(transport, server.url("/hold")) } }
+        // Put on the first connection as if it allowed 100, two would wait for streams NIO holds
+        // back. (Whether the second SETTINGS reaches the client before or after the connection is
+        // registered is the loop's timing: the connection keeps the latest either way.)
+        let held = try await server.held(3, seconds: 20)
+        server.answerHeld()
+        for call in calls { #expect(try await call.value.status == 200) }
+        #expect(Set(held.map(\.connection)).count == 3, "one call per connection: \(held.map(\.connection))")
         transport.shutdown()
         try await server.stop()
     }

@@ -48,8 +48,9 @@ final class TestHTTP2Server: Sendable {
     /// Requests received so far, answered or not.
     var requests: Int { shared.state.withLock { $0.requests } }
 
-    /// Starts listening on 127.0.0.1 with `TestHTTPServer`'s certificate.
-    init(group: any EventLoopGroup) async throws {
+    /// Starts listening on 127.0.0.1 with `TestHTTPServer`'s certificate. With `laterSettings`,
+    /// each connection sends a second SETTINGS right after its first, in the same flush.
+    init(group: any EventLoopGroup, laterSettings: HTTP2Settings? = nil) async throws {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(TestHTTPServer.certificatePEM.utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(TestHTTPServer.keyPEM.utf8), format: .pem)))
@@ -67,12 +68,20 @@ final class TestHTTP2Server: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                 }.flatMap {
-                    channel.configureHTTP2Pipeline(mode: .server) { stream in
+                    channel.configureHTTP2Pipeline(mode: .server, initialLocalSettings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 100)]) {
+                        stream in
                         stream.eventLoop.makeCompletedFuture {
                             try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                             try stream.pipeline.syncOperations.addHandler(Responder(connection: number, shared: shared))
                         }
-                    }.map { _ in }
+                    }.map { _ in
+                        // Right after the preface's SETTINGS, before the client's first call.
+                        if let laterSettings {
+                            channel.eventLoop.execute {
+                                channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(laterSettings))), promise: nil)
+                            }
+                        }
+                    }
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()

@@ -15,7 +15,7 @@ final class BackendConnector: Sendable {
     /// A new TLS connection once its protocol is known.
     enum Connected: Sendable {
         case http1(BackendConnection)
-        case http2(HTTP2BackendConnection, maxStreams: Int)
+        case http2(HTTP2BackendConnection)
     }
 
     /// What an HTTP/2 connection tells its transport: every SETTINGS of its server (the first
@@ -124,7 +124,10 @@ final class BackendConnector: Sendable {
         let connection = HTTP2BackendConnection(origin: origin, channel: channel, handler: handler)
         let watcher = HTTP2ConnectionWatcher(
             settings: { maxStreams in
-                negotiated.succeed(.http2(connection, maxStreams: maxStreams))
+                // Kept on the connection first: the transport registers it with the latest value,
+                // and a change it reports before then (for a connection not yet known) is not lost.
+                connection.announced(maxStreams: maxStreams)
+                negotiated.succeed(.http2(connection))
                 events.maxStreamsChanged(connection, maxStreams)
             },
             goAway: { lastStreamID in

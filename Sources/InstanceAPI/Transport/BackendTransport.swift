@@ -198,10 +198,12 @@ final class BackendTransport: Sendable {
                             return state.streams.connectFailed(origin)
                         })
                     return try await sendHTTP1(head, body: body, limit: limit, origin: origin, deadline: deadline, connected: fallback)
-                case .http2(let opened, let maxStreams):
+                case .http2(let opened):
                     // Opened after a shutdown: closed, never registered where nothing would close it.
                     let registered = state.withLock { state -> StreamConnections<HTTP2BackendConnection, UInt64>.Outcome? in
-                        state.shutDown ? nil : state.streams.connected(opened, origin, maxStreams: maxStreams, now: .now)
+                        // Its latest SETTINGS, read under the lock their reports take: one that came
+                        // after the first, before this registration, is not lost.
+                        state.shutDown ? nil : state.streams.connected(opened, origin, maxStreams: opened.maxStreams, now: .now)
                     }
                     guard let registered else {
                         opened.close()

@@ -14,6 +14,8 @@ final class HTTP2BackendConnection: Sendable {
     private let handler: NIOLoopBound<HTTP2CallHandler>
     /// The last stream the server said it processes, from its latest GOAWAY (`Int.max` before).
     private let goAwayLastStreamID = Atomic(Int.max)
+    /// The streams the server allows at once, from its latest SETTINGS.
+    private let announcedMaxStreams = Atomic(HTTP2ConnectionWatcher.defaultMaxStreams)
 
     /// Wraps `channel`, whose pipeline ends with `handler`; call on the channel's event loop.
     init(origin: BackendOrigin, channel: any Channel, handler: HTTP2CallHandler) {
@@ -52,6 +54,15 @@ final class HTTP2BackendConnection: Sendable {
         }
         if loop.inEventLoop { start() } else { loop.execute(start) }
         return promise.futureResult
+    }
+
+    /// The streams the server allows at once, as its latest SETTINGS said: read when the
+    /// connection is registered, so that SETTINGS that came before (several in one read) count.
+    var maxStreams: Int { announcedMaxStreams.load(ordering: .sequentiallyConsistent) }
+
+    /// The server's SETTINGS allow `maxStreams` streams at once.
+    func announced(maxStreams: Int) {
+        announcedMaxStreams.store(maxStreams, ordering: .sequentiallyConsistent)
     }
 
     /// The server sent GOAWAY: streams above `lastStreamID` it did not process.
