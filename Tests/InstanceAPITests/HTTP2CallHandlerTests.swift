@@ -37,9 +37,9 @@ struct HTTP2CallHandlerTests {
         /// The answer limit of every call this fixture starts.
         let bodyLimit: Int
 
-        init(bodyLimit: Int = 1 << 20, firstStreamID: HTTP2StreamID = 1) throws {
+        init(bodyLimit: Int = 1 << 20, firstStreamID: HTTP2StreamID = 1, budget: AnswerBudget = AnswerBudget()) throws {
             self.bodyLimit = bodyLimit
-            handler = HTTP2CallHandler(firstStreamID: firstStreamID)
+            handler = HTTP2CallHandler(budget: budget, firstStreamID: firstStreamID)
             try channel.pipeline.syncOperations.addHandler(counter)
             try channel.pipeline.syncOperations.addHandler(handler)
         }
@@ -241,6 +241,34 @@ struct HTTP2CallHandlerTests {
         fixture.channel.pipeline.fireChannelReadComplete()
         fixture.loop.run()
         #expect(try fixture.written().isEmpty)
+    }
+
+    @Test("answers being read share one budget: a part that would pass it fails its call; bytes come back when calls end")
+    func answerBudget() throws {
+        let budget = AnswerBudget(limit: 10)
+        let fixture = try Fixture(budget: budget)
+        let (a, first) = fixture.start()
+        let (b, second) = fixture.start()
+        let (c, third) = fixture.start()
+        fixture.loop.run()
+        func part(_ streamID: HTTP2StreamID, _ text: String, end: Bool = false) {
+            fixture.channel.pipeline.fireChannelRead(
+                HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(ByteBuffer(string: text)), endStream: end))))
+        }
+        for streamID in [a!, b!, c!] {
+            fixture.channel.pipeline.fireChannelRead(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: [":status": "200"]))))
+        }
+        part(a!, "12345678")
+        part(b!, "12345678")
+        #expect(second.error as? TransportError == .answerBudgetExhausted(limit: 10), "8 + 8 bytes pass a budget of 10")
+        #expect(budget.bytesHeld == 8)
+        part(a!, "", end: true)
+        #expect(first.answer.map { String(buffer: $0.body) } == "12345678")
+        #expect(budget.bytesHeld == 0, "a finished call gives its bytes back")
+        part(c!, "12345678")
+        #expect(budget.bytesHeld == 8)
+        fixture.channel.pipeline.fireChannelInactive()
+        #expect(third.error as? TransportError == .closedBeforeAnswer && budget.bytesHeld == 0, "and so does a failed one")
     }
 
     @Test("a cancelled call fails and resets its stream; an unknown stream's frames are ignored")

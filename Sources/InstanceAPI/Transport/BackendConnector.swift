@@ -36,14 +36,17 @@ final class BackendConnector: Sendable {
 
     private let group: any EventLoopGroup
     private let connectTimeout: Duration
+    /// The bytes every connection's answers may hold together while being read.
+    private let budget: AnswerBudget
     private let tlsConfiguration: TLSConfiguration
     private let contexts = Mutex(Contexts())
 
     /// A connector on `group`'s event loops; `tls` carries the trust roots, its ALPN protocols
     /// are the connector's to set.
-    init(group: any EventLoopGroup, connectTimeout: Duration, tls: TLSConfiguration) {
+    init(group: any EventLoopGroup, connectTimeout: Duration, tls: TLSConfiguration, budget: AnswerBudget = AnswerBudget()) {
         self.group = group
         self.connectTimeout = connectTimeout
+        self.budget = budget
         self.tlsConfiguration = tls
     }
 
@@ -51,13 +54,14 @@ final class BackendConnector: Sendable {
     func connectPlain(_ origin: BackendOrigin, deadline: NIODeadline) async throws -> BackendConnection {
         let remaining = deadline - .now()
         guard remaining > .zero else { throw TransportError.timedOut }
+        let budget = self.budget
         let channel = try await ClientBootstrap(group: group)
             .connectTimeout(min(TimeAmount(connectTimeout), remaining))
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(HTTPExchangeHandler())
+                    try channel.pipeline.syncOperations.addHandler(HTTPExchangeHandler(budget: budget))
                 }
             }
             .connect(host: origin.host, port: origin.port).get()
@@ -75,6 +79,7 @@ final class BackendConnector: Sendable {
         guard remaining > .zero else { throw TransportError.timedOut }
         let serverName = Self.isIPAddress(origin.host) ? nil : origin.host
         let negotiated = group.any().makePromise(of: Connected.self)
+        let budget = self.budget
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: group)
@@ -89,9 +94,9 @@ final class BackendConnector: Sendable {
                             ApplicationProtocolNegotiationHandler { result, channel in
                                 channel.eventLoop.makeCompletedFuture {
                                     if case .negotiated("h2") = result {
-                                        try Self.configureHTTP2(channel, origin: origin, negotiated: negotiated, events: events)
+                                        try Self.configureHTTP2(channel, origin: origin, negotiated: negotiated, events: events, budget: budget)
                                     } else {
-                                        let handler = HTTPExchangeHandler()
+                                        let handler = HTTPExchangeHandler(budget: budget)
                                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                                         try channel.pipeline.syncOperations.addHandler(handler)
                                         negotiated.succeed(.http1(BackendConnection(origin: origin, channel: channel, handler: handler)))
@@ -118,9 +123,9 @@ final class BackendConnector: Sendable {
     /// server's settings and GOAWAY, the handler carrying the calls. `negotiated` completes on the
     /// first SETTINGS; every SETTINGS and GOAWAY goes to `events`.
     private static func configureHTTP2(
-        _ channel: any Channel, origin: BackendOrigin, negotiated: EventLoopPromise<Connected>, events: HTTP2Events
+        _ channel: any Channel, origin: BackendOrigin, negotiated: EventLoopPromise<Connected>, events: HTTP2Events, budget: AnswerBudget
     ) throws {
-        let handler = HTTP2CallHandler()
+        let handler = HTTP2CallHandler(budget: budget)
         let connection = HTTP2BackendConnection(origin: origin, channel: channel, handler: handler)
         let watcher = HTTP2ConnectionWatcher(
             settings: { maxStreams in

@@ -41,6 +41,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     }
 
     private let scheme: String
+    private let budget: AnswerBudget
     private var context: ChannelHandlerContext?
     private var calls: [HTTP2StreamID: Call] = [:]
     private var nextStreamID = HTTP2StreamID(1)
@@ -54,10 +55,11 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// The deadline the one deadline timer is set for.
     private var timer: (deadline: NIODeadline, task: Scheduled<Void>)?
 
-    /// A handler calling with `scheme` (`https`); `firstStreamID` is for tests of a connection
-    /// whose stream ids run out.
-    init(scheme: String = "https", firstStreamID: HTTP2StreamID = 1) {
+    /// A handler calling with `scheme` (`https`), holding answer bodies within `budget`;
+    /// `firstStreamID` is for tests of a connection whose stream ids run out.
+    init(scheme: String = "https", budget: AnswerBudget = AnswerBudget(), firstStreamID: HTTP2StreamID = 1) {
         self.scheme = scheme
+        self.budget = budget
         self.nextStreamID = firstStreamID
     }
 
@@ -109,6 +111,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// Fails the call on `streamID` with `error` and resets its stream; nothing when it is over.
     func cancel(_ streamID: HTTP2StreamID, _ error: any Error) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
+        budget.giveBack(call.body?.readableBytes ?? 0)
         call.promise.fail(error)
         reset(streamID)
     }
@@ -143,6 +146,10 @@ final class HTTP2CallHandler: ChannelInboundHandler {
                 fail(frame.streamID, TransportError.answerTooLarge(limit: call.limit))
                 return
             }
+            guard budget.take(part.readableBytes) else {
+                fail(frame.streamID, TransportError.answerBudgetExhausted(limit: budget.limit))
+                return
+            }
             if call.body == nil {
                 call.body = part
             } else {
@@ -167,6 +174,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
             // A complete answer left already; one still here was cut short.
             if !answeredOpen.isEmpty { answeredOpen.remove(closed.streamID) }
             guard let call = calls.removeValue(forKey: closed.streamID) else { break }
+            budget.giveBack(call.body?.readableBytes ?? 0)
             if let lastStreamID = goAwayLastStreamID, closed.streamID > lastStreamID {
                 call.promise.fail(TransportError.refusedStream)
             } else if closed.reason == .refusedStream {
@@ -226,6 +234,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         calls[streamID] = nil
         answeredOpen.insert(streamID)
         let body = call.body ?? ByteBuffer()
+        budget.giveBack(body.readableBytes)
         call.promise.succeed(TransportAnswer(status: call.status ?? 0, headers: call.headers, body: body, keepAlive: true))
     }
 
@@ -247,7 +256,10 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         timer = nil
         let failed = calls
         calls = [:]
-        for call in failed.values { call.promise.fail(error) }
+        for call in failed.values {
+            budget.giveBack(call.body?.readableBytes ?? 0)
+            call.promise.fail(error)
+        }
     }
 
     /// Flushes once at the end of this event-loop turn (or when a read completes first).

@@ -26,6 +26,13 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
 
     private var state = State.idle
     private var context: ChannelHandlerContext?
+    private let budget: AnswerBudget
+
+    /// A handler holding answer bodies within `budget`, shared with the transport's other
+    /// connections.
+    init(budget: AnswerBudget = AnswerBudget()) {
+        self.budget = budget
+    }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
@@ -48,7 +55,10 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
     func fail(_ error: any Error) {
         let promise: EventLoopPromise<TransportAnswer>?
         switch state {
-        case .awaitingHead(let waiting), .readingBody(let waiting, _, _): promise = waiting.promise
+        case .awaitingHead(let waiting): promise = waiting.promise
+        case .readingBody(let waiting, _, let body):
+            promise = waiting.promise
+            budget.giveBack(body.readableBytes)
         case .idle, .closed: promise = nil
         }
         state = .closed
@@ -65,11 +75,16 @@ final class HTTPExchangeHandler: ChannelInboundHandler {
                 fail(TransportError.answerTooLarge(limit: call.limit))
                 return
             }
+            guard budget.take(part.readableBytes) else {
+                fail(TransportError.answerBudgetExhausted(limit: budget.limit))
+                return
+            }
             state = .idle  // the buffer is written in place, not copied
             if body.readableBytes == 0 { body = part } else { body.writeBuffer(&part) }
             state = .readingBody(call, head, body)
         case (.end, .readingBody(let call, let head, let body)):
             state = .idle
+            budget.giveBack(body.readableBytes)
             // A 101 (the only informational answer NIO passes on) switched the connection to
             // another protocol: the parser reads nothing more of it, so it is never kept.
             let keepAlive = head.isKeepAlive && head.status.code >= 200

@@ -14,6 +14,9 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
     case noNewStreams
     /// The answer's body passed `limit` bytes.
     case answerTooLarge(limit: Int)
+    /// The answers being read, of every call together, would pass `limit` bytes
+    /// (`AnswerBudget`).
+    case answerBudgetExhausted(limit: Int)
     /// The transport was shut down.
     case shutDown
 
@@ -25,6 +28,7 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
         case .refusedStream: "the server refused the call's HTTP/2 stream unprocessed"
         case .noNewStreams: "the HTTP/2 connection takes no new streams"
         case .answerTooLarge(let limit): "the answer's body is larger than \(limit) bytes"
+        case .answerBudgetExhausted(let limit): "the answers being read hold more than \(limit) bytes together"
         case .shutDown: "the HTTP client is shut down"
         }
     }
