@@ -16,16 +16,15 @@ import InstanceAPI
 ///   for its current rate at its observed latency, never above `concurrency`. Per API, calls
 ///   start no faster than its adaptive rate allows (unpaced until its first throttle, never
 ///   above `callsPerSecond`), and never before a `Retry-After` the API sent has passed.
-/// - Only outages count toward the breaker; while it is open nothing starts, and the time it stays
-///   open is not charged to any item's `max-elapsed` budget. An attempt that failed for the whole
-///   system is suspect: never the probe while other work waits, and consumption goes on while only
-///   suspects wait, so new work probes. A failure of the whole system on one call while another
-///   call of its API was answered is that call's own: charged, and not counted by the breaker. The same holds while an operator has
-///   paused the pipeline: nothing starts, running calls finish, and the pause costs no item its
-///   budget.
+/// - Only outages count toward the breaker; while it is open (or an operator paused the pipeline)
+///   nothing starts, running calls finish, and that time is not charged to any item's
+///   `max-elapsed`. When its cooldown ends consumption resumes even with nothing queued, so the
+///   next work is the probe. What becomes of a failed call is `FailedCallVerdict`'s: a failure of
+///   the whole system is suspect (never the probe while other work waits; consumption goes on
+///   while only suspects wait), unless `APIAnswers` shows it is the call's own (charged, and not
+///   counted by the breaker).
 /// - New settings (`reconfigure`) take effect at the next start decision: concurrency, the rate
-///   ceiling (each API's rate and bucket cut to it at once) and the retry budget. When its cooldown ends consumption is
-///   resumed even with nothing queued, so the next work becomes the probe.
+///   ceiling (each API's rate and bucket cut to it at once) and the retry budget.
 /// - Items of dropped (revoked) requests never start again: queued and lingering ones are
 ///   forgotten at once, and those in a running call are settled if final, never retried.
 struct DispatchMachine: Sendable {
@@ -35,8 +34,7 @@ struct DispatchMachine: Sendable {
     private var breaker: CircuitBreaker
     private var pacing: APIPacing
     private var slots: APISlots
-    /// When a call of each API was last answered (its items, whatever they said).
-    private var answeredAt: [BackendAPI: ContinuousClock.Instant] = [:]
+    private var apiAnswers = APIAnswers()
     private var backoffs = Heap<ScheduledRetry>()
     private var running: [Int: RunningCall] = [:]
     private var nextJobID = 0
@@ -128,7 +126,7 @@ struct DispatchMachine: Sendable {
         switch answer {
         case .items(let answers):
             breaker.recordSuccess(probe: call.probe, now: now)
-            answeredAt[job.api] = now
+            apiAnswers.answered(job.api, at: now)
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
             let elapsed = chargedElapsed(job, now: now)
@@ -148,14 +146,9 @@ struct DispatchMachine: Sendable {
                 queue.enqueueRetry(paced)
             }
         case .failed(let error):
-            // A call of the same API answered while this one was out, or since this job last failed
-            // for the whole system, shows that the system works: such a failure is this job's own
-            // (another project's id behind a 403 that names nobody, a page answered for one path).
-            // It is charged, and says nothing to the breaker (but a probe's answer always decides).
-            let answered = answeredAt[job.api]
-            let alone =
-                error.isOutage
-                && (answered.map { $0 > call.startedAt } ?? false || job.systemFailedAt.map { failed in answered.map { $0 > failed } ?? false } ?? false)
+            // A failure of the whole system that is this job's own is charged, and says nothing to
+            // the breaker (but a probe's answer always decides).
+            let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
             if error.isOutage { job.systemFailedAt = now }
             let wasClosed = breaker.isClosed
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
@@ -167,34 +160,28 @@ struct DispatchMachine: Sendable {
             }
             job.lastError = error.description
             job.drop(revokedHandles(call))
-            let throttled = error.resultCode == .resourceExhausted
-            if throttled { adapt(call, throttled: true, now: now) }
-            if job.items.isEmpty {
+            if error.resultCode == .resourceExhausted { adapt(call, throttled: true, now: now) }
+            let elapsed = chargedElapsed(job, now: now)
+            switch FailedCallVerdict.of(
+                error, itemsLeft: !job.items.isEmpty, alone: alone, breakerClosed: breaker.isClosed,
+                pacedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
+                chargedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed))
+            {
+            case .released:
                 queue.release(job)
-            } else if throttled, configuration.retry.allowsRetry(attemptsMade: 0, elapsed: chargedElapsed(job, now: now)) {
-                // Quota: paced by the cut rate (and any Retry-After), not charged to max-attempts.
+            case .paced:
                 job.throttles += 1
                 queue.enqueueRetry(job)
-            } else if !alone, error.isSystemic || (error.isRetryable && !breaker.isClosed) {
-                // A failure of the whole system: not the items' fault, so not charged to them. It
-                // is never the next probe while other work waits: one item that always fails this
-                // way must not be every probe.
+            case .suspect:
                 queue.enqueueRetry(job, suspect: true)
-            } else {
+            case .backoff:
                 job.attempts += 1
-                // A failure of the whole system that is this job's own gets the retries of its
-                // budget too (a 403 for one id may be a backend that does not know it yet).
-                if error.isRetryable || alone, configuration.retry.allowsRetry(attemptsMade: job.attempts, elapsed: chargedElapsed(job, now: now)) {
-                    scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
-                } else {
-                    let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
-                    var settled: [ItemSettlement] = []
-                    for run in job.origins.runs {
-                        ItemSettlement.append(ItemSettlement(of: job, at: run.positions, answer, attempts: job.attempts + job.throttles), to: &settled)
-                    }
-                    actions.append(.settle(settled))
-                    queue.release(job)
-                }
+                scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
+            case .settle:
+                job.attempts += 1
+                let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
+                actions.append(.settle(ItemSettlement.every(of: job, answer, attempts: job.attempts + job.throttles)))
+                queue.release(job)
             }
         }
         noteOutage(now: now)

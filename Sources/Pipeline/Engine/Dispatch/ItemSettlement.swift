@@ -18,6 +18,13 @@ struct ItemSettlement: Sendable, Hashable {
     /// The item positions the run covers in its request.
     var indexes: Range<Int> { origin.index..<origin.index + count }
 
+    /// Every item of `job` settled with `answer` after `attempts` attempts, in runs.
+    static func every(of job: CallJob, _ answer: ItemAnswer, attempts: Int) -> [ItemSettlement] {
+        var settled: [ItemSettlement] = []
+        for run in job.origins.runs { append(ItemSettlement(of: job, at: run.positions, answer, attempts: attempts), to: &settled) }
+        return settled
+    }
+
     /// Appends `next` to `settlements`, extending the last run when `next` is the item after it
     /// with the same answer, attempts and error.
     static func append(_ next: ItemSettlement, to settlements: inout [ItemSettlement]) {

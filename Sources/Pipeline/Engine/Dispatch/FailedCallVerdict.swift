@@ -1,0 +1,35 @@
+import InstanceAPI
+
+/// What becomes of a job whose whole call failed (no per-item answer): a pure decision from the
+/// error, whether the failure is the job's own, the breaker and the retry budget.
+enum FailedCallVerdict: Equatable {
+    /// None of its items is left (their requests were revoked): it gives up its key.
+    case released
+    /// Throttled: sent again at the API's cut pace (and after any `Retry-After`), not charged an
+    /// attempt; bounded by `max-elapsed` only.
+    case paced
+    /// A failure of the whole system: not the items' fault, so not charged; sent again as a
+    /// suspect, never the next probe while other work waits (one item that always fails this way
+    /// must not be every probe).
+    case suspect
+    /// Charged an attempt, and sent again after a backoff.
+    case backoff
+    /// Charged an attempt, and settled with the error's code: the error is final, or the budget
+    /// is spent.
+    case settle
+
+    /// The verdict for a job with `itemsLeft` items (after dropping revoked ones) whose call failed
+    /// with `error`. `alone`: the failure, though of a kind that fails the whole system, is this
+    /// job's own (a call of its API was answered meanwhile); such a failure gets the retries of
+    /// the job's budget too (a 403 for one id may be a backend that does not know it yet).
+    /// `pacedRetryAllowed`: `max-elapsed` allows another attempt; `chargedRetryAllowed`: the
+    /// budget allows one more after charging this one.
+    static func of(
+        _ error: InstanceAPIError, itemsLeft: Bool, alone: Bool, breakerClosed: Bool, pacedRetryAllowed: Bool, chargedRetryAllowed: Bool
+    ) -> FailedCallVerdict {
+        guard itemsLeft else { return .released }
+        if error.resultCode == .resourceExhausted, pacedRetryAllowed { return .paced }
+        if !alone, error.isSystemic || (error.isRetryable && !breakerClosed) { return .suspect }
+        return (error.isRetryable || alone) && chargedRetryAllowed ? .backoff : .settle
+    }
+}
