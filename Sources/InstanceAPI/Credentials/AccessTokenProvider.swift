@@ -28,6 +28,8 @@ public actor AccessTokenProvider {
     /// When the cached token is to be replaced.
     private var refreshAt = Date.distantPast
     private var refreshing: Task<AccessToken, any Error>?
+    /// Whether the last token request that failed was refused by the endpoint (`TokenCheck`).
+    private var lastFailureRefused = false
     /// How many times the token endpoint was called.
     public private(set) var fetchCount = 0
 
@@ -89,7 +91,22 @@ public actor AccessTokenProvider {
             return token
         } catch {
             if refreshing == task { refreshing = nil }
+            lastFailureRefused = error is TokenRefusal
+            if let refusal = error as? TokenRefusal { throw .credentials(refusal.description) }
             throw (error as? InstanceAPIError) ?? .credentials("token request failed: \(type(of: error))")
+        }
+    }
+
+    /// A token now, to judge the credentials before any call: `.ok`; `.refused` when the token
+    /// endpoint answered that it will not give one (a 4xx other than 408 and 429: a key that is
+    /// revoked or unknown, a workload identity without its binding, a service account missing);
+    /// `.unavailable` when it did not answer, or failed in a way that may pass (5xx, 408, 429).
+    public func check() async -> TokenCheck {
+        do {
+            _ = try await token()
+            return .ok
+        } catch {
+            return lastFailureRefused ? .refused(error.description) : .unavailable(error.description)
         }
     }
 
@@ -125,7 +142,10 @@ public actor AccessTokenProvider {
         guard response.status == .ok else {
             // The body names the problem (bad assertion, unknown key); it holds no secret of ours.
             let text = String(buffer: body).utf8Prefix(maxBytes: 300)
-            throw InstanceAPIError.credentials("token endpoint \(tokenURI) answered HTTP \(response.status.code): \(text)")
+            let message = "token endpoint \(tokenURI) answered HTTP \(response.status.code): \(text)"
+            let status = Int(response.status.code)
+            if (400..<500).contains(status), status != 408, status != 429 { throw TokenRefusal(description: message) }
+            throw InstanceAPIError.credentials(message)
         }
         guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(body.readableBytesView)) else {
             throw InstanceAPIError.credentials("token endpoint \(tokenURI) answered without an access_token")

@@ -8,6 +8,7 @@ import Metrics
 import Pipeline
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 /// `iidbatch run`: the workers of every pipeline file, until SIGINT or SIGTERM.
@@ -26,7 +27,10 @@ struct Run: AsyncParsableCommand {
             properties file (-F, as kcat's), \(KafkaSettings.environmentPrefix)* variables, and -X; --brokers or \
             $\(KafkaOptions.brokersVariable) set bootstrap.servers over them. The Firebase project of each \
             pipeline is its file's project:, else --project, else $\(ProjectChoice.environmentVariable), else \
-            the credentials' own.
+            the credentials' own. Before the workers start it buys an access token: credentials the \
+            token endpoint refuses (a revoked key, a workload identity without its binding) end the \
+            start with 78, naming the refusal; an endpoint that does not answer within \
+            \(Int(Run.tokenCheckTimeout / .seconds(1))) s is a warning, and the workers start.
             """
     )
 
@@ -115,6 +119,7 @@ struct Run: AsyncParsableCommand {
             source: source,
             configuration: backendURL.map { .singleHost($0, extraTrustRoots: trustRoots) } ?? InstanceAPIConfiguration(extraTrustRoots: trustRoots))
         let logger = Logger(label: "iidbatch.run")
+        try await checkCredentials(client, logger: logger)
         if !onEventLoops {
             logger.debug(
                 "Swift tasks run on the default executor: NIO's event loops could not be installed as the global executor (a little more CPU per call, nothing else changes)"
@@ -215,5 +220,46 @@ struct Run: AsyncParsableCommand {
         Output.line("iidbatch run: stopped after \(total.records) records, \(total.outcomeCount) outcomes, \(total.deadLetters) dead letters")
         try? await client.shutdown()
         if let failure { throw RuntimeError(ExitStatus(unclassified: failure), "iidbatch run: \(failure)") }
+    }
+}
+
+extension Run {
+    /// How long the start waits for a first access token.
+    static let tokenCheckTimeout: Duration = .seconds(15)
+
+    /// Buys a first access token before any worker starts, so that credentials the token endpoint
+    /// refuses (a revoked or unknown key, a workload identity without its IAM binding) end the
+    /// start at once, by name (78), not at the first request, hours later, as an open breaker. A
+    /// token endpoint that does not answer within `tokenCheckTimeout`, or fails in a way that may
+    /// pass, is only a warning: the workers start, and their calls wait for a token (the breaker
+    /// holds them).
+    func checkCredentials(_ client: InstanceAPIClient, logger: Logger) async throws {
+        let tokens = client.tokens
+        // The first of the answer and the timeout: a request still out at the timeout goes on
+        // (its token, if it comes, is cached for the workers), but the start does not wait for it.
+        let check = await withCheckedContinuation { (continuation: CheckedContinuation<TokenCheck?, Never>) in
+            let waiting = Mutex<CheckedContinuation<TokenCheck?, Never>?>(continuation)
+            let resume: @Sendable (TokenCheck?) -> Void = { result in waiting.withLock { $0.take() }?.resume(returning: result) }
+            let timer = Task {
+                try? await Task.sleep(for: Self.tokenCheckTimeout)
+                resume(nil)
+            }
+            Task {
+                let result = await tokens.check()
+                timer.cancel()
+                resume(result)
+            }
+        }
+        switch check {
+        case .ok:
+            break
+        case .refused(let reason):
+            try? await client.shutdown()
+            throw RuntimeError(.config, "the credentials were refused: \(reason)")
+        case .unavailable(let reason):
+            logger.warning("no access token yet (\(reason)); the workers start, and their calls wait for one")
+        case nil:
+            logger.warning("no access token within \(Self.tokenCheckTimeout); the workers start, and their calls wait for one")
+        }
     }
 }
