@@ -13,9 +13,11 @@ import NIOHTTP2
 /// REFUSED_STREAM, else why), when its stream was above a GOAWAY's last stream
 /// (`.refusedStream`: the server did not process it), when its answer passes the call's limit, at its
 /// deadline (`.timedOut`) or when cancelled; those reset that stream only. The connection lost
-/// fails every call (`.closedBeforeAnswer`), and so does any error NIO's frame handler reports:
-/// the connection is closed then (after a connection error NIO sends GOAWAY and reads no more,
-/// but leaves the channel open to a server that stays silent). A stream answered while its
+/// fails every call (`.closedBeforeAnswer`). After any error NIO's frame handler reports, the
+/// connection takes no new streams (`.noNewStreams`: the transport retires it and closes it once
+/// its calls have ended): after a connection error NIO sends GOAWAY and reads no more, but leaves
+/// the channel open to a server that stays silent, and new calls would all wait for their
+/// deadlines there. A stream answered while its
 /// request was still being sent, and left open by the server, is reset: its slot in the
 /// server's concurrent streams is given back. It keeps the server's flow-control windows for the
 /// connection and each stream open. Runs on the connection's event loop only.
@@ -48,6 +50,8 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     /// The last stream the server processes, from its GOAWAY; nil before one.
     private var goAwayLastStreamID: HTTP2StreamID?
     private var closed = false
+    /// NIO reported an error that may be the connection's: no new stream starts here.
+    private var errorSeen = false
     private var flushScheduled = false
     /// Streams whose call was answered but which NIO has not closed yet: normally closed by the
     /// end of the read that answered them; any still open then is reset.
@@ -90,7 +94,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
             promise.fail(TransportError.noNewStreams)
             return nil
         }
-        guard goAwayLastStreamID == nil, nextStreamID < HTTP2StreamID.maxID else {
+        guard goAwayLastStreamID == nil, !errorSeen, nextStreamID < HTTP2StreamID.maxID else {
             promise.fail(TransportError.noNewStreams)
             return nil
         }
@@ -193,17 +197,17 @@ final class HTTP2CallHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A stream's own error (as a multiplexer would wrap it) fails its call. Any other is the
-        // connection's: NIO's frame handler has sent GOAWAY and processes no more frames, but
-        // the channel stays open, and the calls on it would wait for their deadlines while new
-        // ones were still given to it. It is closed, which fails every call (sent again
-        // elsewhere). Without a multiplexer NIO reports a stream's error unwrapped too: such a
-        // connection is closed as well, which costs a new connection, never an answer.
+        // A stream's own error (as a multiplexer would wrap it) fails its call. Any other may be
+        // the connection's: NIO's frame handler has then sent GOAWAY and processes no more
+        // frames, but the channel stays open. Without a multiplexer NIO reports a stream's error
+        // unwrapped too (its stream is reset and its call fails by the stream's close), and the
+        // two cannot be told apart here. So the calls in flight go on (answered, or failed at
+        // their deadline), and no new stream starts: the transport retires the connection and
+        // closes it once they have ended, which costs at most a new connection.
         if let streamError = error as? NIOHTTP2Errors.StreamError {
             fail(streamError.streamID, streamError.baseError)
-        } else if !closed {
-            failAll(TransportError.closedBeforeAnswer)
-            context.close(promise: nil)
+        } else {
+            errorSeen = true
         }
         context.fireErrorCaught(error)
     }
