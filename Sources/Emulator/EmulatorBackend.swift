@@ -31,6 +31,10 @@ public final class EmulatorBackend: Sendable {
         self.projects = Mutex([configuration.projectID])
     }
 
+    /// The scopes the last token request on the metadata server's path asked for; nil before one,
+    /// or when it named none.
+    public var lastMetadataScopes: [String]? { auth.lastMetadataScopes }
+
     /// Makes a service-account key the emulator accepts, for `project` (its own by default),
     /// whose `token_uri` is `tokenURI`. Returns the key file's JSON.
     public func makeServiceAccountKey(tokenURI: String, project: String? = nil) throws -> Data {

@@ -1,5 +1,6 @@
 import Emulator
 import Foundation
+import InstanceAPI
 import Kafka
 import Pipeline
 import Testing
@@ -26,6 +27,9 @@ struct RunCredentialsTests {
             #expect(outcomes["adc-1"]?.status == .succeeded)
             #expect(worker.text.contains("credentials from the metadata server at \(host)"), "\(worker.text)")
             #expect(!worker.text.contains("ya29."), "no token in the output")
+            #expect(
+                fixture.emulator.backend.lastMetadataScopes == AccessTokenProvider.defaultScopes,
+                "the token asked for iidbatch's scopes, as Google's libraries ask: \(fixture.emulator.backend.lastMetadataScopes ?? [])")
         }
     }
 

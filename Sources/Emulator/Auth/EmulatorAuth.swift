@@ -14,12 +14,17 @@ final class EmulatorAuth: Sendable {
     private struct State {
         var keys: [String: Key] = [:]
         var tokens: [String: (project: String, expires: Date)] = [:]
+        var metadataScopes: [String]?
     }
 
     private let state = Mutex(State())
     let tokenLifetime: Int
 
     init(tokenLifetime: Int) { self.tokenLifetime = tokenLifetime }
+
+    /// The scopes the last token request to the metadata server's path asked for (`scopes`,
+    /// comma-separated); nil before one, or when it named none.
+    var lastMetadataScopes: [String]? { state.withLock { $0.metadataScopes } }
 
     /// Makes and trusts a new key for `project`; returns the key file's JSON.
     func makeKey(project: String, clientEmail: String, tokenURI: String) throws -> Data {
@@ -69,7 +74,10 @@ final class EmulatorAuth: Sendable {
             return EmulatorResponse(status: 403, body: Data("Missing required header: Metadata-Flavor".utf8))
         }
         switch request.path.joined(separator: "/") {
-        case "computeMetadata/v1/instance/service-accounts/default/token": return .json(issueToken(project: project))
+        case "computeMetadata/v1/instance/service-accounts/default/token":
+            let scopes = request.query["scopes"].map { $0.split(separator: ",").map(String.init) }
+            state.withLock { $0.metadataScopes = scopes }
+            return .json(issueToken(project: project))
         case "computeMetadata/v1/project/project-id": return EmulatorResponse(status: 200, body: Data(project.utf8))
         default: return EmulatorResponse(status: 404, body: Data("not found".utf8))
         }

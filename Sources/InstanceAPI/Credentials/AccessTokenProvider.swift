@@ -58,7 +58,11 @@ public actor AccessTokenProvider {
         self.httpClient = httpClient
         switch source {
         case .serviceAccount(let key): self.tokenURI = tokenURI ?? key.tokenURI
-        case .metadataServer(let host, _): self.tokenURI = "http://\(host)/computeMetadata/v1/instance/service-accounts/default/token"
+        case .metadataServer(let host, _):
+            // The scopes asked for, as Google's own libraries ask: a GCE VM's metadata server
+            // otherwise hands out a token of the VM's access scopes, which may not cover these.
+            let asked = scopes.map(Self.formEncode).joined(separator: ",")
+            self.tokenURI = "http://\(host)/computeMetadata/v1/instance/service-accounts/default/token?scopes=\(asked)"
         }
         self.scopes = scopes
         self.refreshMargin = refreshMargin
@@ -121,7 +125,8 @@ public actor AccessTokenProvider {
         case .serviceAccount(let credentials):
             let assertion: String
             do { assertion = try credentials.assertion(scopes: scopes, now: now(), audience: credentials.tokenURI) } catch {
-                throw InstanceAPIError.credentials("could not sign an assertion with the key of \(credentials)")
+                // A key that cannot sign never will: the credentials are refused.
+                throw TokenRefusal(description: "could not sign an assertion with the key of \(credentials)")
             }
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
