@@ -67,7 +67,8 @@ struct DeployFilesTests {
         for (file, object) in try kubernetesObjects() {
             let kind = try #require(object["kind"] as? String)
             let name = try #require((object["metadata"] as? [String: Any])?["name"] as? String)
-            if (object["apiVersion"] as? String)?.hasPrefix("keda.sh/") == true {
+            // KEDA's and GKE's managed Prometheus's kinds are custom resources without a schema here.
+            if let api = object["apiVersion"] as? String, api.hasPrefix("keda.sh/") || api.hasPrefix("monitoring.googleapis.com/") {
                 #expect(result.output.contains("Couldn't find schema for kind \(kind)"), "\(file) \(kind)/\(name): \(result.output)")
             } else {
                 #expect(result.output.contains("passed for resource \(kind.lowercased())/\(name)"), "\(file) \(kind)/\(name): \(result.output)")
@@ -255,6 +256,31 @@ struct DeployFilesTests {
                 #expect(command.contains(" -n \(namespace)") || command.contains(" --namespace \(namespace)"), "no -n \(namespace): \(command)")
             }
         }
+    }
+
+    @Test("GKE's managed Prometheus: the PodMonitoring scrapes the worker pods' metrics port and path; the README's command wraps alerts.yaml in a Rules resource")
+    func gkeManagedPrometheus() async throws {
+        let monitoring = try object("PodMonitoring", "iidbatch", in: "deploy/kubernetes/gke-podmonitoring.yaml")
+        let spec = try #require(monitoring["spec"] as? [String: Any])
+        let selector = try #require((spec["selector"] as? [String: Any])?["matchLabels"] as? [String: String])
+        let (_, template, container) = try worker()
+        let labels = try #require((template.metadata["labels"] as? [String: String]))
+        #expect(selector.allSatisfy { labels[$0.key] == $0.value }, "\(selector) selects the worker pods \(labels)")
+        let endpoint = try #require((spec["endpoints"] as? [[String: Any]])?.first)
+        let ports = (container["ports"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(ports.contains(endpoint["port"] as? String ?? "?") && endpoint["path"] as? String == "/metrics", "\(endpoint) \(ports)")
+
+        // The README's Rules command, run as written up to kubectl: its groups are alerts.yaml's.
+        let readme = try text("README.md")
+        let wrap = try #require(readme.firstMatch(of: /\{ printf '[^\n]*\n *sed [^\n]*; \}/), "the README's Rules command")
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "cd \(root.path) && " + String(wrap.0).replacing(/\n */, with: "\n")], seconds: 60)
+        #expect(result.status == 0, "\(result.output)")
+        let rules = try #require(try Yams.load(yaml: result.output) as? [String: Any], "\(result.output)")
+        #expect(rules["apiVersion"] as? String == "monitoring.googleapis.com/v1" && rules["kind"] as? String == "Rules")
+        let wrapped = try #require((rules["spec"] as? [String: Any])?["groups"] as? [Any])
+        let original = try #require((try yaml("deploy/prometheus/alerts.yaml").first as? [String: Any])?["groups"] as? [Any])
+        #expect(NSArray(array: wrapped).isEqual(to: original), "the Rules resource holds alerts.yaml's groups unchanged")
     }
 
     @Test("KEDA scales the StatefulSet on every shipped pipeline's lag, counted from earliest, authenticated from a Secret")
