@@ -258,7 +258,7 @@ struct DeployFilesTests {
         }
     }
 
-    @Test("GKE's managed Prometheus: the PodMonitoring scrapes the worker pods' metrics port and path; the README's command wraps alerts.yaml in a Rules resource")
+    @Test("GKE's managed Prometheus: the PodMonitoring scrapes the workers' metrics; the README's command wraps alerts.yaml in a Rules resource")
     func gkeManagedPrometheus() async throws {
         let monitoring = try object("PodMonitoring", "iidbatch", in: "deploy/kubernetes/gke-podmonitoring.yaml")
         let spec = try #require(monitoring["spec"] as? [String: Any])
