@@ -46,6 +46,11 @@ struct ExitCodeTests {
         #expect(unknownFlag.status == 64 && unknownFlag.output.contains(Self.usageMarker), "\(unknownFlag.output)")
         let zeroTimeout = try await run(["outcomes", "--from", "o", "--timeout", "0s"])
         #expect(zeroTimeout.status == 64 && zeroTimeout.output.contains("--timeout must be longer than 0, got '0s'"), "\(zeroTimeout.output)")
+        // An erasure verdict on part of the topic could miss a deletion that failed before it.
+        for narrowed in [["--since", "1h"], ["--request-id", "del-1"]] {
+            let partial = try await run(["outcomes", "--from", "o", "--subject", "user-42"] + narrowed)
+            #expect(partial.status == 64 && partial.output.contains("--subject judges every deletion of the subject"), "\(partial.output)")
+        }
     }
 
     @Test("bad input data exits 65 and an input file that cannot be read 66, before any broker is asked, without usage help")

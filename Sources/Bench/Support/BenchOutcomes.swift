@@ -23,7 +23,7 @@ struct BenchOutcomes {
         outcomes.latencies.reserveCapacity(count)
         let decoder = Outcome.decoder()
         for try await record in reader.records {
-            guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)) else { continue }
+            guard let value = record.value, let outcome = Outcome.read(value, using: decoder) else { continue }
             outcomes.results.merge(outcome.counts, uniquingKeysWith: +)
             outcomes.firstReceived = min(outcomes.firstReceived ?? outcome.receivedAt, outcome.receivedAt)
             outcomes.latencies.append(outcome.completedAt.timeIntervalSince(outcome.receivedAt))

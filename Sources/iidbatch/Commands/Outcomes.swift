@@ -21,7 +21,8 @@ struct Outcomes: AsyncParsableCommand {
             deletions with its final code and time, the deletions whose outcomes do not list \
             their installations (rejected, cancelled, too large, or a subject cut short) and why, \
             then the verdict; the exit status is 0 only when every installation of every \
-            deletion seen has a success receipt line.
+            deletion seen has a success receipt line. It reads the whole topic: --since and \
+            --request-id do not go with it.
             """
     )
 
@@ -51,6 +52,16 @@ struct Outcomes: AsyncParsableCommand {
 
     @OptionGroup var kafka: KafkaOptions
 
+    func validate() throws {
+        // The verdict stands on every deletion of the subject the topic holds: one that failed
+        // before --since, or under another request id, would otherwise not be seen, and the
+        // subject said erased.
+        if subject != nil, since != nil || requestId != nil {
+            throw ValidationError(
+                "--subject judges every deletion of the subject, read from the topic's beginning: it does not go with --since or --request-id")
+        }
+    }
+
     func run() async throws {
         let configuration = try kafka.configuration()
         let decoder = Outcome.decoder()
@@ -64,7 +75,7 @@ struct Outcomes: AsyncParsableCommand {
             return true
         }
         let extent = try await readUntilInterrupted(configuration) { record in
-            guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)), selected(outcome) else { return }
+            guard let value = record.value, let outcome = Outcome.read(value, using: decoder), selected(outcome) else { return }
             let row = table.add(outcome)
             erasure?.add(outcome)
             Output.line(json ? String(decoding: value, as: UTF8.self) : row)

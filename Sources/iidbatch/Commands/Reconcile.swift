@@ -133,7 +133,7 @@ struct Reconcile: AsyncParsableCommand {
 
         /// Counts an outcome record of an expected request.
         mutating func add(outcome record: KafkaRecord) {
-            guard let value = record.value, let outcome = try? outcomeDecoder.decode(Outcome.self, from: Data(value)) else { return }
+            guard let value = record.value, let outcome = Outcome.read(value, using: outcomeDecoder) else { return }
             ledger.record(outcome)
         }
     }

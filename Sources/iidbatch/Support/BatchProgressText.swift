@@ -22,7 +22,7 @@ enum BatchProgressText {
     /// `\r` + `gdpr-7 running [#####.....]  45%  5400/12000 items  120 items/s  ETA 55s` + clear to end of line.
     static func bar(_ progress: BatchProgress, _ state: BatchState, at now: Date, width: Int = 30) -> String {
         let manifest = progress.manifest
-        let fraction = manifest.items > 0 ? min(1, Double(progress.itemsDone) / Double(manifest.items)) : 1
+        let fraction = manifest.items > 0 ? max(0, min(1, Double(progress.itemsDone) / Double(manifest.items))) : 1
         let filled = Int((fraction * Double(width)).rounded(.down))
         return "\r\(manifest.name) \(state.rawValue) [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
             + String(Int((fraction * 100).rounded(.down))).leftPadded(to: 3) + "%  " + counts(progress) + "\u{1B}[K"

@@ -89,7 +89,7 @@ struct BatchSources: ParsableArguments {
     ) async throws -> TopicScan.Extent {
         let decoder = Outcome.decoder()
         return try await TopicScan.read(topics, kafka: try kafka.configuration(), timeout: kafka.timeout, follow: follow, since: since) { record in
-            guard let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)), outcome.batch != nil else { return true }
+            guard let value = record.value, let outcome = Outcome.read(value, using: decoder), outcome.batch != nil else { return true }
             return try await body(record, outcome)
         }
     }

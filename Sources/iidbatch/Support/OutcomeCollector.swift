@@ -48,7 +48,7 @@ final class OutcomeCollector: Sendable {
                         $0.deadLetters += 1
                         if undecodable { $0.undecodable += 1 }
                     }
-                } else if let value = record.value, let outcome = try? decoder.decode(Outcome.self, from: Data(value)) {
+                } else if let value = record.value, let outcome = Outcome.read(value, using: decoder) {
                     state.withLock {
                         $0.reconciliation.record(outcome)
                         $0.lastOutcome = .now

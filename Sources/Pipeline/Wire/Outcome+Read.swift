@@ -1,0 +1,22 @@
+import Foundation
+
+extension Outcome {
+    /// The most items an outcome's counts may hold, each and all together: more than any request
+    /// can carry, and small enough that tools summing the counts of billions of outcomes never
+    /// overflow.
+    public static let mostCountedItems = Int(Int32.max)
+
+    /// The outcome `value` holds, decoded with `decoder` (`Outcome.decoder()`); nil when it is not
+    /// one, or when its counts are not an outcome's a worker writes (a count below 0, or more than
+    /// `mostCountedItems` in all): tools read topics anyone may produce to, and a forged count
+    /// must not trap their sums, nor make a batch's items done fewer than none.
+    public static func read(_ value: [UInt8], using decoder: JSONDecoder) -> Outcome? {
+        guard let outcome = try? decoder.decode(Outcome.self, from: Data(value)) else { return nil }
+        var total = 0
+        for count in outcome.counts.values {
+            guard count >= 0, count <= mostCountedItems - total else { return nil }
+            total += count
+        }
+        return outcome
+    }
+}
