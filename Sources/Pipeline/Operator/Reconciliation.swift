@@ -40,12 +40,18 @@ public struct Reconciliation: Sendable {
         replayRecords[replay.id, default: []].append(replay)
     }
 
-    /// Notes an outcome. A duplicate's rejection (`Outcome.duplicateOf`) counts toward
-    /// `duplicates` only: the request in flight it names ends the id's work, with its own outcome.
+    /// Notes an outcome. A duplicate's rejection (`Outcome.duplicateOf`) settles nothing: the
+    /// request in flight it names ends the id's work, with its own outcome. It answers the record
+    /// it turned away: a replay record's (the same replay run twice), counted with the replays,
+    /// else one more outcome of the request (`duplicates`).
     public mutating func record(_ outcome: Outcome) {
         let id = outcome.requestID
         if outcome.duplicateOf != nil {
-            outcomeCounts[id, default: 0] += 1
+            if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
+                replayCounts[id, default: 0] += 1
+            } else {
+                outcomeCounts[id, default: 0] += 1
+            }
             return
         }
         if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
