@@ -62,6 +62,11 @@ struct DeadLetterTests {
         #expect(!DeadLetterFilter(since: now.addingTimeInterval(1)).matches(exhausted))
         #expect(!DeadLetterFilter(until: now).matches(exhausted))
         #expect(!DeadLetterFilter().matches(letter(codes: nil, kind: "undecodable")))
+        // A letter that does not name its original topic has nowhere to go: not selected (a replay
+        // would count it in its manifest and never produce it).
+        var nowhere = exhausted
+        nowhere.originalTopic = nil
+        #expect(!DeadLetterFilter().matches(nowhere) && nowhere.replay() == nil)
     }
 
     @Test("a valid request rejected only because its id was busy is replayable, not stranded as undecodable")

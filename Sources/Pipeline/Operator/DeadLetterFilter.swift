@@ -19,9 +19,10 @@ package struct DeadLetterFilter: Sendable {
         self.until = until
     }
 
-    /// True when `letter` is replayable and meets every condition.
+    /// True when `letter` is replayable (it holds a request, and names the topic it came from)
+    /// and meets every condition.
     public func matches(_ letter: DeadLetter) -> Bool {
-        guard letter.kind.holdsRequest, let request = letter.request else { return false }
+        guard letter.kind.holdsRequest, let request = letter.request, letter.originalTopic != nil else { return false }
         if !codes.isEmpty && codes.isDisjoint(with: letter.codes) { return false }
         if !ops.isEmpty && !ops.contains(request.op) { return false }
         if let since, let time = letter.record.timestamp, time < since { return false }
