@@ -93,7 +93,7 @@ struct ReconciliationTests {
         #expect(reconciliation.duplicates["sub-1"] == 2, "the id came twice: a duplicate, as before")
     }
 
-    @Test("a replay record turned away as a duplicate in flight (the same replay run twice) is answered by its rejection; the replay in flight still needs its outcome")
+    @Test("a replay record turned away as a duplicate in flight (the same replay run twice) is answered; the replay in flight still needs its outcome")
     func replayRunTwice() {
         var reconciliation = Reconciliation()
         reconciliation.expect("sub-1")
