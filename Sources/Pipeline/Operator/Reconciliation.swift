@@ -115,7 +115,4 @@ public struct Reconciliation: Sendable {
 
     /// Request `id`'s items by final code, over all its outcomes.
     public func codes(of id: String) -> [String: Int]? { ledgers[id]?.codes }
-
-    /// The latest outcome of request `id` (or of its latest replay).
-    public func outcome(of id: String) -> Outcome? { ledgers[id]?.latest }
 }

@@ -15,8 +15,11 @@ import InstanceAPI
 struct RequestLedger: Sendable {
     /// The op of the latest outcome that had one.
     private(set) var op: RequestOp?
-    /// The latest outcome.
-    private(set) var latest: Outcome
+    /// The counts and status of the latest outcome, what an uncalled request shows: the
+    /// outcome itself (its imports, receipt, member lists) is not kept, as an audit of millions of
+    /// requests holds a ledger for each.
+    private var latestCounts: [String: Int]
+    private var latestStatus: OutcomeStatus
     /// Items that succeeded, by code.
     private var successes: [String: Int] = [:]
     /// Items that did not succeed (yet): value and latest code.
@@ -26,7 +29,8 @@ struct RequestLedger: Sendable {
 
     /// A ledger starting from `outcome`.
     init(_ outcome: Outcome) {
-        latest = outcome
+        latestCounts = outcome.counts
+        latestStatus = outcome.status
         op = outcome.op
         uncalledOnly = Self.calledNothing(outcome)
         take(outcome)
@@ -44,13 +48,13 @@ struct RequestLedger: Sendable {
             // A rejected or cancelled record changed nothing at the backend; it cannot undo what
             // was done.
             if uncalledOnly {
-                latest = outcome
+                (latestCounts, latestStatus) = (outcome.counts, outcome.status)
                 op = outcome.op ?? op
                 take(outcome)
             }
             return
         }
-        latest = outcome
+        (latestCounts, latestStatus) = (outcome.counts, outcome.status)
         op = outcome.op ?? op
         if uncalledOnly || !RequestID.isReplay(id: outcome.requestID, replayOf: outcome.replayOf) {
             uncalledOnly = false
@@ -62,7 +66,7 @@ struct RequestLedger: Sendable {
 
     /// Items by their final code (a cancelled request's: `Outcome.cancelledItems`).
     var codes: [String: Int] {
-        if uncalledOnly { return latest.counts }
+        if uncalledOnly { return latestCounts }
         var codes = successes
         for failure in failures { codes[failure.code.rawValue, default: 0] += 1 }
         return codes
@@ -70,7 +74,7 @@ struct RequestLedger: Sendable {
 
     /// The request's status over all its outcomes.
     var status: OutcomeStatus {
-        if uncalledOnly { return latest.status }
+        if uncalledOnly { return latestStatus }
         return OutcomeStatus.of(succeeded: successes.values.reduce(0, +), failed: failures.count)
     }
 
