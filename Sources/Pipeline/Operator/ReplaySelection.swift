@@ -6,12 +6,13 @@
 /// flight. Replayed side by side they are records of one id at once, and the worker rejects all
 /// but the first as duplicates in flight, dead-lettering them again: every "replay everything"
 /// after an incident would grow the topic and leave their items unreplayed. So a letter whose
-/// items (compared by their bytes) are all in another letter of the same id, op and target is
-/// folded into that one, which is replayed with the most attempts any of them spent. Nothing is
+/// items (compared by their bytes) are all in another letter of the same id, op, target and
+/// original topic is folded into that one, which is replayed with the most attempts any of them spent. Nothing is
 /// lost: the kept letter carries every item of the folded ones, and replaying an item that has
 /// since succeeded is harmless (every operation is idempotent). Letters of one id that differ in
 /// op, target or items beyond containment (an id a producer used for two requests) are all
-/// replayed, as they were.
+/// replayed, as they were. The work is linear in the letters, and bounded per id
+/// (`mostComparedSets`) however a topic was flooded.
 package struct ReplaySelection: Sendable {
     /// A letter folded into another of its request.
     package struct Fold: Sendable {
@@ -27,28 +28,45 @@ package struct ReplaySelection: Sendable {
     /// The letters folded into a kept one.
     package private(set) var folded: [Fold] = []
 
+    /// The most distinct item sets of one request compared for containment: past it (a topic
+    /// flooded with letters of one id), only letters with the same items are folded, so that
+    /// the comparisons stay bounded.
+    static let mostComparedSets = 64
+
     /// The replays of `selected` (letters holding a request; any other is left out).
     package init(_ selected: [DeadLetter]) {
-        var byID: [ExactText: [Int]] = [:]
+        // Letters of one request: the same id (by its bytes), op, target and original topic.
+        struct Request: Hashable {
+            var id: ExactText
+            var op: RequestOp
+            var target: RequestTarget
+            var topic: String?
+        }
+        var groups: [Request: [Int]] = [:]
         for (index, letter) in selected.enumerated() {
             guard let request = letter.request else { continue }
-            byID[ExactText(request.id), default: []].append(index)
+            groups[Request(id: ExactText(request.id), op: request.op, target: request.target, topic: letter.originalTopic), default: []].append(index)
         }
-        // For each letter, the one it folds into: a letter of its group that holds all its items,
-        // preferring the one with the most items, then the latest read (its attempts are the most).
+        // For each letter, the one it folds into. Letters with the same items fold into the
+        // latest read (its attempts are the most); of the distinct item sets, one that another
+        // holds folds into the holder with the most items (then the latest).
         var into: [Int: Int] = [:]
-        for indices in byID.values where indices.count > 1 {
-            let items = Dictionary(uniqueKeysWithValues: indices.map { ($0, Set(selected[$0].request!.items.map(ExactText.init))) })
+        for indices in groups.values where indices.count > 1 {
+            var bySet: [Set<ExactText>: Int] = [:]
             for index in indices {
-                let holders = indices.filter { other in
-                    other != index && Self.sameRequest(selected[index], selected[other]) && items[index]!.isSubset(of: items[other]!)
-                        && (items[index]!.count < items[other]!.count || other > index)
-                }
-                if let holder = holders.max(by: { (items[$0]!.count, $0) < (items[$1]!.count, $1) }) { into[index] = holder }
+                let items = Set(selected[index].request!.items.map(ExactText.init))
+                if let earlier = bySet[items] { into[earlier] = index }
+                bySet[items] = index
+            }
+            let sets = bySet.map { (items: $0.key, index: $0.value) }
+            guard sets.count > 1, sets.count <= Self.mostComparedSets else { continue }
+            for set in sets {
+                let holders = sets.filter { $0.index != set.index && set.items.isSubset(of: $0.items) && set.items.count < $0.items.count }
+                if let holder = holders.max(by: { ($0.items.count, $0.index) < ($1.items.count, $1.index) }) { into[set.index] = holder.index }
             }
         }
-        // Follow each chain to the letter that is kept (containment only grows along it, and ties
-        // move to later letters, so every chain ends).
+        // Follow each chain to the letter that is kept (items only grow along it, or the same
+        // items move to a later letter, so every chain ends).
         func root(_ index: Int) -> Int {
             var index = index
             while let next = into[index] { index = next }
@@ -69,10 +87,5 @@ package struct ReplaySelection: Sendable {
                 folded.append(Fold(letter: letter, into: selected[kept]))
             }
         }
-    }
-
-    private static func sameRequest(_ a: DeadLetter, _ b: DeadLetter) -> Bool {
-        guard let first = a.request, let second = b.request else { return false }
-        return first.op == second.op && first.target == second.target && a.originalTopic == b.originalTopic
     }
 }
