@@ -63,7 +63,8 @@ struct ReplaySelectionTests {
         let same = (0..<5_000).map { Self.letter("flood", ["a", "b"], attempts: $0 % 7, at: Int64($0)) }
         let folded = ReplaySelection(same)
         #expect(folded.kept.map(\.position) == [same.last!.position] && folded.kept.first?.attempts == 6 && folded.folded.count == 4_999)
-        let distinct = (0..<5_000).map { Self.letter("flood", ["t\($0)"], attempts: 1, at: Int64($0)) } + [Self.letter("flood", ["t1", "t2"], attempts: 1, at: 5_000)]
+        let distinct =
+            (0..<5_000).map { Self.letter("flood", ["t\($0)"], attempts: 1, at: Int64($0)) } + [Self.letter("flood", ["t1", "t2"], attempts: 1, at: 5_000)]
         let many = ReplaySelection(distinct)
         #expect(many.kept.count == 5_001, "more than \(ReplaySelection.mostComparedSets) distinct sets: only equal ones fold")
         let few = ReplaySelection(Array(distinct.prefix(3)) + [distinct.last!])
