@@ -30,6 +30,20 @@ struct BatchReceiptLedgerTests {
         #expect(receipt.requests.first?.outcomes == 2 && receipt.outcomeRecords == 2, "both hashed and counted")
     }
 
+    @Test("a submit's ids of which nothing was read (a submit that died halfway) are listed pending: the receipt never looks complete for want of a line")
+    func unreadIDsArePending() {
+        var manifest = manifest()
+        manifest.idPrefix = "id-9f86"
+        manifest.requests = 3
+        let first = PipelineRequest(id: "id-9f86-000001", op: .topicsSubscribe, target: .topic("movies"), items: ["t1"], batch: "gdpr-7")
+        var done = BatchProgressTests.outcome("id-9f86-000001", items: 1, at: 1)
+        done.op = .topicsSubscribe
+        let receipt = BatchReceipt(manifest: manifest, outcomes: [BatchReceiptTests.record(done, offset: 0)], requests: [first], cancels: [])
+        #expect(receipt.requests.map(\.id) == ["id-9f86-000001", "id-9f86-000002", "id-9f86-000003"])
+        #expect(receipt.requests.map(\.status) == ["succeeded", BatchReceipt.pending, BatchReceipt.pending])
+        #expect(receipt.requestsByStatus[BatchReceipt.pending] == 2)
+    }
+
     @Test("an outcome whose item lists were left out as too large: its failures are not reported OK, and its items are marked incomplete")
     func listsLeftOut() {
         var outcome = BatchProgressTests.outcome("r-1", items: 2, at: 1, status: .partial)

@@ -23,7 +23,8 @@ import WireJSON
 ///   it counts two success codes without a `receipt`), the items it does not list have no code
 ///   and `itemsComplete` is false.
 /// - A request with no outcome yet is `pending`, its items without code or time (a rejection of a
-///   duplicate of it in flight, `Outcome.duplicateOf`, is no outcome of it); an outcome
+///   duplicate of it in flight, `Outcome.duplicateOf`, is no outcome of it); so is each id a
+///   submit's manifest names (`idPrefix`, 1 to `requests`) of which nothing was read; an outcome
 ///   whose request record was not read lists only its failed items (`itemsComplete` false).
 /// - The record an outcome is of is known when the batch's records of its id that fit it
 ///   (`Outcome.fits`: its item count, and each failed item at its index) all hold the same items
@@ -78,6 +79,10 @@ public struct BatchReceipt: Sendable {
     /// The status of a request without an outcome.
     public static let pending = "pending"
 
+    /// The most requests a manifest may name for its ids to be listed without a record read (a
+    /// manifest naming more is not one `submit` wrote).
+    static let mostListedIDs = 10_000_000
+
     /// The batch.
     public let manifest: BatchManifest
     /// Its requests, by id.
@@ -126,7 +131,13 @@ public struct BatchReceipt: Sendable {
         outcomesSHA256 = NumberText.hex(hash.finalize())
         var records: [String: [PipelineRequest]] = [:]
         for request in requests where request.batch == manifest.name { records[request.id, default: []].append(request) }
-        let ids = Set(records.keys).union(seen.keys)
+        // A submit's batch names its ids (`<idPrefix>-1` to `-<requests>`): one with neither a
+        // record nor an outcome read (a submit that died halfway, records not read yet) is listed
+        // pending too, so that a receipt never looks complete for want of a line.
+        var ids = Set(records.keys).union(seen.keys)
+        if let prefix = manifest.idPrefix, manifest.requests <= Self.mostListedIDs {
+            for number in stride(from: 1, through: manifest.requests, by: 1) { ids.insert(SubmitPlan.id(prefix: prefix, number: number)) }
+        }
         self.requests = ids.sorted().map { id in
             Self.request(id, Self.record(of: latest[id]?.outcome, among: records[id] ?? []), latest[id], outcomes: seen[id] ?? 0)
         }
