@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import TestSupport
 import Testing
 
@@ -58,5 +59,18 @@ struct MetadataServerAbsenceTests {
         }
         #expect(error?.keyFileError == .fileNotFound(path: "/missing.json"), "\(String(describing: error))")
         #expect(error?.description.contains("GOOGLE_APPLICATION_CREDENTIALS=/missing.json") == true, "\(String(describing: error))")
+    }
+
+    @Test("a metadata server that refuses the scopes query is asked again without it, and from then on")
+    func scopesRefused() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        let http = HTTPClient(eventLoopGroupProvider: .shared(group))
+        let provider = AccessTokenProvider(source: .metadataServer(host: "127.0.0.1:\(server.port)", projectID: "p"), httpClient: http)
+        #expect(await provider.check() == .ok, "the token without scopes, not a refusal")
+        #expect(try await provider.token().value == "t-1")
+        try await http.shutdown()
+        try await server.stop()
+        try await group.shutdownGracefully()
     }
 }

@@ -6,7 +6,8 @@ import Synchronization
 
 /// A small HTTP/1.1 server on loopback, plain or TLS, whose paths misbehave on purpose, for the
 /// transport's tests: `/echo` answers the request body (or `ok`), `/close` answers and closes,
-/// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer.
+/// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer;
+/// the metadata server's token path answers a token, but 404 to a `scopes` query.
 final class TestHTTPServer: Sendable {
     /// A certificate for `localhost` and 127.0.0.1, self-signed, and its key: a test fixture that
     /// guards nothing.
@@ -106,15 +107,21 @@ final class TestHTTPServer: Sendable {
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "only part")))), promise: nil)
                 context.close(promise: nil)
+            case let uri where uri.hasPrefix("/computeMetadata/v1/instance/service-accounts/default/token"):
+                // A metadata server that does not know the scopes query (as some GKE ones did).
+                guard !uri.contains("?scopes=") else { return respond(context, ByteBuffer(string: "not defined"), status: .notFound) }
+                respond(context, ByteBuffer(string: #"{"access_token":"t-1","expires_in":3599,"token_type":"Bearer"}"#))
             default:
                 respond(context, body ?? ByteBuffer(string: "ok"))
             }
         }
 
-        private func respond(_ context: ChannelHandlerContext, _ body: ByteBuffer, headers extra: [(String, String)] = [], close: Bool = false) {
+        private func respond(
+            _ context: ChannelHandlerContext, _ body: ByteBuffer, status: HTTPResponseStatus = .ok, headers extra: [(String, String)] = [], close: Bool = false
+        ) {
             var headers = HTTPHeaders(extra)
             headers.add(name: "Content-Length", value: String(body.readableBytes))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
             let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             if close { written.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }

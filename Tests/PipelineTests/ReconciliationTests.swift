@@ -104,6 +104,9 @@ struct ReconciliationTests {
         turnedAway.duplicateOf = "requests/0/9"
         reconciliation.record(turnedAway)
         #expect(!reconciliation.isComplete && reconciliation.missingReplays == ["sub-1": 1], "the replay in flight has no outcome yet")
+        // The turned-away record redelivered (a rebalance) and turned away again: still short.
+        reconciliation.record(turnedAway)
+        #expect(!reconciliation.isComplete, "rejections never answer every replay record: the one in flight needs its outcome")
         reconciliation.record(outcome("sub-1", .succeeded, ["OK": 2], replayOf: "sub-1"))
         #expect(reconciliation.isComplete && reconciliation.status(of: "sub-1") == .succeeded)
         #expect(reconciliation.duplicates.isEmpty, "a turned-away replay record is not a second outcome of the request")

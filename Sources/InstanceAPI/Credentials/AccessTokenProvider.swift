@@ -21,6 +21,8 @@ public actor AccessTokenProvider {
     private let source: CredentialSource
     private let httpClient: HTTPClient
     private let tokenURI: String
+    /// The metadata server's `scopes` query (iidbatch's scopes), until the server refuses it.
+    private var metadataScopes: String?
     private let scopes: [String]
     private let refreshMargin: TimeInterval
     private let now: @Sendable () -> Date
@@ -59,10 +61,12 @@ public actor AccessTokenProvider {
         switch source {
         case .serviceAccount(let key): self.tokenURI = tokenURI ?? key.tokenURI
         case .metadataServer(let host, _):
-            // The scopes asked for, as Google's own libraries ask: a GCE VM's metadata server
-            // otherwise hands out a token of the VM's access scopes, which may not cover these.
-            let asked = scopes.map(Self.formEncode).joined(separator: ",")
-            self.tokenURI = "http://\(host)/computeMetadata/v1/instance/service-accounts/default/token?scopes=\(asked)"
+            self.tokenURI = "http://\(host)/computeMetadata/v1/instance/service-accounts/default/token"
+            // Asked for, as Google's own libraries ask: GKE's workload identity server gives a
+            // token of the scopes asked (else cloud-platform alone); a Compute Engine VM's ignores
+            // them (its tokens have the VM's access scopes). A server that refuses the query is
+            // asked without it (`fetch`).
+            self.metadataScopes = scopes.map(Self.formEncode).joined(separator: ",")
         }
         self.scopes = scopes
         self.refreshMargin = refreshMargin
@@ -120,6 +124,7 @@ public actor AccessTokenProvider {
     }
 
     private func fetch() async throws -> AccessToken {
+        let tokenURI = metadataScopes.map { self.tokenURI + "?scopes=" + $0 } ?? self.tokenURI
         var request = HTTPClientRequest(url: tokenURI)
         switch source {
         case .serviceAccount(let credentials):
@@ -149,7 +154,14 @@ public actor AccessTokenProvider {
             let text = String(buffer: body).utf8Prefix(maxBytes: 300)
             let message = "token endpoint \(tokenURI) answered HTTP \(response.status.code): \(text)"
             let status = Int(response.status.code)
-            if (400..<500).contains(status), status != 408, status != 429 { throw TokenRefusal(description: message) }
+            if (400..<500).contains(status), status != 408, status != 429 {
+                // A metadata server that does not know the scopes query: asked again without it.
+                if metadataScopes != nil {
+                    metadataScopes = nil
+                    return try await fetch()
+                }
+                throw TokenRefusal(description: message)
+            }
             throw InstanceAPIError.credentials(message)
         }
         guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(body.readableBytesView)) else {

@@ -81,7 +81,7 @@ public struct BatchReceipt: Sendable {
 
     /// The most requests a manifest may name for its ids to be listed without a record read (a
     /// manifest naming more is not one `submit` wrote).
-    static let mostListedIDs = 10_000_000
+    static let mostListedIDs = 1_000_000
 
     /// The batch.
     public let manifest: BatchManifest

@@ -18,6 +18,9 @@ public struct Reconciliation: Sendable {
     public private(set) var replayCounts: [String: Int] = [:]
     /// Replay records seen per original request id: each must get an outcome too.
     public private(set) var expectedReplays: [String: Int] = [:]
+    /// Replay records turned away as duplicates in flight, per original request id: each answers
+    /// one replay record, but never all of them (the one in flight needs its own outcome).
+    private var turnedAwayReplays: [String: Int] = [:]
     /// The replay records seen, per original request id: what their outcomes can settle.
     private var replayRecords: [String: [PipelineRequest]] = [:]
     private var ledgers: [String: RequestLedger] = [:]
@@ -48,7 +51,7 @@ public struct Reconciliation: Sendable {
         let id = outcome.requestID
         if outcome.duplicateOf != nil {
             if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
-                replayCounts[id, default: 0] += 1
+                turnedAwayReplays[id, default: 0] += 1
             } else {
                 outcomeCounts[id, default: 0] += 1
             }
@@ -75,10 +78,14 @@ public struct Reconciliation: Sendable {
     /// Expected requests without any outcome.
     public var missing: [String] { expected.filter { !isAnswered($0) } }
 
-    /// Replays still without an outcome, per original request id.
+    /// Replays still without an outcome, per original request id. A rejection of a replay record
+    /// as a duplicate in flight answers that record, but all of them never: the same rejection
+    /// comes again when its record is redelivered, while the replay in flight it names may not
+    /// have ended.
     public var missingReplays: [String: Int] {
         expectedReplays.reduce(into: [:]) { missing, entry in
-            let short = entry.value - (replayCounts[entry.key] ?? 0)
+            let turnedAway = min(turnedAwayReplays[entry.key] ?? 0, max(0, entry.value - 1))
+            let short = entry.value - (replayCounts[entry.key] ?? 0) - turnedAway
             if short > 0 { missing[entry.key] = short }
         }
     }

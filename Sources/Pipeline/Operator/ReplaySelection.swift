@@ -52,12 +52,16 @@ package struct ReplaySelection: Sendable {
         // holds folds into the holder with the most items (then the latest).
         var into: [Int: Int] = [:]
         for indices in groups.values where indices.count > 1 {
+            // Each set's last letter, then every earlier letter of the set straight to it (a chain
+            // through each copy would make following it quadratic).
             var bySet: [Set<ExactText>: Int] = [:]
+            var setOf: [Int: Set<ExactText>] = [:]
             for index in indices {
                 let items = Set(selected[index].request!.items.map(ExactText.init))
-                if let earlier = bySet[items] { into[earlier] = index }
                 bySet[items] = index
+                setOf[index] = items
             }
+            for index in indices where bySet[setOf[index]!] != index { into[index] = bySet[setOf[index]!]! }
             let sets = bySet.map { (items: $0.key, index: $0.value) }
             guard sets.count > 1, sets.count <= Self.mostComparedSets else { continue }
             for set in sets {
@@ -65,8 +69,8 @@ package struct ReplaySelection: Sendable {
                 if let holder = holders.max(by: { ($0.items.count, $0.index) < ($1.items.count, $1.index) }) { into[set.index] = holder.index }
             }
         }
-        // Follow each chain to the letter that is kept (items only grow along it, or the same
-        // items move to a later letter, so every chain ends).
+        // Follow each chain to the letter that is kept: a copy to its set's last letter, then
+        // only to larger sets (at most `mostComparedSets` steps), so every chain ends, soon.
         func root(_ index: Int) -> Int {
             var index = index
             while let next = into[index] { index = next }

@@ -66,6 +66,11 @@ struct BatchesReceipt: AsyncParsableCommand {
             do { try Data(bytes).write(to: URL(fileURLWithPath: output)) } catch {
                 throw RuntimeError(.ioError, "\(output): cannot write the receipt: \((error as NSError).localizedDescription)")
             }
+        } else if isatty(STDOUT_FILENO) != 0 {
+            // On a terminal, line by line without control characters (`TerminalText`): items and
+            // ids are what records said. A pipe or file gets the document's bytes.
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            FileHandle.standardOutput.write(Data(lines.map { TerminalText.printable(String($0)) }.joined(separator: "\n").utf8))
         } else {
             FileHandle.standardOutput.write(Data(bytes))
         }
