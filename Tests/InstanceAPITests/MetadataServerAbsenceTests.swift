@@ -61,14 +61,19 @@ struct MetadataServerAbsenceTests {
         #expect(error?.description.contains("GOOGLE_APPLICATION_CREDENTIALS=/missing.json") == true, "\(String(describing: error))")
     }
 
-    @Test("a metadata server that refuses the scopes query is asked again without it, and from then on")
+    @Test("a metadata server that refuses the scopes query is asked again without it, each time")
     func scopesRefused() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try await TestHTTPServer(group: group)
         let http = HTTPClient(eventLoopGroupProvider: .shared(group))
         let provider = AccessTokenProvider(source: .metadataServer(host: "127.0.0.1:\(server.port)", projectID: "p"), httpClient: http)
         #expect(await provider.check() == .ok, "the token without scopes, not a refusal")
-        #expect(try await provider.token().value == "t-1")
+        let first = try await provider.token()
+        let asked = await provider.fetchCount
+        #expect(first.value == "t-1" && asked == 2, "asked with the scopes, then without")
+        await provider.invalidate(first)
+        _ = try await provider.token()
+        #expect(await provider.fetchCount == 4, "the next token asks for the scopes again")
         try await http.shutdown()
         try await server.stop()
         try await group.shutdownGracefully()

@@ -21,7 +21,7 @@ public actor AccessTokenProvider {
     private let source: CredentialSource
     private let httpClient: HTTPClient
     private let tokenURI: String
-    /// The metadata server's `scopes` query (iidbatch's scopes), until the server refuses it.
+    /// The metadata server's `scopes` query (iidbatch's scopes).
     private var metadataScopes: String?
     private let scopes: [String]
     private let refreshMargin: TimeInterval
@@ -123,8 +123,8 @@ public actor AccessTokenProvider {
         if cached == token { cached = nil }
     }
 
-    private func fetch() async throws -> AccessToken {
-        let tokenURI = metadataScopes.map { self.tokenURI + "?scopes=" + $0 } ?? self.tokenURI
+    private func fetch(askingScopes: Bool = true) async throws -> AccessToken {
+        let tokenURI = metadataScopes.flatMap { askingScopes ? self.tokenURI + "?scopes=" + $0 : nil } ?? self.tokenURI
         var request = HTTPClientRequest(url: tokenURI)
         switch source {
         case .serviceAccount(let credentials):
@@ -155,10 +155,11 @@ public actor AccessTokenProvider {
             let message = "token endpoint \(tokenURI) answered HTTP \(response.status.code): \(text)"
             let status = Int(response.status.code)
             if (400..<500).contains(status), status != 408, status != 429 {
-                // A metadata server that does not know the scopes query: asked again without it.
-                if metadataScopes != nil {
-                    metadataScopes = nil
-                    return try await fetch()
+                // A metadata server that does not know the scopes query: asked again without it
+                // (this time; the next token asks for them again).
+                if metadataScopes != nil, askingScopes {
+                    fetchCount += 1
+                    return try await fetch(askingScopes: false)
                 }
                 throw TokenRefusal(description: message)
             }

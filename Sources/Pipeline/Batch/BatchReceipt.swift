@@ -79,8 +79,9 @@ public struct BatchReceipt: Sendable {
     /// The status of a request without an outcome.
     public static let pending = "pending"
 
-    /// The most requests a manifest may name for its ids to be listed without a record read (a
-    /// manifest naming more is not one `submit` wrote).
+    /// The most requests a manifest may name for its ids to be listed without a record read: a
+    /// forged manifest must not make a receipt of a hundred million lines (`unlistedIDs` says
+    /// when a larger one left some out).
     static let mostListedIDs = 1_000_000
 
     /// The batch.
@@ -94,6 +95,9 @@ public struct BatchReceipt: Sendable {
     public let outcomeRecords: Int
     /// The lowercase hex SHA-256 of the outcome records (see the rules).
     public let outcomesSHA256: String
+    /// True when the manifest names more requests than `mostListedIDs` and some were neither
+    /// read nor listed: the receipt does not show every request as pending (say so).
+    public let unlistedIDs: Bool
 
     /// The bytes of `record` that the digest covers: the text `<topic> <partition> <offset>
     /// <value length>` and a newline, then the value's bytes and a newline (as kcat prints with
@@ -138,6 +142,7 @@ public struct BatchReceipt: Sendable {
         if let prefix = manifest.idPrefix, manifest.requests <= Self.mostListedIDs {
             for number in stride(from: 1, through: manifest.requests, by: 1) { ids.insert(SubmitPlan.id(prefix: prefix, number: number)) }
         }
+        unlistedIDs = manifest.idPrefix != nil && manifest.requests > Self.mostListedIDs && ids.count < manifest.requests
         self.requests = ids.sorted().map { id in
             Self.request(id, Self.record(of: latest[id]?.outcome, among: records[id] ?? []), latest[id], outcomes: seen[id] ?? 0)
         }

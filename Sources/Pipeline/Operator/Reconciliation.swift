@@ -18,9 +18,6 @@ public struct Reconciliation: Sendable {
     public private(set) var replayCounts: [String: Int] = [:]
     /// Replay records seen per original request id: each must get an outcome too.
     public private(set) var expectedReplays: [String: Int] = [:]
-    /// Replay records turned away as duplicates in flight, per original request id: each answers
-    /// one replay record, but never all of them (the one in flight needs its own outcome).
-    private var turnedAwayReplays: [String: Int] = [:]
     /// The replay records seen, per original request id: what their outcomes can settle.
     private var replayRecords: [String: [PipelineRequest]] = [:]
     private var ledgers: [String: RequestLedger] = [:]
@@ -43,18 +40,16 @@ public struct Reconciliation: Sendable {
         replayRecords[replay.id, default: []].append(replay)
     }
 
-    /// Notes an outcome. A duplicate's rejection (`Outcome.duplicateOf`) settles nothing: the
-    /// request in flight it names ends the id's work, with its own outcome. It answers the record
-    /// it turned away: a replay record's (the same replay run twice), counted with the replays,
-    /// else one more outcome of the request (`duplicates`).
+    /// Notes an outcome. A duplicate's rejection (`Outcome.duplicateOf`) counts toward
+    /// `duplicates` only: the request in flight it names ends the id's work, with its own outcome.
+    /// It never answers a replay record: an outcome does not say which record it answers, and a
+    /// rejection repeats when its record is redelivered, so counting it could say complete while a
+    /// replay still runs. A replay run twice with one batch thus stays short of a replay outcome
+    /// until its turned-away records' dead letters are replayed (`missingReplays` says which).
     public mutating func record(_ outcome: Outcome) {
         let id = outcome.requestID
         if outcome.duplicateOf != nil {
-            if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
-                turnedAwayReplays[id, default: 0] += 1
-            } else {
-                outcomeCounts[id, default: 0] += 1
-            }
+            outcomeCounts[id, default: 0] += 1
             return
         }
         if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
@@ -78,14 +73,10 @@ public struct Reconciliation: Sendable {
     /// Expected requests without any outcome.
     public var missing: [String] { expected.filter { !isAnswered($0) } }
 
-    /// Replays still without an outcome, per original request id. A rejection of a replay record
-    /// as a duplicate in flight answers that record, but all of them never: the same rejection
-    /// comes again when its record is redelivered, while the replay in flight it names may not
-    /// have ended.
+    /// Replays still without an outcome, per original request id.
     public var missingReplays: [String: Int] {
         expectedReplays.reduce(into: [:]) { missing, entry in
-            let turnedAway = min(turnedAwayReplays[entry.key] ?? 0, max(0, entry.value - 1))
-            let short = entry.value - (replayCounts[entry.key] ?? 0) - turnedAway
+            let short = entry.value - (replayCounts[entry.key] ?? 0)
             if short > 0 { missing[entry.key] = short }
         }
     }

@@ -66,13 +66,19 @@ struct BatchesReceipt: AsyncParsableCommand {
             do { try Data(bytes).write(to: URL(fileURLWithPath: output)) } catch {
                 throw RuntimeError(.ioError, "\(output): cannot write the receipt: \((error as NSError).localizedDescription)")
             }
-        } else if isatty(STDOUT_FILENO) != 0 {
+        } else if Output.isTerminal {
             // On a terminal, line by line without control characters (`TerminalText`): items and
-            // ids are what records said. A pipe or file gets the document's bytes.
-            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            FileHandle.standardOutput.write(Data(lines.map { TerminalText.printable(String($0)) }.joined(separator: "\n").utf8))
+            // ids are what records said. A pipe or file gets the document's bytes. (CSV lines
+            // end in CR LF, JSON's in LF.)
+            let end = format == "csv" ? "\r\n" : "\n"
+            let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: end)
+            FileHandle.standardOutput.write(Data(lines.map(TerminalText.printable).joined(separator: end).utf8))
         } else {
             FileHandle.standardOutput.write(Data(bytes))
+        }
+        if receipt.unlistedIDs {
+            Output.error(
+                "batch \(manifest.name): its manifest names \(manifest.requests) requests, more than a receipt lists unread: requests of which nothing was read are not listed")
         }
         let statuses = receipt.requestsByStatus.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Output.error(
