@@ -78,7 +78,8 @@ struct BatchesReceipt: AsyncParsableCommand {
         }
         if receipt.unlistedIDs {
             Output.error(
-                "batch \(manifest.name): its manifest names \(manifest.requests) requests, more than a receipt lists unread: requests of which nothing was read are not listed")
+                "batch \(manifest.name): its manifest names \(manifest.requests) requests, more than a receipt lists unread: requests of which nothing was read are not listed"
+            )
         }
         let statuses = receipt.requestsByStatus.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         Output.error(
