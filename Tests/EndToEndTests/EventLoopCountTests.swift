@@ -37,7 +37,17 @@ struct EventLoopCountTests {
             environment: variable.map { ["NIO_SINGLETON_GROUP_LOOP_COUNT": $0] } ?? [:], removing: variable == nil ? ["NIO_SINGLETON_GROUP_LOOP_COUNT"] : [])
         defer { child.kill() }
         _ = try await child.waitFor("iidbatch run: Kafka:")
-        let threads = try Self.loopThreads(of: child.pid)
+        // The loops start with NIO's first task, and each names itself once running: by the
+        // line above they may not have yet (seen on a loaded debug build). Read until as many as
+        // expected are there (a bound against hangs), then once more a moment later, so that one
+        // too many shows.
+        var threads = try Self.loopThreads(of: child.pid)
+        for _ in 0..<200 where threads.count < expected {
+            try await Task.sleep(for: .milliseconds(50))
+            threads = try Self.loopThreads(of: child.pid)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        threads = try Self.loopThreads(of: child.pid)
         #expect(threads.count == expected, "\(threads.sorted())")
         withExtendedLifetime(nobody) {}
     }
