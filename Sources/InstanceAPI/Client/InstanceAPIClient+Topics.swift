@@ -119,7 +119,7 @@ extension InstanceAPIClient {
         let answer = try await send(api, method, url, json: body, headers: [("X-GOOG-API-FORMAT-VERSION", "2")])
         if (200..<300).contains(answer.status) {
             // The subscription, or `{}`: a page (a captive proxy's) is no receipt.
-            guard answer.body.isEmpty || ResultClassifier.isObjectAnswer(answer.body) else {
+            guard ResultClassifier.isSubscriptionAnswer(status: answer.status, body: answer.body) else {
                 throw .malformedResponse(api: api, status: answer.status, message: "not the API's answer: \(answer.text)")
             }
             return .ok

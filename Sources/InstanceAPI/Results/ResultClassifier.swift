@@ -99,7 +99,7 @@ package enum ResultClassifier {
         let parsed = FCMErrorBody(apiAnswer: body)
         let named = parsed?.code
         let message = parsed?.message ?? excerpt(body)
-        if api == .fcmSubscribe, parsed != nil, status == 409 || named == "ALREADY_EXISTS" {
+        if api == .fcmSubscribe, parsed != nil, Self.isAlreadySubscribed(status: status, named: named) {
             return .item(.ok)
         }
         let code = named.map(fcmCode(named:)) ?? fcmCode(status: status)
@@ -115,6 +115,14 @@ package enum ResultClassifier {
             guard parsed != nil else { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
             return .item(ItemResult(code, message: message))
         }
+    }
+
+    /// Whether a subscribe's error (with the API's error body) says the subscription exists: a 409
+    /// naming no other code, or `ALREADY_EXISTS` on a 400 or 409. On any other status (401, 429,
+    /// 5xx, a redirect) the status decides: such an answer is no item's success.
+    private static func isAlreadySubscribed(status: Int, named: String?) -> Bool {
+        guard let named else { return status == 409 }
+        return named == "ALREADY_EXISTS" && (status == 400 || status == 409)
     }
 
     /// An answer of the installation / instance-ID delete of `id` (§3), 200 included.
@@ -160,9 +168,10 @@ package enum ResultClassifier {
         let code: ResultCode
         if lower.contains("already exists") {
             code = .alreadyExists
-        } else if lower.contains("maximum") || lower.contains("full") {
+        } else if lower.contains("maximum") || Self.hasWord("full", in: lower) {
             code = .groupFull
-        } else if lower.contains("not found") {
+        } else if lower.contains("not found"), lower.contains("notification_key") || lower.contains("notification key") {
+            // The group's key or name not found; a sender or project not found is the caller's.
             code = .notFound
         } else {
             code = .invalidArgument
@@ -209,10 +218,24 @@ package enum ResultClassifier {
         JSONParser.isBlankOrEmptyObject(body)
     }
 
-    /// True for a JSON object, blanks aside: what a success that returns a resource is.
+    /// True for a JSON object without an `error` member, blanks aside: what a success that
+    /// returns a resource is (a body holding the APIs' error form is an error, whatever the status).
     public static func isObjectAnswer(_ body: Data) -> Bool {
-        guard case .object? = try? JSONValue.parse(bytes: [UInt8](body)) else { return false }
-        return true
+        guard let value = try? JSONValue.parse(bytes: [UInt8](body)), case .object = value else { return false }
+        return value[FCMErrorBody.CodingKeys.error] == nil
+    }
+
+    /// True when `word` stands in `text` as a word of its own (not inside another: `full` is not in
+    /// `successfully`).
+    private static func hasWord(_ word: String, in text: String) -> Bool {
+        text.split(whereSeparator: { !$0.isLetter }).contains { $0 == word }
+    }
+
+    /// True when an FCM v1 topic call's answer (`status`, `body`) is its success: a 200 with the
+    /// subscription, `{}` or nothing. Another 2xx (Google's APIs answer 200), a page or an error
+    /// body (`isObjectAnswer`) is no receipt, whatever its status says.
+    public static func isSubscriptionAnswer(status: Int, body: Data) -> Bool {
+        status == 200 && (body.isEmpty || isObjectAnswer(body))
     }
 
     /// The failure code `name` spells; nil for an unknown name and for a success code's name

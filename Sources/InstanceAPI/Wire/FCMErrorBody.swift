@@ -122,21 +122,40 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return text.isEmpty ? nil : ResultClassifier.excerpt(Data(text.utf8))
     }
 
-    /// True when the error is the API's `NOT_FOUND` about `item`: a structured error whose
-    /// `status` is `NOT_FOUND`, or a plain string error (the legacy endpoints' form) naming it
-    /// (`names(_:)`: not only inside a quoted path).
+    /// True when the error is the API's `NOT_FOUND` about `item` (a 404): a structured error whose
+    /// `status` is `NOT_FOUND`, whose `code` (when it has one) is 404, and which is not a front
+    /// end's answer to a path it has no method for (`isRoutingError`: a wrong base URL); or a plain
+    /// string error (the legacy endpoints' form) naming it (`names(_:)`: not only inside a quoted
+    /// path).
     public func isNotFound(_ item: String) -> Bool {
         guard let error else { return names(item) }
-        return error.status == "NOT_FOUND"
+        return error.status == "NOT_FOUND" && (error.code ?? 404) == 404 && !isRoutingError
     }
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
-    /// is `ALREADY_EXISTS`, or a plain string error naming it (`names(_:)`). A conflict of another kind
-    /// (`ABORTED`) is not.
+    /// is `ALREADY_EXISTS` and whose `code` (when it has one) is 409, or a plain string error naming
+    /// it (`names(_:)`). A conflict of another kind (`ABORTED`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
         guard let error else { return names(item) }
-        return error.status == "ALREADY_EXISTS"
+        return error.status == "ALREADY_EXISTS" && (error.code ?? 409) == 409
     }
+
+    /// The message a Google front end gives, in the APIs' error form, for a path no method of
+    /// the API serves (`{"error": {"code": 404, "message": "Method not found.", "status":
+    /// "NOT_FOUND"}}`): it says nothing of any item.
+    static let routingMessage = "method not found"
+
+    /// True when the error is a front end's answer to a path without a method (`routingMessage`,
+    /// any case, with or without its full stop).
+    var isRoutingError: Bool {
+        guard let message = error?.message?.lowercased() else { return false }
+        let words = message.hasSuffix(".") ? String(message.dropLast()) : message
+        return words.trimmingCharacters(in: .whitespaces) == Self.routingMessage
+    }
+
+    /// The bytes that, just before an item, show it quoted inside a path, URL or query: a slash,
+    /// a backslash, `=`, and `;` (the end of an HTML-escaped slash, `&#x2F;` or `&#47;`).
+    static let pathBytes: Set<UInt8> = [UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "="), UInt8(ascii: ";")]
 
     /// The longest part of the API's words searched for an item's name.
     static let searchedBytes = 1_024
@@ -146,9 +165,10 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// within their first `searchedBytes`: an error about that one id or token. A refusal of the
     /// caller (IAM, credentials, a project mismatch of the request) names none.
     ///
-    /// Words that hold `item` after a `/` quote a path or URL that holds it, the request's own
-    /// (a gateway's or web framework's `Cannot DELETE /v1/project/p/instanceId/ID`): they do not
-    /// name it, wherever else it appears. This is the one rule that tells the legacy string
+    /// Words that hold `item` after a `/` (or another of `pathBytes`: an escaped slash, a query's
+    /// `=`) quote a path or URL that holds it, the request's own (a gateway's or web framework's
+    /// `Cannot DELETE /v1/project/p/instanceId/ID`): they do not name it, wherever else it
+    /// appears. This is the one rule that tells the legacy string
     /// errors of the API (`Instance ID "ID": already deleted`) from such echoes.
     public func names(_ item: String) -> Bool {
         guard let full = error?.message ?? errorString, !item.isEmpty else { return false }
@@ -165,7 +185,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         var named = false
         for start in 0...(words.count - needle.count) where words[start] == needle[0] {
             guard words[start..<start + needle.count].elementsEqual(needle) else { continue }
-            if start > 0, words[start - 1] == UInt8(ascii: "/") { return false }
+            if start > 0, Self.pathBytes.contains(words[start - 1]) { return false }
             if !isWordByte(start - 1), !isWordByte(start + needle.count) { named = true }
         }
         return named

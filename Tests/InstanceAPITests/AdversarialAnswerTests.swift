@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@testable import InstanceAPI
+
+/// Answers an adversary could choose (a gateway, a wrong base URL on a Google front end, a proxy
+/// speaking Google's error format), found by a read-only audit of the classifier: none may give
+/// an item a success it did not have.
+@Suite("Answers that are not the API's about this item are never an item's success")
+struct AdversarialAnswerTests {
+    @Test(
+        "§3 deletion: a routing error in Google's form, a status that disagrees with the HTTP one, or the id in a quoted path is no erasure receipt",
+        arguments: [
+            // A Google front end's answer to a path it has no method for (a wrong base URL).
+            (404, #"{"error": {"code": 404, "message": "Method not found.", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": {"code": 503, "message": "x", "status": "NOT_FOUND"}}"#),
+            (409, #"{"error": {"code": 400, "message": "x", "status": "ALREADY_EXISTS"}}"#),
+            // A gateway echoing the request's path, its slashes escaped, or the id in a query.
+            (404, #"{"error": "Cannot DELETE &#x2F;v1&#x2F;project&#x2F;p&#x2F;instanceId&#x2F;fid"}"#),
+            (404, #"{"error": "Cannot DELETE &#47;v1&#47;project&#47;p&#47;instanceId&#47;fid"}"#),
+            (404, #"{"error": "no route for DELETE ?instanceId=fid"}"#),
+            (404, #"{"error": "no route for C:\\v1\\fid"}"#),
+        ])
+    func deletionNoReceipt(status: Int, body: String) {
+        let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)
+        #expect(verdict.call != nil, "HTTP \(status) \(body) gave \(String(describing: verdict.item))")
+    }
+
+    @Test("§3 deletion: the API's own NOT_FOUND, with or without a code, is still the receipt")
+    func deletionReceiptKept() {
+        for body in [#"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, #"{"error": {"status": "NOT_FOUND"}}"#]
+        {
+            #expect(ResultClassifier.deleteInstance(id: "fid", status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .alreadyAbsent, "\(body)")
+        }
+    }
+
+    @Test(
+        "§2.6 FCM v1: a 2xx that is an error body, or not a 200, is no subscription",
+        arguments: [
+            (200, #"{"error": {"code": 403, "status": "PERMISSION_DENIED"}}"#), (200, #"{"error": "login required"}"#), (204, ""),
+            (202, #"{"status": "login required"}"#),
+        ])
+    func fcmSuccessIsTheResource(status: Int, body: String) {
+        #expect(!ResultClassifier.isSubscriptionAnswer(status: status, body: Data(body.utf8)), "HTTP \(status) \(body)")
+    }
+
+    @Test("§2.6 FCM v1: a 200 with the subscription, {} or nothing is the API's success")
+    func fcmSuccessKept() {
+        for body in ["", "{}", #"{"name": "projects/p/registrations/t/topicSubscriptions/news"}"#] {
+            #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8)), "\(body)")
+        }
+    }
+
+    @Test(
+        "§2.6 on subscribe, ALREADY_EXISTS is success only as the API's conflict: not on a 401, 429 or 5xx, and a 409 naming another code is that code",
+        arguments: [
+            (503, #"{"error": "ALREADY_EXISTS"}"#), (401, #"{"error": {"code": 401, "status": "ALREADY_EXISTS"}}"#),
+            (429, #"{"error": {"status": "ALREADY_EXISTS"}}"#), (409, #"{"error": {"code": 409, "status": "ABORTED"}}"#),
+            (302, #"{"error": {"status": "ALREADY_EXISTS"}}"#),
+        ])
+    func fcmAlreadyExistsOnlyAsConflict(status: Int, body: String) {
+        let verdict = ResultClassifier.fcmV1(.fcmSubscribe, status: status, body: Data(body.utf8), retryAfter: nil)
+        #expect(verdict != .item(.ok), "HTTP \(status) \(body)")
+    }
+
+    @Test(
+        "§4 a device-group 400 is NOT_FOUND only when it says the group's key is not found; 'successfully' is not GROUP_FULL",
+        arguments: [
+            (#"{"error": "project_id not found"}"#, ResultCode.invalidArgument), (#"{"error": {"message": "Sender not found"}}"#, .invalidArgument),
+            (#"{"error": "notification_key not found"}"#, .notFound), (#"{"error": "notification_key_name not found"}"#, .notFound),
+            (#"{"error": "removed successfully, but x"}"#, .invalidArgument), (#"{"error": "the group is full"}"#, .groupFull),
+        ])
+    func deviceGroupWords(body: String, expected: ResultCode) {
+        #expect(ResultClassifier.deviceGroup(status: 400, body: Data(body.utf8), retryAfter: nil).item?.code == expected, "\(body)")
+    }
+}
