@@ -33,6 +33,25 @@ struct DispatchMachineSuspectTests {
         #expect(Array(probe.items) == ["w-0", "w-1"], "the probe carried \(Array(probe.items)): the suspect again")
     }
 
+    @Test("a groups.remove that failed for the whole system (a timeout: it may have taken effect) goes again as a retry, though not charged")
+    func suspectIsARetry() throws {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
+            breakerThreshold: 1, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        configuration.adaptiveRate.start = 1_000
+        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 7))
+        let remove = PipelineRequest(id: "g", op: .groupsRemove, target: .group(name: "user-1", key: "key-1"), items: ["a", "b"])
+        let first = try #require(started(machine.add(remove, handle: RequestHandle(0), now: t0) + machine.timerFired(now: t0 + .milliseconds(10))).first)
+        #expect(!first.mayHaveTakenEffect)
+        // Its answer is lost: the removal may have happened (and the group, emptied, be gone).
+        _ = machine.finished(jobID: first.id, .failed(.timedOut(api: .deviceGroup, timeout: .seconds(30))), now: t0 + .milliseconds(20))
+        #expect(!machine.breakerClosed, "the failure opened the breaker: the attempt is a suspect, not charged")
+        let again = try #require(started(machine.timerFired(now: t0 + .seconds(2))).first)
+        #expect(again.attempts == 0)
+        #expect(again.mayHaveTakenEffect, "a group that is not found now may be the one the lost attempt emptied")
+    }
+
     private static func subscribe(_ id: String, topic: String) -> PipelineRequest {
         PipelineRequest(id: id, op: .topicsSubscribe, target: .topic(topic), items: ["\(id)-0", "\(id)-1"])
     }

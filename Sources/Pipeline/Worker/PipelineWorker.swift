@@ -349,7 +349,7 @@ public actor PipelineWorker {
         let api = job.api
         spawn {
             let started = ContinuousClock.now
-            let answer = await executor.perform(job.op, calling: api, target: job.target, items: job.items, isRetry: job.attempts > 0)
+            let answer = await executor.perform(job.op, calling: api, target: job.target, items: job.items, isRetry: job.mayHaveTakenEffect)
             metrics.observeCall(api: api.rawValue, duration: .now - started)
             await self.callFinished(job.id, of: api, answer)
         }

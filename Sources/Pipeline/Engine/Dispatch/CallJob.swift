@@ -32,6 +32,11 @@ struct CallJob: Sendable {
     /// own, and it is charged.
     var systemFailedAt: ContinuousClock.Instant?
 
+    /// Whether an earlier attempt may have taken effect unseen: one was charged (its answer may
+    /// have been lost, or was a retryable error), or one failed for the whole system (a timeout, a
+    /// reset connection: not charged, but perhaps carried out). The executor's `isRetry`.
+    var mayHaveTakenEffect: Bool { attempts > 0 || systemFailedAt != nil }
+
     /// The op.
     var op: RequestOp { call.op }
     /// The target.
