@@ -22,4 +22,16 @@ struct OutcomeReadTests {
         #expect(Outcome.read(outcome(counts: ["OK": Outcome.mostCountedItems, "X": 1]), using: decoder) == nil, "more than the bound in all")
         #expect(Outcome.read(Array("{not json".utf8), using: decoder) == nil)
     }
+
+    @Test("--json prints an outcome as one line: the CR and LF a producer put between its tokens become spaces, and it reads the same")
+    func oneLine() throws {
+        let decoder = Outcome.decoder()
+        let wire = String(decoding: outcome(counts: ["OK": 2]), as: UTF8.self)
+        let spread = Array(wire.replacingOccurrences(of: ",", with: ",\r\n  ").replacingOccurrences(of: "{", with: "{\n").utf8)
+        let read = try #require(Outcome.read(spread, using: decoder))
+        let line = Outcome.line(spread)
+        #expect(!line.contains("\n") && !line.contains("\r"), "\(line)")
+        #expect(Outcome.read(Array(line.utf8), using: decoder) == read)
+        #expect(Outcome.line(Array(wire.utf8)) == wire, "an outcome on one line is printed as it is")
+    }
 }

@@ -19,4 +19,13 @@ extension Outcome {
         }
         return outcome
     }
+
+    /// The bytes of an outcome record that `read` accepted, as one line of text (`outcomes --json`
+    /// prints one record per line). JSON has CR and LF only between its tokens (the decoder refuses
+    /// them raw inside a string), so each becomes a space and the line means what the record does;
+    /// a record already on one line is its bytes unchanged.
+    public static func line(_ value: [UInt8]) -> String {
+        guard value.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return String(decoding: value, as: UTF8.self) }
+        return String(decoding: value.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }, as: UTF8.self)
+    }
 }

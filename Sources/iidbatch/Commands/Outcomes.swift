@@ -16,7 +16,7 @@ struct Outcomes: AsyncParsableCommand {
             time, in a few reads), allowing for that much skew between the worker's clock and the \
             record's timestamp; a line on stderr says how many records were read. \
             --follow keeps printing new outcomes until Ctrl-C. --json prints the \
-            outcomes as they are on the wire, one per line, and the footer on stderr. \
+            outcomes as they are on the wire, one per line (CR and LF between JSON tokens become spaces), and the footer on stderr. \
             --subject S answers "is subject S erased, and when?": every installation of S's \
             deletions with its final code and time, the deletions whose outcomes do not list \
             their installations (rejected, cancelled, too large, or a subject cut short) and why, \
@@ -78,7 +78,7 @@ struct Outcomes: AsyncParsableCommand {
             guard let value = record.value, let outcome = Outcome.read(value, using: decoder), selected(outcome) else { return }
             let row = table.add(outcome)
             erasure?.add(outcome)
-            Output.line(json ? String(decoding: value, as: UTF8.self) : row)
+            Output.line(json ? Outcome.line(value) : row)
         }
         if let extent, since != nil { Output.error(extent.summary("outcomes", try topics())) }
         json ? Output.error(table.footer) : Output.line(table.footer)
