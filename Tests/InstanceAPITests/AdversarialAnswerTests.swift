@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WireJSON
 
 @testable import InstanceAPI
 
@@ -72,5 +73,13 @@ struct AdversarialAnswerTests {
         ])
     func deviceGroupWords(body: String, expected: ResultCode) {
         #expect(ResultClassifier.deviceGroup(status: 400, body: Data(body.utf8), retryAfter: nil).item?.code == expected, "\(body)")
+    }
+
+    @Test("§2.3 a batch answer that holds an error beside its results is no answer of successes")
+    func batchResultsBesideAnError() {
+        let body = Data(#"{"results": [{}, {}], "error": {"code": 503, "status": "UNAVAILABLE"}}"#.utf8)
+        #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse.resultRuns(jsonBody: body) }
+        #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse.resultRuns(jsonBody: Data(#"{"error": "x", "results": []}"#.utf8)) }
+        #expect((try? TopicBatchResponse.resultRuns(jsonBody: Data(#"{"results": [{}, {"error": "NOT_FOUND"}], "other": 1}"#.utf8)))?.count == 2)
     }
 }

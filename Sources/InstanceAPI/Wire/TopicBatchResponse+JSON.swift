@@ -16,8 +16,9 @@ extension TopicBatchResponse {
 
     /// Parses an answer; an entry `{}` is success, `{"error": "<name>"}` a failure.
     ///
-    /// - Throws: when the body is not JSON, `results` is not an array of objects, an entry's
-    ///   `error` is not a string, or an entry without `error` is not `{}`.
+    /// - Throws: when the body is not JSON, `results` is not an array of objects, an `error`
+    ///   stands beside it, an entry's `error` is not a string, or an entry without `error` is
+    ///   not `{}`.
     public init(jsonBody: Data) throws(JSONValue.ParseError) {
         self.init(results: Array(try Self.resultRuns(jsonBody: jsonBody)))
     }
@@ -30,8 +31,14 @@ extension TopicBatchResponse {
     public static func resultRuns(jsonBody: Data) throws(JSONValue.ParseError) -> RunLengthList<Entry> {
         let bytes = [UInt8](jsonBody)
         if let runs = usualResults(bytes) { return runs }
-        guard let elements = try JSONValue.parse(bytes: bytes)[CodingKeys.results]?.arrayValue else {
+        let answer = try JSONValue.parse(bytes: bytes)
+        guard let elements = answer[CodingKeys.results]?.arrayValue else {
             throw JSONValue.ParseError(offset: 0, reason: "'\(CodingKeys.results.rawValue)' must be an array")
+        }
+        // An error beside the results (a gateway's, or the APIs' error form) says the call failed:
+        // its results are no item's answer.
+        guard answer[FCMErrorBody.CodingKeys.error] == nil else {
+            throw JSONValue.ParseError(offset: 0, reason: "an answer with '\(CodingKeys.results.rawValue)' must not hold an error")
         }
         var runs = RunLengthList<Entry>()
         for element in elements {
