@@ -165,10 +165,12 @@ public actor AccessTokenProvider {
             }
             throw InstanceAPIError.credentials(message)
         }
-        guard let decoded = try? JSONDecoder().decode(TokenResponse.self, from: Data(body.readableBytesView)) else {
-            throw InstanceAPIError.credentials("token endpoint \(tokenURI) answered without an access_token")
+        switch TokenResponse.read(Data(body.readableBytesView)) {
+        case .success(let answer):
+            return AccessToken(value: answer.accessToken, expiresAt: now().addingTimeInterval(TimeInterval(answer.expiresIn)))
+        case .failure(let problem):
+            throw InstanceAPIError.credentials("token endpoint \(tokenURI) answered \(problem)")
         }
-        return AccessToken(value: decoded.accessToken, expiresAt: now().addingTimeInterval(TimeInterval(decoded.expiresIn)))
     }
 
     private static func formEncode(_ text: String) -> String {
