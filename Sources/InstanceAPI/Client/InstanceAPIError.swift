@@ -75,6 +75,15 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// False when the call was never sent (no access token could be had): such a failure says
+    /// nothing of the call or its items, whatever other calls did meanwhile.
+    public var wasSent: Bool {
+        switch self {
+        case .credentials, .invalidArgument: false
+        default: true
+        }
+    }
+
     /// The server's `Retry-After`, when it sent one.
     public var retryAfter: Duration? {
         switch self {

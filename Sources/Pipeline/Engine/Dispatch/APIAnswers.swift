@@ -14,11 +14,12 @@ struct APIAnswers: Sendable {
     /// failed for the whole system at `systemFailedAt`, is that job's own: a failure of the kind
     /// that fails the whole system, while a call of the same API was answered since the call
     /// started, or since the job's last such failure. The system works then (another project's id
-    /// behind a 403 that names nobody, a page answered for one path).
+    /// behind a 403 that names nobody, a page answered for one path). A call never sent (no access
+    /// token) has no failure of its own.
     func isOwnFailure(
         _ error: InstanceAPIError, of api: BackendAPI, startedAt: ContinuousClock.Instant, systemFailedAt: ContinuousClock.Instant?
     ) -> Bool {
-        guard error.isOutage, let answered = answeredAt[api] else { return false }
+        guard error.isOutage, error.wasSent, let answered = answeredAt[api] else { return false }
         return answered > startedAt || systemFailedAt.map { answered > $0 } ?? false
     }
 }
