@@ -7,7 +7,7 @@ import WireJSON
 /// The backend of the worker simulation: for each call it draws an answer from the whole space of
 /// what the APIs (or something in front of them) may say — per-item codes of every kind mixed in
 /// one answer, whole-call statuses of every class with the API's own error body or a proxy's page,
-/// `Retry-After` from 0 to Int.max, no answer, a timeout — and turns it into a `CallAnswer` through
+/// `Retry-After` from 0 to Int.max, no answer, a timeout, no access token — and turns it into a `CallAnswer` through
 /// the client's own classifier (`ResultClassifier`, `RetryAfter`), as the client does.
 ///
 /// Items whose text starts with `foreign` belong to another project: a deletion or a lookup of
@@ -42,6 +42,8 @@ struct SimulatedBackend {
         case status
         case transport
         case timeout
+        /// No access token could be had: the call is never sent.
+        case credentials
     }
 
     var random: SplitMix64
@@ -50,8 +52,9 @@ struct SimulatedBackend {
     mutating func answer(_ job: CallJob, api: BackendAPI) -> CallAnswer {
         if let foreign = foreignAnswer(job, api: api) { return foreign }
         if let stuck = stuckAnswer(job, api: api) { return stuck }
-        switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .timeout]) {
+        switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .timeout, .credentials]) {
         case .perItem: return perItem(job, api: api)
+        case .credentials: return .failed(.credentials("token endpoint https://oauth2.googleapis.com/token did not answer"))
         case .transport: return .failed(.transport(api: api, message: "connection reset by peer"))
         case .timeout: return .failed(.timedOut(api: api, timeout: .seconds(30)))
         case .status:

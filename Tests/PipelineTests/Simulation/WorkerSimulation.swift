@@ -349,6 +349,18 @@ struct WorkerSimulation {
                         throw violation("call \(job.id) carries request \(request.id), which \(cancel) cancelled before any call")
                     }
                 }
+                // Each item is the request's own item at the index its origin names, for the request's op and target.
+                for run in job.origins.runs {
+                    guard let request = admitted[run.request]?.request else { continue }
+                    guard job.op == request.op, job.target == request.target else {
+                        throw violation("call \(job.id) of \(job.op) \(job.target) carries items of \(request.id), a \(request.op) of \(request.target)")
+                    }
+                    for (index, position) in zip(run.indexes, run.positions) where job.items[position] != request.items[index] {
+                        throw violation(
+                            "call \(job.id) carries '\(job.items[position])' at \(position) as item \(index) of \(request.id), which is '\(request.items[index])'"
+                        )
+                    }
+                }
                 for handle in Set(job.origins.runs.map(\.request)) where admitted[handle] != nil { admitted[handle]!.calls += 1 }
                 for run in job.origins.runs where admitted[run.request]?.published == true {
                     throw violation("call \(job.id) carries items \(run.indexes) of request \(admitted[run.request]!.id), already published")
@@ -397,7 +409,15 @@ struct WorkerSimulation {
     private mutating func published(_ publication: Publication) throws {
         defer { pending.append(publication) }
         let outcome = publication.outcome
-        guard outcome.status != .rejected else { return }
+        if outcome.status == .rejected {
+            // A request the machine admitted is never rejected: only records it turned away are.
+            // Another record of an id in flight is turned away as a duplicate (a mangled record
+            // may carry an admitted id: seed 1920), and its dead letter says so.
+            if publication.deadLetter?.kind != .duplicate, let handle = handleByID[outcome.requestID], admitted[handle]?.published == false {
+                throw violation("\(outcome.requestID), admitted, was published as rejected: \(outcome.reason ?? "no reason")")
+            }
+            return
+        }
         if outcome.status == .cancelled, let request = cancelledOnArrival.removeValue(forKey: outcome.requestID) {
             guard let cancel = cancels.first(where: { $0.matches(request.request, producedAt: request.producedAt) }) else {
                 throw violation("\(request.id) cancelled on arrival, though no cancel in force matches it")
@@ -430,9 +450,24 @@ struct WorkerSimulation {
         var expected: [String: Int] = [:]
         for code in request.lastCodes.values { expected[code.rawValue, default: 0] += 1 }
         // Each failed item by its own index and code, not only the totals.
-        for failed in outcome.failedItems where request.lastCodes[failed.index] != failed.code {
+        for failed in outcome.failedItems where request.lastCodes[failed.index] != failed.code || failed.item != request.request.items[failed.index] {
             let last = request.lastCodes[failed.index].map(\.rawValue) ?? "none"
-            throw violation("item \(failed.index) of \(request.id) reported \(failed.code), its last answer \(last)")
+            throw violation("item \(failed.index) of \(request.id) reported \(failed.item) \(failed.code), its last answer \(last)")
+        }
+        // An erasure receipt names every item in order, each with its last answer's code.
+        if let receipt = outcome.receipt {
+            guard receipt.count == request.items else { throw violation("receipt of \(request.id) lists \(receipt.count) of \(request.items) items") }
+            for (index, line) in receipt.enumerated() where line.item != request.request.items[index] || line.code != request.lastCodes[index] {
+                throw violation(
+                    "receipt line \(index) of \(request.id) says \(line.item) \(line.code); the item is \(request.request.items[index]), its last answer \(request.lastCodes[index].map(\.rawValue) ?? "none")"
+                )
+            }
+        } else if request.request.op == .installationsDelete, outcome.reason == nil {
+            throw violation("deletion \(request.id) published \(outcome.status) without its erasure receipt")
+        }
+        // The healthy backend's new work, after the chaos: nothing of it may fail.
+        if request.id.hasPrefix("heal-"), outcome.status != .succeeded {
+            throw violation("\(request.id), sent to the healed backend, ended \(outcome.status): \(outcome.counts)")
         }
         guard expected == outcome.counts else {
             throw violation("outcome of \(request.id) counts \(outcome.counts.sorted { $0.key < $1.key }), its answers \(expected.sorted { $0.key < $1.key })")
