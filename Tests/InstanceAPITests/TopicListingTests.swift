@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import InstanceAPI
@@ -48,5 +49,23 @@ extension TopicListing {
         var listing = self
         _ = try listing.add(page, status: 200)
         return listing
+    }
+
+    @Test("a page is read in either spelling Google's pages show (camelCase or snake_case), the topic from its topic name when given")
+    func spellings() throws {
+        let camel = #"{"topicSubscriptions": [{"name": "projects/p/registrations/r/topicSubscriptions/news"}], "nextPageToken": "2"}"#
+        let snake = #"{"topic_subscriptions": [{"name": "projects/p/registrations/r/topicSubscriptions/a%41", "topic_name": "a%41"}], "next_page_token": "2"}"#
+        let first = try JSONDecoder().decode(TopicSubscriptionList.self, from: Data(camel.utf8))
+        #expect(first.topicSubscriptions?.map(\.topic) == ["news"] && first.nextPageToken == "2")
+        let second = try JSONDecoder().decode(TopicSubscriptionList.self, from: Data(snake.utf8))
+        #expect(second.topicSubscriptions?.map(\.topic) == ["a%41"] && second.nextPageToken == "2", "a topic may hold %: its name says it as it is")
+        #expect(try JSONDecoder().decode(TopicSubscriptionList.self, from: Data("{}".utf8)).topicSubscriptions == nil, "no subscriptions")
+    }
+
+    @Test("an object with none of the page's members is not an empty page: a registration's topics are never read as none from another answer")
+    func notAPage() {
+        for body in [#"{"subscriptions": [{"name": "x"}]}"#, #"{"error": {"code": 403}}"#, "[]"] {
+            #expect(throws: (any Error).self, "\(body)") { try JSONDecoder().decode(TopicSubscriptionList.self, from: Data(body.utf8)) }
+        }
     }
 }
