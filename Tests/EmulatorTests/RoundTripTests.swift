@@ -83,7 +83,7 @@ struct RoundTripTests {
         }
     }
 
-    @Test("§4 device groups: create, add, remove, retrieve, send")
+    @Test("§4 device groups: create, add, remove, retrieve")
     func deviceGroups() async throws {
         try await withEmulator { (e: EmulatorFixture) async throws in
             let tokens = e.seedTokens(4)
@@ -93,8 +93,6 @@ struct RoundTripTests {
             #expect(other != key, "each retrieve may look different")
             #expect(try await e.client.addToGroup(name: "appUser-Chris", key: other, tokens: [tokens[2], "stale-token"]).value == key)
             #expect(e.backend.groupMembers("appUser-Chris") == [tokens[0], tokens[1], tokens[2], "stale-token"])
-            let sent = try await e.client.sendToGroup(key: key, data: ["hello": "world"])
-            #expect(sent == GroupSendResponse(success: 3, failure: 1, failedRegistrationIDs: ["stale-token"]))
             _ = try await e.client.removeFromGroup(name: "appUser-Chris", key: key, tokens: ["stale-token"])
             #expect(e.backend.groupMembers("appUser-Chris")?.count == 3)
         }

@@ -31,7 +31,7 @@ struct ProjectOnboarding: RouterMiddleware {
     /// The answer to every call of `api`.
     func refusal() -> EmulatorResponse {
         switch api {
-        case .deviceGroup, .groupExport, .groupSend:
+        case .deviceGroup, .groupExport:
             return EmulatorResponse.googleError(
                 403, "PERMISSION_DENIED",
                 "Device group messaging is not available to project \(projectNumber): new projects cannot onboard device groups after December 1, 2026."

@@ -5,7 +5,8 @@ extension EmulatorBackend {
     /// §2.6 per-registration subscribe and unsubscribe through the FCM v1 API. A registration is
     /// an FCM token or a FID. `POST …/topicSubscriptions?topic_name=` creates (an existing
     /// subscription is 409 `ALREADY_EXISTS`, as Google answers a create of what exists);
-    /// `PATCH …/topicSubscriptions/{topic}?allowMissing=true` creates or returns it;
+    /// `PATCH …/topicSubscriptions/{topic}?allowMissing=true` creates or returns it (a body naming
+    /// another resource than the URL's is refused);
     /// `DELETE …?allow_missing=true` removes it, and with `allow_missing` one that is not there is
     /// fine.
     func fcmTopic(
@@ -23,6 +24,13 @@ extension EmulatorBackend {
         let allowMissing = request.query["allowMissing"] == "true" || request.query["allow_missing"] == "true"
         if api == .fcmSubscribe && !create && !allowMissing {
             return EmulatorResponse.googleError(400, "INVALID_ARGUMENT", "allowMissing=true is required to create a subscription with PATCH.").counting(
+                items: 1, codes: ["INVALID_ARGUMENT"])
+        }
+        // A PATCH body that names the resource names this one, as it is (not percent-encoded).
+        if api == .fcmSubscribe, !create, let named = try? JSONDecoder().decode(TopicSubscriptionList.Subscription.self, from: request.body),
+            named.name != "projects/\(pathProject)/registrations/\(token)/topicSubscriptions/\(name)"
+        {
+            return EmulatorResponse.googleError(400, "INVALID_ARGUMENT", "The name in the body, '\(named.name)', is not the resource of the URL.").counting(
                 items: 1, codes: ["INVALID_ARGUMENT"])
         }
         let today = Self.today
@@ -157,19 +165,5 @@ extension EmulatorBackend {
         case .success(let key): EmulatorResponse.json(DeviceGroupResponse(notificationKey: key)).counting(items: items, codes: ["OK"])
         case .failure(let refusal): EmulatorResponse.error(400, refusal.message).counting(items: items, codes: [refusal.message])
         }
-    }
-
-    /// §4 `POST /fcm/send` to a group: members with live tokens are reached.
-    func groupSend(_ request: EmulatorRequest, project: String) -> EmulatorResponse {
-        guard let body = try? JSONDecoder().decode(GroupSendRequest.self, from: request.body) else {
-            return EmulatorResponse.error(400, "invalid JSON body").counting(items: 0)
-        }
-        let (members, failed): ([String]?, [String]) = state.withLock { state in
-            guard let members = state.groups.members(key: body.to, project: project) else { return (nil, []) }
-            return (members, members.filter { state.problem(with: $0, project: project) != nil })
-        }
-        guard let members else { return EmulatorResponse.error(400, "notification_key not found").counting(items: 0) }
-        let response = GroupSendResponse(success: members.count - failed.count, failure: failed.count, failedRegistrationIDs: failed.isEmpty ? nil : failed)
-        return EmulatorResponse.json(response).counting(items: members.count)
     }
 }

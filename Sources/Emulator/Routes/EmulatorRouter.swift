@@ -71,7 +71,6 @@ enum EmulatorRouter {
         for method in [HTTPRequest.Method.get, .post] {
             serve(groups, method, "fcm/notification") { request, context in backend.deviceGroup(request, project: context.project) }
         }
-        serve(api(.groupSend), .post, "fcm/send") { request, context in backend.groupSend(request, project: context.project) }
         return router
     }
 

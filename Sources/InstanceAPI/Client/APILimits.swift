@@ -27,7 +27,7 @@ public enum APILimits {
         case .batchAdd, .batchRemove: topicBatch
         case .batchImport: importBatch
         case .deviceGroup: groupMembers
-        case .instanceInfo, .topicRelation, .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .groupExport, .groupSend, .token: 1
+        case .instanceInfo, .topicRelation, .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .groupExport, .token: 1
         }
     }
 
@@ -40,7 +40,7 @@ public enum APILimits {
         switch api {
         case .batchAdd, .batchRemove, .batchImport: 1 << 20
         case .fcmListTopics, .instanceInfo, .groupExport: 4 << 20
-        case .topicRelation, .fcmSubscribe, .fcmUnsubscribe, .deleteInstance, .deviceGroup, .groupSend, .token: 128 << 10
+        case .topicRelation, .fcmSubscribe, .fcmUnsubscribe, .deleteInstance, .deviceGroup, .token: 128 << 10
         }
     }
 

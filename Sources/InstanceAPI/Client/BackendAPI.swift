@@ -23,8 +23,6 @@ public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable, Custo
     /// §4, §6 the device-group export: `GET /fcm/notification?notification_key=…` lists a
     /// group's registration tokens.
     case groupExport = "fcm.notification.export"
-    /// §4 `POST /fcm/send`.
-    case groupSend = "fcm.send"
     /// §1 the OAuth2 token endpoint.
     case token = "oauth2.token"
 
@@ -35,7 +33,7 @@ public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable, Custo
     /// groups, export included. New projects cannot onboard them even now.
     public var isTurnedDown: Bool {
         switch self {
-        case .instanceInfo, .topicRelation, .batchAdd, .batchRemove, .batchImport, .deviceGroup, .groupExport, .groupSend: true
+        case .instanceInfo, .topicRelation, .batchAdd, .batchRemove, .batchImport, .deviceGroup, .groupExport: true
         case .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .token: false
         }
     }
@@ -46,7 +44,7 @@ public enum BackendAPI: String, Sendable, Hashable, CaseIterable, Codable, Custo
     public var namesProject: Bool {
         switch self {
         case .instanceInfo, .topicRelation, .batchAdd, .batchRemove, .batchImport: false
-        case .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .deviceGroup, .groupExport, .groupSend, .token: true
+        case .fcmSubscribe, .fcmUnsubscribe, .fcmListTopics, .deleteInstance, .deviceGroup, .groupExport, .token: true
         }
     }
 

@@ -52,17 +52,6 @@ extension InstanceAPIClient {
         }
     }
 
-    /// §4: sends a data message to every member of a group.
-    public func sendToGroup(key: String, data: [String: String]) async throws(InstanceAPIError) -> GroupSendResponse {
-        try APILimits.identifier(key, field: "notification_key")
-        let answer = try await send(
-            .groupSend, .POST, configuration.fcmBaseURL + "/fcm/send", json: encode(GroupSendRequest(to: key, data: data)), headers: groupHeaders)
-        guard answer.status == 200 else {
-            throw ResultClassifier.callFailure(.groupSend, status: answer.status, body: answer.body, retryAfter: answer.retryAfter)
-        }
-        return try Self.decode(GroupSendResponse.self, answer, api: .groupSend)
-    }
-
     private var groupHeaders: [(String, String)] {
         [("access_token_auth", "true"), ("project_id", configuration.senderID ?? projectID)]
     }

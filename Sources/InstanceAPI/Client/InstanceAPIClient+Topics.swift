@@ -74,8 +74,10 @@ extension InstanceAPIClient {
         let name = try APILimits.topicName(topic)
         try APILimits.identifier(token, field: "registration")
         let resource = subscriptionsPath(registration: token) + "/" + Self.segment(name)
-        let body = ByteBuffer(bytes: TopicSubscriptionList.Subscription(name: String(resource.dropFirst("/v1/".count))).jsonBytes())
-        return try await fcmV1(.fcmSubscribe, .PATCH, configuration.fcmBaseURL + resource + "?allowMissing=true", body: body)
+        // The body names the resource as it is (the URL carries it percent-encoded: a token's `:`
+        // is `%3A` there, and `:` in the name).
+        let named = TopicSubscriptionList.Subscription(name: "projects/\(projectID)/registrations/\(token)/topicSubscriptions/\(name)")
+        return try await fcmV1(.fcmSubscribe, .PATCH, configuration.fcmBaseURL + resource + "?allowMissing=true", body: ByteBuffer(bytes: named.jsonBytes()))
     }
 
     /// §2.6: unsubscribes one registration (an FCM token or a FID) through the FCM v1 API;
