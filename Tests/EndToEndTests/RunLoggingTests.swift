@@ -64,7 +64,9 @@ struct RunLoggingTests {
         }
     }
 
-    @Test("run warns once at start, per pipeline, of the APIs it calls that Google turns down; the FCM v1 pipeline gets no warning")
+    @Test(
+        "run warns once at start, per pipeline, of the APIs it calls that Google turns down, and of device groups without sender-id; the FCM v1 pipeline gets no warning"
+    )
     func turndownWarning() async throws {
         try await withPipelineFixture(partitions: 1) { fixture in
             let folder = try RunFolder(fixture, name: "turndown")
@@ -79,13 +81,25 @@ struct RunLoggingTests {
             ops: [topics.subscribe, instances.info]
             backend: fcm-v1
             """.write(toFile: current, atomically: true, encoding: .utf8)
+            // Device groups without sender-id: told that FCM documents the project number there.
+            try """
+            request-topic: group-requests
+            group: current-groups
+            outcome-topic: \(fixture.outcomeTopic)
+            dead-letter-topic: \(fixture.deadLetterTopic)
+            ops: [groups.add]
+            """.write(toFile: folder.url.appendingPathComponent("groups.yaml").path, atomically: true, encoding: .utf8)
             let worker = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: folder.url.path, ["--log-level", "warning"]))
+            _ = try await worker.waitFor("set sender-id: in its file", seconds: 60)
             _ = try await worker.waitFor("which Google turns down on 2027-09-29", seconds: 60)
             worker.interrupt()
             #expect(try await worker.waitForExit(seconds: 60) == 0)
             let warnings = worker.text.split(separator: "\n").filter { $0.contains("turns down on 2027-09-29") }
-            #expect(warnings.count == 1, "\(warnings)")
-            #expect(warnings.first?.contains("legacy-topics calls iid.batchAdd") == true, "\(warnings)")
+            #expect(warnings.count == 2, "\(warnings)")
+            #expect(warnings.contains { $0.contains("legacy-topics calls iid.batchAdd") }, "\(warnings)")
+            #expect(warnings.contains { $0.contains("groups calls fcm.notification") }, "\(warnings)")
+            let senders = worker.text.split(separator: "\n").filter { $0.contains("set sender-id:") }
+            #expect(senders.count == 1 && senders[0].contains("groups calls the device-group API with project_id"), "\(senders)")
         }
     }
 }

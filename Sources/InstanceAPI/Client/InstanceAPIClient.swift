@@ -59,11 +59,12 @@ public final class InstanceAPIClient: Sendable {
         self.ownsConnections = true
     }
 
-    private init(sharing origin: InstanceAPIClient, projectID: String) {
+    private init(sharing origin: InstanceAPIClient, projectID: String, senderID: String?) {
         var configuration = origin.configuration
         configuration.projectID = projectID
         // A sender id names one project: another project's calls send that project's id instead.
         if projectID != origin.projectID { configuration.senderID = nil }
+        if let senderID { configuration.senderID = senderID }
         self.configuration = configuration
         self.projectID = projectID
         self.tokens = origin.tokens
@@ -79,8 +80,11 @@ public final class InstanceAPIClient: Sendable {
     /// calls (`iid/…`) name no project; Google takes it from the credential. Always a view that
     /// owns nothing, for this client's own project too: its `shutdown()` does nothing; shut down
     /// the client it was made from, after every client made from it is done.
-    public func forProject(_ projectID: String) -> InstanceAPIClient {
-        InstanceAPIClient(sharing: self, projectID: projectID)
+    ///
+    /// - Parameter senderID: the project's number, sent as the device-group `project_id` (nil:
+    ///   this client's, for its own project; else the project id).
+    public func forProject(_ projectID: String, senderID: String? = nil) -> InstanceAPIClient {
+        InstanceAPIClient(sharing: self, projectID: projectID, senderID: senderID)
     }
 
     /// Closes the connections (of a client made by `forProject`: nothing). Call once, when done.

@@ -39,6 +39,9 @@ public struct PipelineConfiguration: Sendable, Hashable {
     /// The Firebase project its calls go to (`project:`, checked by `ProjectID`); nil: the
     /// process's (`ProjectChoice.resolve`: `--project`, `$GOOGLE_CLOUD_PROJECT`, the credentials').
     public var project: String?
+    /// The project number the device-group API wants as its `project_id` header (`sender-id:`);
+    /// nil: the project id is sent.
+    public var senderID: String?
     /// Topic pipelines: the IID batch API or FCM v1 per token.
     public var topicBackend: TopicBackend
     /// Items held in flight before partitions are paused.

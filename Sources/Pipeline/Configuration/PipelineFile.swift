@@ -12,6 +12,7 @@ import Yams
 /// export-topic: iidbatch.group-exports     # groups.export; default: <request-topic>.group-exports
 /// ops: [topics.subscribe, topics.unsubscribe]  # default: any op
 /// project: my-firebase-app              # default: --project, $GOOGLE_CLOUD_PROJECT, the credentials'
+/// sender-id: "123456789012"             # device groups: the project number FCM wants as project_id
 /// backend: iid-batch                    # or fcm-v1 (topic pipelines)
 /// batching: { max-items: 1000, linger: 50ms }
 /// concurrency: 16                       # the most calls in flight; per API, rate × latency × 1.5 of them
@@ -92,6 +93,7 @@ public enum PipelineFile {
             exportTopic: try reader.topic("export-topic"))
         pipeline.ops = try reader.ops("ops")
         pipeline.project = try reader.project("project")
+        pipeline.senderID = try reader.senderID("sender-id")
         pipeline.fileSettings = Set(written.filter(\.value).keys)
         if let backend = try reader.string("backend") {
             guard let choice = TopicBackend(rawValue: backend) else {

@@ -26,6 +26,16 @@ struct YAMLFields {
         return text
     }
 
+    /// A sender id: a project number, 1 to 20 decimal digits, written as a number or a string.
+    mutating func senderID(_ key: String) throws(PipelineFileError) -> String? {
+        guard let value = take(key) else { return nil }
+        let text = (value as? Int).map(String.init) ?? (value as? String) ?? ""
+        guard (1...20).contains(text.utf8.count), text.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw error(key, "must be the project number (1 to 20 digits, Firebase console: Project settings, Cloud Messaging), got \(value)")
+        }
+        return text
+    }
+
     /// A Firebase project id (`ProjectID`).
     mutating func project(_ key: String) throws(PipelineFileError) -> String? {
         guard let id = try string(key) else { return nil }

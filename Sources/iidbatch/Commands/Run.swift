@@ -166,6 +166,11 @@ struct Run: AsyncParsableCommand {
                     "\(pipeline.name) calls \(projectless.map(\.rawValue).joined(separator: ", ")), whose calls name no project: Google acts on the credentials' project \(source.projectID), not \(project); run this pipeline with credentials of \(project.id)"
                 )
             }
+            if pipeline.senderID == nil, pipeline.apis.contains(where: { $0 == .deviceGroup || $0 == .groupExport }) {
+                logger.warning(
+                    "\(pipeline.name) calls the device-group API with project_id \(project.id); FCM documents the sender id there (the project number, Firebase console: Project settings, Cloud Messaging): set sender-id: in its file"
+                )
+            }
             let legacy = pipeline.turnedDownAPIs
             if !legacy.isEmpty {
                 logger.warning(
