@@ -64,6 +64,13 @@ struct AdversarialAnswerTests {
         #expect(verdict != .item(.ok), "HTTP \(status) \(body)")
     }
 
+    @Test("§2.6 on subscribe, a 409 whose status is ALREADY_EXISTS is success, whatever code an FcmError detail names")
+    func alreadyExistsByStatus() {
+        let body =
+            #"{"error": {"code": 409, "status": "ALREADY_EXISTS", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "INVALID_ARGUMENT"}]}}"#
+        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 409, body: Data(body.utf8), retryAfter: nil) == .item(.ok))
+    }
+
     @Test(
         "§4 a device-group 400 is NOT_FOUND only when it says the group's key is not found; 'successfully' is not GROUP_FULL",
         arguments: [

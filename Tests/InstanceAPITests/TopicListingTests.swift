@@ -60,6 +60,9 @@ extension TopicListing {
         let second = try JSONDecoder().decode(TopicSubscriptionList.self, from: Data(snake.utf8))
         #expect(second.topicSubscriptions?.map(\.topic) == ["a%41"] && second.nextPageToken == "2", "a topic may hold %: its name says it as it is")
         #expect(try JSONDecoder().decode(TopicSubscriptionList.self, from: Data("{}".utf8)).topicSubscriptions == nil, "no subscriptions")
+        // A resource name is not percent-encoded: a topic holding % is said as it is; an empty topic name says nothing.
+        let raw = #"{"topicSubscriptions": [{"name": "projects/p/registrations/r/topicSubscriptions/a%41", "topicName": ""}]}"#
+        #expect(try JSONDecoder().decode(TopicSubscriptionList.self, from: Data(raw.utf8)).topicSubscriptions?.map(\.topic) == ["a%41"])
     }
 
     @Test("an object with none of the page's members is not an empty page: a registration's topics are never read as none from another answer")

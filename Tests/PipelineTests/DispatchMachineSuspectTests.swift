@@ -52,6 +52,27 @@ struct DispatchMachineSuspectTests {
         #expect(again.mayHaveTakenEffect, "a group that is not found now may be the one the lost attempt emptied")
     }
 
+    @Test("a groups.remove whose attempt could not have been carried out (no access token, a refusal, a throttle) is no retry that may have taken effect")
+    func neverSentIsNoRetry() throws {
+        let errors: [InstanceAPIError] = [
+            .credentials("token endpoint did not answer"), .unauthenticated(api: .deviceGroup, message: "401"),
+            .permissionDenied(api: .deviceGroup, message: "403"), .unexpectedAnswer(api: .deviceGroup, status: 404, message: "<html>"),
+        ]
+        for error in errors {
+            var configuration = PipelineConfiguration(
+                name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
+                retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
+                breakerThreshold: 1, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+            configuration.adaptiveRate.start = 1_000
+            var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 7))
+            let remove = PipelineRequest(id: "g", op: .groupsRemove, target: .group(name: "user-1", key: "key-1"), items: ["a", "b"])
+            let first = try #require(started(machine.add(remove, handle: RequestHandle(0), now: t0) + machine.timerFired(now: t0 + .milliseconds(10))).first)
+            _ = machine.finished(jobID: first.id, .failed(error), now: t0 + .milliseconds(20))
+            let again = try #require(started(machine.timerFired(now: t0 + .seconds(5))).first, "\(error)")
+            #expect(!again.mayHaveTakenEffect, "after \(error), a group not found is not one this attempt emptied")
+        }
+    }
+
     private static func subscribe(_ id: String, topic: String) -> PipelineRequest {
         PipelineRequest(id: id, op: .topicsSubscribe, target: .topic(topic), items: ["\(id)-0", "\(id)-1"])
     }

@@ -68,8 +68,8 @@ extension InstanceAPIClient {
 
     /// §2.6: subscribes one registration (an FCM token or a FID) through the FCM v1 API,
     /// idempotently: `PATCH …/topicSubscriptions/{topic}?allowMissing=true` creates the
-    /// subscription or returns the existing one, so a repeat is `OK` (as is a 409 or
-    /// `ALREADY_EXISTS`, should a backend answer so).
+    /// subscription or returns the existing one, so a repeat is `OK` (as is a 409 or a 400 saying
+    /// `ALREADY_EXISTS`, should a backend answer so: `ResultClassifier.fcmV1`).
     public func fcmSubscribe(token: String, topic: String) async throws(InstanceAPIError) -> ItemResult {
         let name = try APILimits.topicName(topic)
         try APILimits.identifier(token, field: "registration")

@@ -75,12 +75,24 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
-    /// False when the call was never sent (no access token could be had): such a failure says
-    /// nothing of the call or its items, whatever other calls did meanwhile.
+    /// False when the call was surely never sent (no access token could be had, or the client
+    /// refused it): such a failure says nothing of the call or its items, whatever other calls
+    /// did meanwhile. True for the rest, a connection refused included (the client cannot tell).
     public var wasSent: Bool {
         switch self {
         case .credentials, .invalidArgument: false
         default: true
+        }
+    }
+
+    /// True when the call may have been carried out though its answer says nothing of it: no
+    /// answer in time, a connection lost, a 5xx, a 200 that could not be read. A refusal (401,
+    /// 403, 400), a throttle, a page that is not the API's, a call never sent: false.
+    public var mayHaveBeenCarriedOut: Bool {
+        switch self {
+        case .timedOut, .transport, .malformedResponse: true
+        case .serverError(_, let status, _, _): status >= 500
+        default: false
         }
     }
 

@@ -88,7 +88,8 @@ package enum ResultClassifier {
 
     /// A non-2xx answer of the FCM v1 per-token topic API (§2.6).
     ///
-    /// On subscribe, 409 or `ALREADY_EXISTS` is success. The code comes from a string `error`,
+    /// On subscribe, a 400 or 409 whose error body says `ALREADY_EXISTS`, or a 409 whose body names
+    /// no code, is success. The code comes from a string `error`,
     /// then an `FcmError` detail's `errorCode`, then the error's `status`, then the HTTP status.
     /// 401 and a bare 403 concern the whole system and fail the call; 429 and 5xx fail the call
     /// as retryable; everything else is this token's result, but only with the API's own error
@@ -99,7 +100,7 @@ package enum ResultClassifier {
         let parsed = FCMErrorBody(apiAnswer: body)
         let named = parsed?.code
         let message = parsed?.message ?? excerpt(body)
-        if api == .fcmSubscribe, parsed != nil, Self.isAlreadySubscribed(status: status, named: named) {
+        if api == .fcmSubscribe, let parsed, Self.isAlreadySubscribed(status: status, parsed) {
             return .item(.ok)
         }
         let code = named.map(fcmCode(named:)) ?? fcmCode(status: status)
@@ -118,11 +119,13 @@ package enum ResultClassifier {
     }
 
     /// Whether a subscribe's error (with the API's error body) says the subscription exists: a 409
-    /// naming no other code, or `ALREADY_EXISTS` on a 400 or 409. On any other status (401, 429,
-    /// 5xx, a redirect) the status decides: such an answer is no item's success.
-    private static func isAlreadySubscribed(status: Int, named: String?) -> Bool {
-        guard let named else { return status == 409 }
-        return named == "ALREADY_EXISTS" && (status == 400 || status == 409)
+    /// naming no code, or `ALREADY_EXISTS` (as its string, its status or an `FcmError` detail's
+    /// code) on a 400 or 409. On any other status (401, 429, 5xx, a redirect) the status decides:
+    /// such an answer is no item's success.
+    private static func isAlreadySubscribed(status: Int, _ error: FCMErrorBody) -> Bool {
+        guard status == 400 || status == 409 else { return false }
+        let says = [error.errorString, error.error?.status, error.code].compactMap { $0 }
+        return says.contains("ALREADY_EXISTS") || (status == 409 && says.isEmpty)
     }
 
     /// An answer of the installation / instance-ID delete of `id` (§3), 200 included.
@@ -133,7 +136,7 @@ package enum ResultClassifier {
     /// it is gone (`ALREADY_EXISTS`, or the string naming it) mean the data is gone
     /// (`ALREADY_ABSENT`); 400 with its error body is this id's `INVALID_ARGUMENT`; 403 whose
     /// error names the id is this id's `PERMISSION_DENIED`. An error in which the id follows a
-    /// `/` anywhere (a path it quotes: a gateway echoing `DELETE /v1/project/p/instanceId/ID`)
+    /// `/` (or another of `FCMErrorBody.pathBytes`) anywhere (a path it quotes: a gateway echoing `DELETE /v1/project/p/instanceId/ID`)
     /// does not name it (`FCMErrorBody.names(_:)`). Anything else (a proxy's page or JSON, a wrong path, a
     /// retired endpoint, a 403 for the caller) fails the call.
     public static func deleteInstance(id: String, status: Int, body: Data, retryAfter: Duration?) -> Verdict {

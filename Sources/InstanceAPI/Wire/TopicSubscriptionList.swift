@@ -29,12 +29,16 @@ public struct TopicSubscriptionList: Codable, Sendable, Hashable {
             self.topicName = topicName
         }
 
+        /// Reads a subscription: its `name`, and its topic's name in either spelling.
+        ///
+        /// - Throws: `DecodingError` when `name` is missing or a member has the wrong type.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: ReadKeys.self)
             name = try container.decode(String.self, forKey: .name)
             topicName = try container.decodeIfPresent(String.self, forKey: .topicName) ?? container.decodeIfPresent(String.self, forKey: .topicNameSnake)
         }
 
+        /// Writes the subscription as a subscribe call's body: its `name` alone.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
@@ -50,12 +54,11 @@ public struct TopicSubscriptionList: Codable, Sendable, Hashable {
             return writer.bytes
         }
 
-        /// The topic: its `topicName` when the answer gives one (a topic may hold `%`), else the
-        /// last segment of `name`, percent-decoded.
+        /// The topic: its `topicName` when the answer gives one, else the last segment of `name`,
+        /// as it is (a resource name is not percent-encoded, and a topic may hold `%`).
         public var topic: String {
-            if let topicName { return topicName }
-            let last = name.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? name
-            return last.removingPercentEncoding ?? last
+            if let topicName, !topicName.isEmpty { return topicName }
+            return name.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? name
         }
     }
 
@@ -70,7 +73,7 @@ public struct TopicSubscriptionList: Codable, Sendable, Hashable {
     }
 
     /// The members read: each in either spelling Google's pages show (camelCase, snake_case).
-    private enum ReadKeys: String, CodingKey, CaseIterable {
+    private enum ReadKeys: String, CodingKey {
         case topicSubscriptions, nextPageToken
         case topicSubscriptionsSnake = "topic_subscriptions"
         case nextPageTokenSnake = "next_page_token"

@@ -26,6 +26,8 @@ struct AnswerSplit {
         paced.throttles += 1
         var charged = job
         charged.attempts += 1
+        // Answered with a retryable code (INTERNAL, UNAVAILABLE): the server may have done it.
+        charged.mayHaveTakenEffect = true
         var retry = charged.emptied()
         let answeredCount = answers.count
         var answerRun = 0

@@ -32,10 +32,11 @@ struct CallJob: Sendable {
     /// own, and it is charged.
     var systemFailedAt: ContinuousClock.Instant?
 
-    /// Whether an earlier attempt may have taken effect unseen: one was charged (its answer may
-    /// have been lost, or was a retryable error), or one failed for the whole system (a timeout, a
-    /// reset connection: not charged, but perhaps carried out). The executor's `isRetry`.
-    var mayHaveTakenEffect: Bool { attempts > 0 || systemFailedAt != nil }
+    /// Whether an earlier attempt may have taken effect unseen: it failed in a way that may follow
+    /// a call carried out (`InstanceAPIError.mayHaveBeenCarriedOut`: a timeout, a lost connection,
+    /// a 5xx, charged or not), or its items were answered with a retryable code. Never for an
+    /// attempt refused, throttled or never sent. The executor's `isRetry`.
+    var mayHaveTakenEffect = false
 
     /// The op.
     var op: RequestOp { call.op }
