@@ -35,14 +35,7 @@ struct DispatchMachineSuspectTests {
 
     @Test("a groups.remove that failed for the whole system (a timeout: it may have taken effect) goes again as a retry, though not charged")
     func suspectIsARetry() throws {
-        var configuration = PipelineConfiguration(
-            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
-            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
-            breakerThreshold: 1, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
-        configuration.adaptiveRate.start = 1_000
-        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 7))
-        let remove = PipelineRequest(id: "g", op: .groupsRemove, target: .group(name: "user-1", key: "key-1"), items: ["a", "b"])
-        let first = try #require(started(machine.add(remove, handle: RequestHandle(0), now: t0) + machine.timerFired(now: t0 + .milliseconds(10))).first)
+        var (machine, first) = try groupRemoveStarted()
         #expect(!first.mayHaveTakenEffect)
         // Its answer is lost: the removal may have happened (and the group, emptied, be gone).
         _ = machine.finished(jobID: first.id, .failed(.timedOut(api: .deviceGroup, timeout: .seconds(30))), now: t0 + .milliseconds(20))
@@ -59,18 +52,25 @@ struct DispatchMachineSuspectTests {
             .permissionDenied(api: .deviceGroup, message: "403"), .unexpectedAnswer(api: .deviceGroup, status: 404, message: "<html>"),
         ]
         for error in errors {
-            var configuration = PipelineConfiguration(
-                name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
-                retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
-                breakerThreshold: 1, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
-            configuration.adaptiveRate.start = 1_000
-            var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 7))
-            let remove = PipelineRequest(id: "g", op: .groupsRemove, target: .group(name: "user-1", key: "key-1"), items: ["a", "b"])
-            let first = try #require(started(machine.add(remove, handle: RequestHandle(0), now: t0) + machine.timerFired(now: t0 + .milliseconds(10))).first)
+            var (machine, first) = try groupRemoveStarted()
             _ = machine.finished(jobID: first.id, .failed(error), now: t0 + .milliseconds(20))
             let again = try #require(started(machine.timerFired(now: t0 + .seconds(5))).first, "\(error)")
             #expect(!again.mayHaveTakenEffect, "after \(error), a group not found is not one this attempt emptied")
         }
+    }
+
+    /// A machine whose breaker opens at the first failure, with the first call of a groups.remove
+    /// of two members started.
+    private func groupRemoveStarted() throws -> (DispatchMachine, CallJob) {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(10)),
+            breakerThreshold: 1, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        configuration.adaptiveRate.start = 1_000
+        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 7))
+        let remove = PipelineRequest(id: "g", op: .groupsRemove, target: .group(name: "user-1", key: "key-1"), items: ["a", "b"])
+        let first = try #require(started(machine.add(remove, handle: RequestHandle(0), now: t0) + machine.timerFired(now: t0 + .milliseconds(10))).first)
+        return (machine, first)
     }
 
     private static func subscribe(_ id: String, topic: String) -> PipelineRequest {
