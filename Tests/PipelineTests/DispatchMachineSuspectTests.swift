@@ -45,17 +45,21 @@ struct DispatchMachineSuspectTests {
         #expect(again.mayHaveTakenEffect, "a group that is not found now may be the one the lost attempt emptied")
     }
 
-    @Test("a groups.remove whose attempt could not have been carried out (no access token, a refusal, a throttle) is no retry that may have taken effect")
+    @Test(
+        "a groups.remove whose attempt could not have been carried out (no access token, a refusal, a page not the API's, a failed key lookup) is no retry that may have taken effect"
+    )
     func neverSentIsNoRetry() throws {
         let errors: [InstanceAPIError] = [
             .credentials("token endpoint did not answer"), .unauthenticated(api: .deviceGroup, message: "401"),
             .permissionDenied(api: .deviceGroup, message: "403"), .unexpectedAnswer(api: .deviceGroup, status: 404, message: "<html>"),
         ]
-        for error in errors {
+        // And a timeout of the group key's lookup, before the removal was sent.
+        let unsent: [CallAnswer] = [.failed(.timedOut(api: .deviceGroup, timeout: .seconds(30)), changeSent: false)]
+        for answer in errors.map({ CallAnswer.failed($0) }) + unsent {
             var (machine, first) = try groupRemoveStarted()
-            _ = machine.finished(jobID: first.id, .failed(error), now: t0 + .milliseconds(20))
-            let again = try #require(started(machine.timerFired(now: t0 + .seconds(5))).first, "\(error)")
-            #expect(!again.mayHaveTakenEffect, "after \(error), a group not found is not one this attempt emptied")
+            _ = machine.finished(jobID: first.id, answer, now: t0 + .milliseconds(20))
+            let again = try #require(started(machine.timerFired(now: t0 + .seconds(5))).first, "\(answer)")
+            #expect(!again.mayHaveTakenEffect, "after \(answer), a group not found is not one this attempt emptied")
         }
     }
 

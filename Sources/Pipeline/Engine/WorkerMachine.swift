@@ -155,7 +155,7 @@ struct WorkerMachine {
 
     /// The call `jobID` of `api` was answered.
     mutating func callFinished(_ jobID: Int, of api: BackendAPI, _ answer: CallAnswer, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
-        let status = if case .failed(let error) = answer { error.statusLabel } else { "200" }
+        let status = if case .failed(let error, _) = answer { error.statusLabel } else { "200" }
         if case .failed = answer { counted.failedCalls += 1 }
         counted.callAnswers[api.rawValue, default: [:]][status, default: 0] += 1
         return dispatched(dispatch.finished(jobID: jobID, answer, now: now), now: now, date: date) + settled(now: now)

@@ -46,7 +46,10 @@ struct CallExecutor: Sendable {
                 if let key {
                     resolved = key
                 } else {
-                    switch try await client.groupKey(name: name) {
+                    // The key's lookup failing leaves the change unsent: it cannot have been carried out.
+                    let lookup: ItemOutcome<String>
+                    do throws(InstanceAPIError) { lookup = try await client.groupKey(name: name) } catch { return .failed(error, changeSent: false) }
+                    switch lookup {
                     case .success(let found): resolved = found
                     case .failure(let result): return whole(items, .failure(result))
                     }

@@ -251,7 +251,7 @@ struct WorkerSimulation {
     private static func codes(of answer: CallAnswer, count: Int) -> [ResultCode] {
         switch answer {
         case .items(let answers): (0..<count).map { $0 < answers.count ? answers[$0].result.code : .internal }
-        case .failed(let error): Array(repeating: error.resultCode, count: count)
+        case .failed(let error, _): Array(repeating: error.resultCode, count: count)
         }
     }
 

@@ -5,8 +5,10 @@ import WireJSON
 public enum CallAnswer: Sendable {
     /// The call was answered: one answer per item, in the call's order.
     case items(RunLengthList<ItemAnswer>)
-    /// The call as a whole failed: no item got an answer.
-    case failed(InstanceAPIError)
+    /// The call as a whole failed: no item got an answer. `changeSent` is false when it failed
+    /// before the call that makes its change was sent (a lookup the change needs first, such as a
+    /// device group's key by name): then nothing can have been carried out, whatever the error.
+    case failed(InstanceAPIError, changeSent: Bool = true)
 }
 
 extension CallAnswer {
@@ -16,7 +18,7 @@ extension CallAnswer {
     var wasAnswered: Bool {
         switch self {
         case .items: true
-        case .failed(.transport), .failed(.timedOut), .failed(.credentials), .failed(.invalidArgument): false
+        case .failed(.transport, _), .failed(.timedOut, _), .failed(.credentials, _), .failed(.invalidArgument, _): false
         case .failed: true
         }
     }

@@ -145,12 +145,12 @@ struct DispatchMachine: Sendable {
                 scheduleBackoff(retry, retryAfter: nil, now: now)
                 queue.enqueueRetry(paced)
             }
-        case .failed(let error):
+        case .failed(let error, let changeSent):
             // A failure of the whole system that is this job's own is charged, and says nothing to
             // the breaker (but a probe's answer always decides).
             let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
             if error.isOutage { job.systemFailedAt = now }
-            if error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
+            if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
