@@ -380,6 +380,8 @@ struct DispatchMachineTests {
         let retried = try #require(started(machine.timerFired(now: t0 + .seconds(1))).first)
         #expect(paced.items == ["a-0"] && retried.items == ["a-1"])
         #expect(paced.id != retried.id, "both run at once")
+        #expect(!paced.mayHaveTakenEffect, "a throttled item was not carried out")
+        #expect(retried.mayHaveTakenEffect, "an item answered INTERNAL may have been")
         let second = machine.finished(jobID: retried.id, answers([.ok]), now: t0 + .seconds(2))
         #expect(settled(second).map(\.origin.index) == [1])
         let first = machine.finished(jobID: paced.id, answers([.notFound]), now: t0 + .seconds(2))
