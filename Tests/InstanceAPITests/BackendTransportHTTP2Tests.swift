@@ -39,18 +39,25 @@ struct BackendTransportHTTP2Tests {
         try await server.stop()
     }
 
-    @Test("SETTINGS that lower the server's streams before the connection is in use count: the calls beyond go to other connections")
+    @Test("SETTINGS that lower the server's streams count: once the client has read them, the calls beyond go to other connections")
     func settingsBeforeUse() async throws {
         let server = try await TestHTTP2Server(group: group, laterSettings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)])
         let transport = try transport()
-        let calls = (0..<3).map { _ in Task { try await get(transport, server.url("/hold")) } }
-        // Put on the first connection as if it allowed 100, two would wait for streams NIO holds
-        // back. (Whether the second SETTINGS reaches the client before or after the connection is
-        // registered is the loop's timing: the connection keeps the latest either way.)
-        let held = try await server.held(3, seconds: 20)
+        // Each call goes out once the client has acknowledged both of the previous connection's
+        // SETTINGS (the preface's and the lowering one): the transport knows that connection
+        // carries one stream, whether the lowering one came before the connection was registered
+        // (kept on the connection, read at registration) or after (reported as a change). Put
+        // on a connection as if it allowed 100, a call would wait for a stream NIO holds back.
+        var calls: [Task<TransportAnswer, any Error>] = []
+        for connection in 1...3 {
+            calls.append(Task { try await get(transport, server.url("/hold")) })
+            _ = try await server.held(connection)
+            try await server.settingsAcknowledged(connection: connection, count: 2)
+        }
+        let held = try await server.held(3)
         server.answerHeld()
         for call in calls { #expect(try await call.value.status == 200) }
-        #expect(Set(held.map(\.connection)).count == 3, "one call per connection: \(held.map(\.connection))")
+        #expect(held.map(\.connection) == [1, 2, 3], "one call per connection: \(held.map(\.connection))")
         transport.shutdown()
         try await server.stop()
     }

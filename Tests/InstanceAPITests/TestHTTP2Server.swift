@@ -25,8 +25,18 @@ final class TestHTTP2Server: Sendable {
         var connections: [any Channel] = []
         var requests = 0
         var held: [Held] = []
-        var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<[Held], any Error>)] = []
+        /// SETTINGS acknowledgements received, per connection counted from 1.
+        var settingsAcks: [Int: Int] = [:]
+        var waiters: [(id: Int, ready: @Sendable (State) -> Bool, continuation: CheckedContinuation<[Held], any Error>)] = []
         var nextWaiter = 0
+
+        /// Takes the waiters whose condition now holds, with what to resume them with.
+        mutating func readyWaiters() -> (continuations: [CheckedContinuation<[Held], any Error>], held: [Held]) {
+            let snapshot = self
+            let ready = waiters.filter { $0.ready(snapshot) }.map(\.continuation)
+            waiters.removeAll { $0.ready(snapshot) }
+            return (ready, held)
+        }
     }
 
     /// The state, shared with the connections' handlers.
@@ -49,7 +59,7 @@ final class TestHTTP2Server: Sendable {
     var requests: Int { shared.state.withLock { $0.requests } }
 
     /// Starts listening on 127.0.0.1 with `TestHTTPServer`'s certificate. With `laterSettings`,
-    /// each connection sends a second SETTINGS right after its first, in the same flush.
+    /// each connection sends a second SETTINGS once the client's preface has come.
     init(group: any EventLoopGroup, laterSettings: HTTP2Settings? = nil) async throws {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(TestHTTPServer.certificatePEM.utf8), format: .pem))],
@@ -74,13 +84,9 @@ final class TestHTTP2Server: Sendable {
                             try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                             try stream.pipeline.syncOperations.addHandler(Responder(connection: number, shared: shared))
                         }
-                    }.map { _ in
-                        // Right after the preface's SETTINGS, before the client's first call.
-                        if let laterSettings {
-                            channel.eventLoop.execute {
-                                channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(laterSettings))), promise: nil)
-                            }
-                        }
+                    }.flatMapThrowing { _ in
+                        try channel.pipeline.syncOperations.addHandler(
+                            ConnectionFrames(connection: number, shared: shared, laterSettings: laterSettings))
                     }
                 }
             }
@@ -91,6 +97,20 @@ final class TestHTTP2Server: Sendable {
     /// Waits until `count` requests have been held since the start, and returns them; throws
     /// after `seconds` (a hang guard: a call that never came would hold the whole test run).
     func held(_ count: Int, seconds: Double = 120) async throws -> [Held] {
+        try await wait("\(count) requests held", seconds: seconds) { $0.held.count >= count }
+    }
+
+    /// Waits until the client acknowledged `count` SETTINGS on connection `connection` (counted
+    /// from 1): it has read and applied every SETTINGS the server sent before them.
+    func settingsAcknowledged(connection: Int, count: Int, seconds: Double = 120) async throws {
+        _ = try await wait("\(count) SETTINGS acknowledged on connection \(connection)", seconds: seconds) {
+            $0.settingsAcks[connection, default: 0] >= count
+        }
+    }
+
+    /// Waits until `ready` holds of the state, and returns the requests held; throws after
+    /// `seconds`, naming `what`.
+    private func wait(_ what: String, seconds: Double, until ready: @escaping @Sendable (State) -> Bool) async throws -> [Held] {
         let shared = self.shared
         let id = shared.state.withLock { state in
             defer { state.nextWaiter += 1 }
@@ -102,16 +122,16 @@ final class TestHTTP2Server: Sendable {
                 defer { state.waiters.removeAll { $0.id == id } }
                 return state.waiters.first { $0.id == id }
             }
-            waiter?.continuation.resume(throwing: FixtureFailure("\(count) requests held within \(seconds) s"))
+            waiter?.continuation.resume(throwing: FixtureFailure("\(what) within \(seconds) s"))
         }
         defer { guardTask.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            let ready = shared.state.withLock { state -> [Held]? in
-                if state.held.count >= count { return state.held }
-                state.waiters.append((id, count, continuation))
+            let held = shared.state.withLock { state -> [Held]? in
+                if ready(state) { return state.held }
+                state.waiters.append((id, ready, continuation))
                 return nil
             }
-            if let ready { continuation.resume(returning: ready) }
+            if let held { continuation.resume(returning: held) }
         }
     }
 
@@ -137,6 +157,44 @@ final class TestHTTP2Server: Sendable {
     func stop() async throws {
         closeConnections()
         try await channel.close()
+    }
+
+    /// The connection's own frames (the multiplexer passes them on): sends `laterSettings` when
+    /// the client's preface SETTINGS comes (the server's own preface SETTINGS has gone out by
+    /// then: NIO sends it first, and one written earlier would take its place), and counts the
+    /// client's SETTINGS acknowledgements.
+    private final class ConnectionFrames: ChannelInboundHandler {
+        typealias InboundIn = HTTP2Frame
+        typealias OutboundOut = HTTP2Frame
+
+        private let connection: Int
+        private let shared: Shared
+        private var laterSettings: HTTP2Settings?
+
+        init(connection: Int, shared: Shared, laterSettings: HTTP2Settings?) {
+            self.connection = connection
+            self.shared = shared
+            self.laterSettings = laterSettings
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data).payload {
+            case .settings(.settings):
+                if let laterSettings {
+                    self.laterSettings = nil
+                    context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(laterSettings)))), promise: nil)
+                }
+            case .settings(.ack):
+                let (ready, all) = shared.state.withLock { state in
+                    state.settingsAcks[connection, default: 0] += 1
+                    return state.readyWaiters()
+                }
+                for continuation in ready { continuation.resume(returning: all) }
+            default:
+                break
+            }
+            context.fireChannelRead(data)
+        }
     }
 
     private final class Responder: ChannelInboundHandler {
@@ -171,14 +229,10 @@ final class TestHTTP2Server: Sendable {
             let held = Held(connection: connection, streamID: streamID) {
                 channel.eventLoop.execute { bound.value.0.respond(bound.value.1) }
             }
-            let ready = shared.state.withLock { state -> [CheckedContinuation<[Held], any Error>] in
+            let (ready, all) = shared.state.withLock { state in
                 state.held.append(held)
-                let count = state.held.count
-                let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
-                state.waiters.removeAll { $0.count <= count }
-                return ready.isEmpty ? [] : ready
+                return state.readyWaiters()
             }
-            let all = shared.state.withLock { $0.held }
             for continuation in ready { continuation.resume(returning: all) }
         }
 
