@@ -21,6 +21,9 @@ struct RunCredentialsTests {
                 try Programs.iidbatch,
                 ["run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--backend-url", fixture.emulator.baseURL, "--log-level", "warning"],
                 environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""])
+            // Fails at once, with the worker's output, if it exits before it found the credentials
+            // (the outcome wait alone would only time out, saying nothing of why).
+            try await worker.waitFor("credentials from the metadata server at \(host)")
             let outcomes = try await fixture.waitForOutcomes(["adc-1"])
             worker.interrupt()
             #expect(try await worker.waitForExit(seconds: 60) == 0)
