@@ -109,12 +109,36 @@ struct BackendTransportTests {
         }
         #expect(server.connections == 1)
         let stranger = BackendTransport(group: group, maxIdlePerOrigin: 4)
-        await #expect(throws: (any Error).self) {
+        let refused = await #expect(throws: TransportError.self) {
             try await get(stranger, "https://localhost:\(server.port)/echo")
         }
+        #expect(refused.map(Self.isNotConnected) == true, "a failed handshake sent nothing: \(String(describing: refused))")
         transport.shutdown()
         stranger.shutdown()
         try await server.stop()
+    }
+
+    @Test(
+        "no connection, no call: a connection refused over TCP or TLS fails as not sent, and the client reads it as unreachable, never carried out, with no answer status"
+    )
+    func notConnected() async throws {
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        // Nothing listens on port 1 of the loopback.
+        for url in ["http://127.0.0.1:1/echo", "https://127.0.0.1:1/echo"] {
+            let error = await #expect(throws: TransportError.self) { try await get(transport, url) }
+            #expect(error.map(Self.isNotConnected) == true, "\(url): \(String(describing: error))")
+            let read = HTTPFailure.map(try #require(error), api: .deviceGroup, timeout: .seconds(1))
+            guard case .unreachable = read else {
+                Issue.record("\(url): read as \(read)")
+                continue
+            }
+            #expect(!read.wasSent && !read.mayHaveBeenCarriedOut && read.isOutage && read.resultCode == .unavailable && read.answerStatus == nil)
+        }
+        transport.shutdown()
+    }
+
+    private static func isNotConnected(_ error: TransportError) -> Bool {
+        if case .notConnected = error { true } else { false }
     }
 
     @Test("after shutdown a call is refused without connecting")

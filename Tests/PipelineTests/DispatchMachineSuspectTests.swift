@@ -46,11 +46,12 @@ struct DispatchMachineSuspectTests {
     }
 
     @Test(
-        "a groups.remove whose attempt could not have been carried out (no access token, a refusal, a page not the API's, a failed key lookup) is no retry that may have taken effect"
+        "a groups.remove whose attempt could not have been carried out (no access token, no connection, a refusal, a page not the API's, a failed key lookup) is no retry that may have taken effect"
     )
     func neverSentIsNoRetry() throws {
         let errors: [InstanceAPIError] = [
-            .credentials("token endpoint did not answer"), .unauthenticated(api: .deviceGroup, message: "401"),
+            .credentials("token endpoint did not answer"), .unreachable(api: .deviceGroup, message: "connection refused"),
+            .unauthenticated(api: .deviceGroup, message: "401"),
             .permissionDenied(api: .deviceGroup, message: "403"), .unexpectedAnswer(api: .deviceGroup, status: 404, message: "<html>"),
         ]
         // And a timeout of the group key's lookup, before the removal was sent.

@@ -16,8 +16,12 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     case throttled(api: BackendAPI, retryAfter: Duration?)
     /// HTTP 5xx (or another unexpected status).
     case serverError(api: BackendAPI, status: Int, message: String, retryAfter: Duration?)
-    /// No answer: connection refused or reset, DNS, TLS.
+    /// No answer on a connection that was made: it was reset or closed, or the answer could
+    /// not be read. The call may have been carried out.
     case transport(api: BackendAPI, message: String)
+    /// No connection could be made (refused, a name that does not resolve, a TLS handshake that
+    /// failed, none within the deadline): the call was surely not sent.
+    case unreachable(api: BackendAPI, message: String)
     /// No answer within the timeout.
     case timedOut(api: BackendAPI, timeout: Duration)
     /// An answer that does not fit the API's contract (bad JSON, wrong number of results).
@@ -44,7 +48,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
             case 502, 503, 504: .unavailable
             default: .unknown("HTTP \(status)")  // a wrong path or method: retrying cannot help
             }
-        case .transport, .timedOut, .unexpectedAnswer: .unavailable
+        case .transport, .unreachable, .timedOut, .unexpectedAnswer: .unavailable
         case .malformedResponse: .internal
         }
     }
@@ -68,20 +72,21 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// says nothing about an outage, so it is not counted.
     public var isOutage: Bool {
         switch self {
-        case .transport, .timedOut, .unexpectedAnswer, .malformedResponse: true
+        case .transport, .unreachable, .timedOut, .unexpectedAnswer, .malformedResponse: true
         case .serverError(_, let status, _, _): status >= 500
         case .unauthenticated, .permissionDenied, .credentials: true
         case .invalidArgument, .badRequest, .throttled: false
         }
     }
 
-    /// False when the call was surely never sent (no access token could be had, or the client
-    /// refused it): such a failure says nothing of the call or its items, whatever other calls
-    /// did meanwhile. True for the rest, a connection refused included (the client cannot tell).
+    /// False when the call was surely never sent (no access token could be had, the client
+    /// refused it, no connection could be made): such a failure says nothing of the call or its
+    /// items, whatever other calls did meanwhile. True for the rest.
     public var wasSent: Bool {
         switch self {
-        case .credentials, .invalidArgument: false
-        default: true
+        case .credentials, .invalidArgument, .unreachable: false
+        case .badRequest, .unauthenticated, .permissionDenied, .throttled, .serverError, .transport, .timedOut, .malformedResponse, .unexpectedAnswer:
+            true
         }
     }
 
@@ -92,7 +97,20 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .timedOut, .transport, .malformedResponse: true
         case .serverError(_, let status, _, _): status >= 500
-        default: false
+        case .invalidArgument, .badRequest, .unauthenticated, .permissionDenied, .throttled, .unreachable, .credentials, .unexpectedAnswer: false
+        }
+    }
+
+    /// The HTTP status of the answer the failure came with; nil when no answer came (no
+    /// connection, a lost one, a timeout, no access token, a call the client refused).
+    public var answerStatus: Int? {
+        switch self {
+        case .badRequest: 400
+        case .unauthenticated: 401
+        case .permissionDenied: 403
+        case .throttled: 429
+        case .serverError(_, let status, _, _), .malformedResponse(_, let status, _), .unexpectedAnswer(_, let status, _): status
+        case .transport, .unreachable, .timedOut, .credentials, .invalidArgument: nil
         }
     }
 
@@ -114,6 +132,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .serverError(let api, let status, let message, let retryAfter):
             "\(api): HTTP \(status): \(message)\(retryAfter.map { ", retry after \($0)" } ?? "")"
         case .transport(let api, let message): "\(api): no answer: \(message)"
+        case .unreachable(let api, let message): "\(api): not sent, no connection: \(message)"
         case .timedOut(let api, let timeout): "\(api): no answer within \(timeout)"
         case .malformedResponse(let api, let status, let message): "\(api): unexpected answer (HTTP \(status)): \(message)"
         case .credentials(let message): "no access token: \(message)"

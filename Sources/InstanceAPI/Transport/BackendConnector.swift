@@ -50,8 +50,36 @@ final class BackendConnector: Sendable {
         self.tlsConfiguration = tls
     }
 
-    /// A plain HTTP/1.1 connection to `origin`, by `deadline`.
+    /// A plain HTTP/1.1 connection to `origin`, by `deadline`. Throws `.notConnected` when none
+    /// could be made.
     func connectPlain(_ origin: BackendOrigin, deadline: NIODeadline) async throws -> BackendConnection {
+        try await notSentUnlessConnected { try await openPlain(origin, deadline: deadline) }
+    }
+
+    /// Connects to a TLS origin and learns its protocol by ALPN (offering `h2` only with
+    /// `offerHTTP2`): an HTTP/2 connection once the server's first SETTINGS arrived, reporting
+    /// every SETTINGS and GOAWAY to `events`, or an HTTP/1.1 one. Bounded by `deadline`. Throws
+    /// `.notConnected` when none could be made.
+    func connectTLS(_ origin: BackendOrigin, deadline: NIODeadline, offerHTTP2: Bool, events: HTTP2Events) async throws -> Connected {
+        try await notSentUnlessConnected { try await openTLS(origin, deadline: deadline, offerHTTP2: offerHTTP2, events: events) }
+    }
+
+    /// `open`'s connection; any failure to make it (refused, no such host, the TLS handshake,
+    /// the deadline) as `.notConnected`: no call was sent on it. A shutdown or a cancellation
+    /// stays what it is.
+    private func notSentUnlessConnected<Made>(_ open: () async throws -> Made) async throws -> Made {
+        do { return try await open() } catch let error as TransportError where error == .shutDown {
+            throw error
+        } catch let error as TransportError where error == .timedOut {
+            throw TransportError.notConnected("none within the call's deadline")
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw TransportError.notConnected(HTTPFailure.describe(error))
+        }
+    }
+
+    private func openPlain(_ origin: BackendOrigin, deadline: NIODeadline) async throws -> BackendConnection {
         let remaining = deadline - .now()
         guard remaining > .zero else { throw TransportError.timedOut }
         let budget = self.budget
@@ -70,10 +98,7 @@ final class BackendConnector: Sendable {
         }.get()
     }
 
-    /// Connects to a TLS origin and learns its protocol by ALPN (offering `h2` only with
-    /// `offerHTTP2`): an HTTP/2 connection once the server's first SETTINGS arrived, reporting
-    /// every SETTINGS and GOAWAY to `events`, or an HTTP/1.1 one. Bounded by `deadline`.
-    func connectTLS(_ origin: BackendOrigin, deadline: NIODeadline, offerHTTP2: Bool, events: HTTP2Events) async throws -> Connected {
+    private func openTLS(_ origin: BackendOrigin, deadline: NIODeadline, offerHTTP2: Bool, events: HTTP2Events) async throws -> Connected {
         let tls = try context(offerHTTP2: offerHTTP2)
         let remaining = deadline - .now()
         guard remaining > .zero else { throw TransportError.timedOut }

@@ -4,6 +4,9 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
     case invalidURL(String, reason: String)
     /// No complete answer before the call's deadline.
     case timedOut
+    /// No connection to the server could be made (refused, a name that does not resolve, a TLS
+    /// handshake that failed, none within the deadline): the call was not sent.
+    case notConnected(String)
     /// The server closed the connection before its answer was complete.
     case closedBeforeAnswer
     /// The server refused the call's HTTP/2 stream without processing it (it was above a
@@ -24,6 +27,7 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL(let url, let reason): "cannot call '\(url)': \(reason)"
         case .timedOut: "no answer before the deadline"
+        case .notConnected(let reason): "no connection could be made, the call was not sent: \(reason)"
         case .closedBeforeAnswer: "the server closed the connection before its answer was complete"
         case .refusedStream: "the server refused the call's HTTP/2 stream unprocessed"
         case .noNewStreams: "the HTTP/2 connection takes no new streams"

@@ -254,14 +254,5 @@ final class WorkerMetrics: Sendable {
 
 extension InstanceAPIError {
     /// The HTTP status the failure came with, as a metric label (`none` when there was no answer).
-    var statusLabel: String {
-        switch self {
-        case .badRequest: "400"
-        case .unauthenticated: "401"
-        case .permissionDenied: "403"
-        case .throttled: "429"
-        case .serverError(_, let status, _, _), .malformedResponse(_, let status, _), .unexpectedAnswer(_, let status, _): "\(status)"
-        case .transport, .timedOut, .credentials, .invalidArgument: "none"
-        }
-    }
+    var statusLabel: String { answerStatus.map { "\($0)" } ?? "none" }
 }

@@ -18,8 +18,7 @@ extension CallAnswer {
     var wasAnswered: Bool {
         switch self {
         case .items: true
-        case .failed(.transport, _), .failed(.timedOut, _), .failed(.credentials, _), .failed(.invalidArgument, _): false
-        case .failed: true
+        case .failed(let error, _): error.answerStatus != nil
         }
     }
 }
