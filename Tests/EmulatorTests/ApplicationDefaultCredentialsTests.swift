@@ -80,7 +80,7 @@ struct ApplicationDefaultCredentialsTests {
     private func metadataServer(_ fixture: EmulatorFixture) async throws {
         let host = fixture.server.baseURL.replacingOccurrences(of: "http://", with: "")
         // A generous probe: a busy test machine can be slow to answer; the default is for real hosts.
-        let source = try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: ["GCE_METADATA_HOST": host], metadataTimeout: .seconds(30))
+        let source = try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: ["GCE_METADATA_HOST": host, "GCE_METADATA_TIMEOUT": "30"])
         guard case .metadataServer(let found, let project) = source else { throw FixtureFailure("expected the metadata server, got \(source)") }
         #expect(found == host && project == fixture.backend.configuration.projectID)
         try await works(source, fixture)
@@ -91,7 +91,7 @@ struct ApplicationDefaultCredentialsTests {
     @Test("none found: the error names every source tried")
     func noneFound() async throws {
         let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
-            try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: nowhere, metadataTimeout: .seconds(2))
+            try await ApplicationDefaultCredentials.find(explicitPath: nil, environment: nowhere.merging(["GCE_METADATA_TIMEOUT": "2"]) { $1 })
         }
         let text = error?.description ?? ""
         #expect(text.contains("GOOGLE_APPLICATION_CREDENTIALS is not set"), "\(text)")

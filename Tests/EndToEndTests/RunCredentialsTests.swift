@@ -20,7 +20,9 @@ struct RunCredentialsTests {
             let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 ["run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--backend-url", fixture.emulator.baseURL, "--log-level", "warning"],
-                environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""])
+                // Each probe may take a minute (google-auth's variable): the emulator in this
+                // process, on a CI machine running the suite's benches, once took over 3 s thrice.
+                environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_TIMEOUT": "60"])
             // Fails at once, with the worker's output, if it exits before it found the credentials
             // (the outcome wait alone would only time out, saying nothing of why).
             try await worker.waitFor("credentials from the metadata server at \(host)")

@@ -34,7 +34,7 @@ struct MetadataServerAbsenceTests {
         let host = given == "REFUSED" ? "127.0.0.1:\(refusing.port)" : given
         let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
             try await ApplicationDefaultCredentials.find(
-                explicitPath: nil, environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""], metadataTimeout: .seconds(2))
+                explicitPath: nil, environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_TIMEOUT": "2"])
         }
         #expect(error?.unansweredMetadataServer == nil, "\(String(describing: error))")
         #expect(error?.description.contains("the metadata server at \(host): not there") == true, "\(String(describing: error))")
@@ -47,9 +47,43 @@ struct MetadataServerAbsenceTests {
         let host = "127.0.0.1:\(silent.port)"
         let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
             try await ApplicationDefaultCredentials.find(
-                explicitPath: nil, environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": ""], metadataTimeout: .milliseconds(300))
+                explicitPath: nil, environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_TIMEOUT": "0.3"])
         }
         #expect(error?.unansweredMetadataServer == host, "\(String(describing: error))")
+    }
+
+    @Test("GCE_METADATA_DETECT_RETRIES sets how many times a server that does not answer is probed, as google-auth reads it")
+    func probes() async throws {
+        let silent = try LoopbackSocket.open(listening: true)
+        defer { close(silent.fd) }
+        let host = "127.0.0.1:\(silent.port)"
+        let error = await #expect(throws: ApplicationDefaultCredentials.NotFound.self) {
+            try await ApplicationDefaultCredentials.find(
+                explicitPath: nil,
+                environment: [
+                    "GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_TIMEOUT": "0.2", "GCE_METADATA_DETECT_RETRIES": "1",
+                ])
+        }
+        #expect(error?.description.contains("no answer to 1 probe(s)") == true, "\(String(describing: error))")
+    }
+
+    @Test(
+        "a probing variable set to what it cannot be is refused before any probe, naming it and its value",
+        arguments: [
+            ("GCE_METADATA_TIMEOUT", "3s"), ("GCE_METADATA_TIMEOUT", "0"), ("GCE_METADATA_TIMEOUT", "-1"), ("GCE_METADATA_TIMEOUT", "nan"),
+            ("GCE_METADATA_TIMEOUT", "601"), ("GCE_METADATA_DETECT_RETRIES", "0"), ("GCE_METADATA_DETECT_RETRIES", "2.5"),
+        ])
+    func badProbing(_ variable: String, _ value: String) async throws {
+        let error = await #expect(throws: CredentialsError.self) {
+            // Nothing listens on port 1: a probe would be refused, not refused for the setting.
+            try await ApplicationDefaultCredentials.find(
+                explicitPath: nil, environment: ["GCE_METADATA_HOST": "127.0.0.1:1", "GOOGLE_APPLICATION_CREDENTIALS": "", variable: value])
+        }
+        guard case .invalidSetting(variable, value, _)? = error else {
+            Issue.record("\(variable)=\(value): \(String(describing: error))")
+            return
+        }
+        #expect(error?.description.contains("$\(variable) '\(value)'") == true)
     }
 
     @Test("GOOGLE_APPLICATION_CREDENTIALS naming a missing file carries the key file's error, as --credentials throws it")

@@ -36,11 +36,14 @@ public enum ApplicationDefaultCredentials {
     ///
     /// - Parameters:
     ///   - explicitPath: a key file named by the user (`--credentials`); when given, the only source.
-    ///   - environment: the process environment (injected in tests).
-    ///   - metadataTimeout: how long the metadata server may take to answer one probe; one that
-    ///     does not answer is probed up to `metadataProbes` times, as Google's libraries do.
+    ///   - environment: the process environment (injected in tests). The metadata server is
+    ///     probed as Google's libraries probe it (google-auth): each probe may take
+    ///     `GCE_METADATA_TIMEOUT` seconds (default 3), and one that does not answer is probed up
+    ///     to `GCE_METADATA_DETECT_RETRIES` times (default 3).
+    /// - Throws: `NotFound`; a key file's `CredentialsError`; `.invalidSetting` for either
+    ///   variable set to what it cannot be, naming it.
     public static func find(
-        explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment, metadataTimeout: Duration = .seconds(3)
+        explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> CredentialSource {
         if let explicitPath {
             return .serviceAccount(try ServiceAccountCredentials.load(from: explicitPath))
@@ -48,12 +51,13 @@ public enum ApplicationDefaultCredentials {
         var tried: [String] = []
         if let path = environment["GOOGLE_APPLICATION_CREDENTIALS"], !path.isEmpty {
             do { return .serviceAccount(try ServiceAccountCredentials.load(from: path)) } catch {
-                throw NotFound(tried: ["GOOGLE_APPLICATION_CREDENTIALS=\(path): \(error)"], keyFileError: error as? CredentialsError)
+                throw NotFound(tried: ["GOOGLE_APPLICATION_CREDENTIALS=\(path): \(error)"], keyFileError: error)
             }
         }
         tried.append("GOOGLE_APPLICATION_CREDENTIALS is not set")
         let host = environment["GCE_METADATA_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "metadata.google.internal"
-        switch await metadataProject(host: host, timeout: metadataTimeout) {
+        let probing = try MetadataProbing(environment)
+        switch await metadataProject(host: host, probing: probing) {
         case .success(let project): return .metadataServer(host: host, projectID: project)
         case .failure(let reason):
             tried.append("the metadata server at \(host): \(reason)")
@@ -62,22 +66,18 @@ public enum ApplicationDefaultCredentials {
         throw NotFound(tried: tried)
     }
 
-    /// How many times a metadata server that does not answer is probed (a busy node can be slow
-    /// to answer the first; google-auth probes three times too).
-    static let metadataProbes = 3
-
     /// The pause before probing again a metadata server that was not there.
     static let absentServerPause = Duration.seconds(1)
 
     /// The project id the metadata server at `host` serves, or why it could not be had.
-    private static func metadataProject(host: String, timeout: Duration) async -> Result<String, MetadataFailure> {
+    private static func metadataProject(host: String, probing: MetadataProbing) async -> Result<String, MetadataFailure> {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         var request = HTTPClientRequest(url: "http://\(host)/computeMetadata/v1/project/project-id")
         request.headers.add(name: "Metadata-Flavor", value: "Google")
         var result = Result<String, MetadataFailure>.failure(MetadataFailure("not probed", answered: false))
-        for probe in 1...metadataProbes {
+        for probe in 1...probing.probes {
             do {
-                let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout / .milliseconds(1))))
+                let response = try await client.execute(request, timeout: .milliseconds(Int64(probing.timeout / .milliseconds(1))))
                 let body = String(buffer: try await response.body.collect(upTo: 4_096)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if response.status != .ok {
                     result = .failure(MetadataFailure("answered HTTP \(response.status.code)", answered: true))
@@ -92,7 +92,7 @@ public enum ApplicationDefaultCredentials {
                 // seconds; GKE's metadata server refuses a new pod's first connections): absent
                 // only when every probe, a second apart, found nothing.
                 result = .failure(MetadataFailure("not there (\(HTTPFailure.describe(error))): not on Google Cloud", answered: false, absent: true))
-                if probe < metadataProbes { try? await Task.sleep(for: absentServerPause) }
+                if probe < probing.probes { try? await Task.sleep(for: absentServerPause) }
             } catch {
                 result = .failure(MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))", answered: false))
             }

@@ -41,6 +41,8 @@ struct SimulatedBackend {
         case perItem
         case status
         case transport
+        /// No connection could be made: the call is never sent.
+        case unreachable
         case timeout
         /// No access token could be had: the call is never sent.
         case credentials
@@ -52,10 +54,11 @@ struct SimulatedBackend {
     mutating func answer(_ job: CallJob, api: BackendAPI) -> CallAnswer {
         if let foreign = foreignAnswer(job, api: api) { return foreign }
         if let stuck = stuckAnswer(job, api: api) { return stuck }
-        switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .timeout, .credentials]) {
+        switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .unreachable, .timeout, .credentials]) {
         case .perItem: return perItem(job, api: api)
         case .credentials: return .failed(.credentials("token endpoint https://oauth2.googleapis.com/token did not answer"))
         case .transport: return .failed(.transport(api: api, message: "connection reset by peer"))
+        case .unreachable: return .failed(.unreachable(api: api, message: "connection refused"))
         case .timeout: return .failed(.timedOut(api: api, timeout: .seconds(30)))
         case .status:
             let status = pick(Self.statuses)

@@ -18,7 +18,8 @@ import Kafka
 /// A run has two phases: `chaos(steps:)`, then `heal()`, in which the backend answers healthily
 /// (but for ids of another project, and stuck ids that fail the same way for good), new work keeps
 /// arriving and the operator resumes: everything read must then be published and committed within
-/// a bounded simulated time, or the run stalled.
+/// a bounded simulated time, or the run stalled. Or, instead of healing, `stop()`: the worker's
+/// stop, by a SIGTERM or an outcome the broker refused for good.
 struct WorkerSimulation {
     /// What the simulation knows of a request the machine admitted.
     private struct Admitted {
@@ -72,6 +73,12 @@ struct WorkerSimulation {
     /// The cancels written so far: they stay in force through every later change.
     private var cancels: [ControlCancel] = []
     private var nextRequest = 0
+    /// The stop began (`stop()`): nothing is read any more.
+    private var stopping = false
+    /// The stop finished: no call starts and nothing is published any more.
+    private var stopped = false
+    /// The worker failed itself (a refused outcome), as `stop()` made it.
+    private var failedItself: PipelineWorkerError?
     /// The longest any wait may last: a linger, a backoff (a server's `Retry-After` included), the
     /// breaker's longest cooldown, or a slot at the adaptive rate's floor.
     private let longestWait: Duration
@@ -173,6 +180,74 @@ struct WorkerSimulation {
         }
     }
 
+    /// The worker stops after the chaos: by a SIGTERM (a drain, with a healthy backend until it
+    /// holds, or a failing one until a deadline) or because the broker refused an outcome for good
+    /// (no drain). From the stop's start no record is read; when it finishes, what is done is stored
+    /// (the store point never passing an unacknowledged outcome); from then on no call starts and
+    /// nothing is published, whatever comes back: answers, acknowledgements, abandoned outcomes.
+    mutating func stop() throws {
+        stopping = true
+        var drain = true
+        if !pending.isEmpty, random.next() % 3 == 0 {
+            let publication = pending.remove(at: Int(random.next() % UInt64(pending.count)))
+            let refusal = KafkaError.broker(code: .topicAuthorizationFailed, message: "not authorized to write to outcomes")
+            try perform(machine.published(publication, .refused(topic: "outcomes", refusal), now: now, date: Date()))
+            guard let error = failedItself else { throw violation("an outcome refused for good did not fail the worker") }
+            // As `PipelineWorker.fail`: the failure is recorded once, and the stop runs undrained.
+            try perform(machine.failed(error, now: now) ?? [])
+            guard machine.claimStop(), machine.beginStop(now: now) == nil else { throw violation("the failure did not begin the stop") }
+            drain = false
+        } else {
+            guard machine.claimStop() else { throw violation("a stop was claimed before the stop") }
+            try perform(machine.beginStop(now: now) ?? [])
+        }
+        for partition in partitions where logs[partition]!.assigned && !logs[partition]!.paused {
+            throw violation("\(partition) is still read after the stop began")
+        }
+        if drain { try drainForStop(healthy: random.next() % 2 == 0) }
+        try perform(machine.finishStop())
+        stopped = true
+        while !running.isEmpty || !pending.isEmpty {
+            steps += 1
+            if !running.isEmpty, pending.isEmpty || random.next() % 2 == 0 {
+                try answerOne(healthy: random.next() % 2 == 0)
+            } else if random.next() % 2 == 0 {
+                try acknowledgeOne()
+            } else {
+                let publication = pending.remove(at: Int(random.next() % UInt64(pending.count)))
+                try perform(machine.published(publication, .abandoned, now: now, date: Date()))
+            }
+        }
+        try advance(jump: true)
+    }
+
+    /// The stop's drain: calls and acknowledgements go on until the machine is drained; with a
+    /// healthy backend it must be within an hour, with a failing one it ends at a random deadline.
+    private mutating func drainForStop(healthy: Bool) throws {
+        let deadline = now + (healthy ? .seconds(3_600) : .milliseconds(Int64(random.next() % 60_000)))
+        while !machine.isDrained(.all) {
+            steps += 1
+            guard now < deadline, steps < 2_000_000 else {
+                if healthy { throw violation("the stop's drain stalled: \(unfinished) after an hour of healthy answers") }
+                return
+            }
+            var choices: [Int] = []
+            if !running.isEmpty { choices.append(0) }
+            if !pending.isEmpty { choices.append(1) }
+            if choices.isEmpty || random.next() % 8 == 0 {
+                guard timer != nil || hold != nil || !choices.isEmpty else {
+                    throw violation("the stop's drain stalled: nothing running, nothing to acknowledge, no timer set, and \(unfinished)")
+                }
+                try advance(jump: false)
+                continue
+            }
+            switch choices[Int(random.next() % UInt64(choices.count))] {
+            case 0: try answerOne(healthy: healthy)
+            default: try acknowledgeOne()
+            }
+        }
+    }
+
     // MARK: - Events
 
     private mutating func arrive() throws {
@@ -203,7 +278,7 @@ struct WorkerSimulation {
     /// Delivers the next unread record of `partition` to the machine, as the consumer would: not
     /// while the partition is paused or unassigned, nor while the machine holds reads.
     private mutating func deliverNext(_ partition: KafkaTopicPartition) throws {
-        guard let log = logs[partition], log.assigned, !log.paused, !machine.readsHeld, log.readPosition < Int64(log.records.count) else { return }
+        guard !stopping, let log = logs[partition], log.assigned, !log.paused, !machine.readsHeld, log.readPosition < Int64(log.records.count) else { return }
         let offset = log.readPosition
         logs[partition]!.readPosition += 1
         let bytes = log.records[Int(offset)]
@@ -326,6 +401,7 @@ struct WorkerSimulation {
         for action in actions {
             switch action {
             case .startCall(let job):
+                guard !stopped else { throw violation("call \(job.id) started after the stop finished") }
                 guard job.api == job.op.api(on: configuration.topicBackend) else {
                     throw violation("call \(job.id) of \(job.op) calls \(job.api), not \(job.op.api(on: configuration.topicBackend))")
                 }
@@ -370,6 +446,7 @@ struct WorkerSimulation {
                 else { throw violation("call \(job.id) of \(job.op) carries \(job.items.count) items, \(job.origins.count) origins") }
                 running[job.id] = job
             case .publish(let publication):
+                guard !stopped else { throw violation("\(publication.outcome.requestID) published after the stop finished") }
                 try published(publication)
             case .storeOffsets(let offsets):
                 for (partition, offset) in offsets { try commit(partition, offset) }
@@ -398,7 +475,9 @@ struct WorkerSimulation {
             case .log:
                 break
             case .fail(let error):
-                throw violation("the worker stopped itself: \(error)")
+                // Only an outcome the broker refused for good, which `stop()` makes, fails the worker.
+                guard stopping, failedItself == nil, case .publish = error else { throw violation("the worker stopped itself: \(error)") }
+                failedItself = error
             }
         }
         try checkLiveness()
@@ -484,12 +563,13 @@ struct WorkerSimulation {
         logs[partition]!.committed = offset
     }
 
-    /// Waiting work always has a way forward: a running call, a timer, or the operator's pause;
-    /// and a key is held exactly by the jobs running, waiting to retry or backing off.
+    /// Waiting work always has a way forward: a running call, a timer, or the operator's pause
+    /// (once the stop finished, none: it is delivered again after the restart); and a key is held
+    /// exactly by the jobs running, waiting to retry or backing off.
     private func checkLiveness() throws {
         let misheld = machine.dispatch.misheldKeys
         guard misheld.isEmpty else { throw violation("keys held by no job or by too few: \(misheld)") }
-        guard machine.dispatch.hasWaitingWork, running.isEmpty, !operatorPaused else { return }
+        guard machine.dispatch.hasWaitingWork, running.isEmpty, !operatorPaused, !stopped else { return }
         guard timer != nil else {
             throw violation("work is waiting, nothing runs, and no timer is set (\(unfinished))")
         }

@@ -8,7 +8,7 @@ import Testing
 /// `WorkerSimulation`).
 ///
 /// Each seed is one run: a configuration, `IIDBATCH_SIM_STEPS` chaotic steps (default 400), then
-/// healing. The suite runs seeds 1 … `IIDBATCH_SIM_RUNS` (default 100; seconds); a longer
+/// healing, or (every third seed) the worker's stop. The suite runs seeds 1 … `IIDBATCH_SIM_RUNS` (default 100; seconds); a longer
 /// search sets it higher. A failure names its seed; `IIDBATCH_SIM_SEED=N` replays that seed alone,
 /// and `IIDBATCH_SIM_VERBOSE=1` prints each seed before it runs (a trap then shows which).
 @Suite("Worker simulation: seeded random events and answers, invariants after every step")
@@ -17,7 +17,8 @@ struct WorkerSimulationTests {
         ProcessInfo.processInfo.environment[name].flatMap { UInt64($0) }
     }
 
-    @Test("every seed: no trap, one outcome per request counting each item by its last answer, commits behind acknowledgements, no stall")
+    @Test(
+        "every seed: no trap, one outcome per request counting each item by its last answer, commits behind acknowledgements, no stall, nothing after the stop")
     func seeds() async {
         let seeds = Self.setting("IIDBATCH_SIM_SEED").map { [$0] } ?? Array(1...(Self.setting("IIDBATCH_SIM_RUNS") ?? 100))
         let steps = Int(Self.setting("IIDBATCH_SIM_STEPS") ?? 400)
@@ -31,7 +32,8 @@ struct WorkerSimulationTests {
                 defer { if verbose { print("  steps \(simulation.steps)") } }
                 do {
                     try simulation.chaos(steps: steps)
-                    try simulation.heal()
+                    // A third of the runs end with the worker's stop, the rest healing.
+                    if seed % 3 == 0 { try simulation.stop() } else { try simulation.heal() }
                 } catch {
                     failures.append("seed \(seed): \(error) — replay with IIDBATCH_SIM_SEED=\(seed)")
                     if failures.count >= 5 { break }

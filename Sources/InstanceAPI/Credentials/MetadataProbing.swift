@@ -1,0 +1,34 @@
+import Foundation
+
+/// How the metadata server is probed, from the variables Google's libraries read (google-auth):
+/// how long one probe may take, and how many times a server that does not answer is probed (a
+/// busy node can be slow to answer the first).
+struct MetadataProbing: Equatable {
+    /// The variable that sets `timeout`, in seconds.
+    static let timeoutVariable = "GCE_METADATA_TIMEOUT"
+    /// The variable that sets `probes`.
+    static let probesVariable = "GCE_METADATA_DETECT_RETRIES"
+
+    /// How long one probe may take: 3 s unless set.
+    var timeout: Duration = .seconds(3)
+    /// How many times a server that does not answer is probed: 3 unless set.
+    var probes = 3
+
+    /// The probing `environment` sets; an empty variable is unset.
+    /// - Throws: `CredentialsError.invalidSetting` naming a variable that is not a number of
+    ///   seconds above 0 and at most 600, or a whole number of probes from 1 to 100.
+    init(_ environment: [String: String]) throws(CredentialsError) {
+        if let text = environment[Self.timeoutVariable], !text.isEmpty {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 600 else {
+                throw .invalidSetting(variable: Self.timeoutVariable, value: text, reason: "not a number of seconds above 0 and at most 600")
+            }
+            timeout = .milliseconds(Int64((seconds * 1_000).rounded(.up)))
+        }
+        if let text = environment[Self.probesVariable], !text.isEmpty {
+            guard let probes = Int(text), (1...100).contains(probes) else {
+                throw .invalidSetting(variable: Self.probesVariable, value: text, reason: "not a whole number of probes from 1 to 100")
+            }
+            self.probes = probes
+        }
+    }
+}
