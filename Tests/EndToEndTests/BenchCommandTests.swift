@@ -62,7 +62,7 @@ struct BenchCommandTests {
     /// profile needs.
     static var emulatorServesTLS: Bool {
         get async {
-            guard let result = try? await ChildProcess.run(try Programs.iidbatch, ["emulator", "--help"], seconds: 60) else { return false }
+            guard let result = try? await ChildProcess.run(try Programs.iidbatch, ["emulator", "--help"]) else { return false }
             return result.output.contains("--tls-cert")
         }
     }
@@ -88,10 +88,10 @@ struct BenchCommandTests {
 
     @Test("bench field refuses options out of range, naming the value")
     func benchFieldValidation() async throws {
-        let result = try await ChildProcess.run(try Programs.iidbatch, ["bench", "field", "--quota", "0"], seconds: 60)
+        let result = try await ChildProcess.run(try Programs.iidbatch, ["bench", "field", "--quota", "0"])
         #expect(result.status == 64, "\(result.output)")
         #expect(result.output.contains("--quota must be 1...1000000 calls/s, got 0.0"), "\(result.output)")
-        let calls = try await ChildProcess.run(try Programs.iidbatch, ["bench", "field", "--calls", "5"], seconds: 60)
+        let calls = try await ChildProcess.run(try Programs.iidbatch, ["bench", "field", "--calls", "5"])
         #expect(calls.status == 64 && calls.output.contains("--calls must be 100...2,000,000, got 5"), "\(calls.output)")
     }
 }

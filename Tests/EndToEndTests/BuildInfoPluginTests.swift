@@ -19,7 +19,7 @@ struct BuildInfoPluginTests {
     /// Runs `program` (git without the user's configuration); its trimmed output.
     private func run(_ program: String, _ arguments: [String]) async throws -> String {
         let child = try await ChildProcess(URL(fileURLWithPath: program), arguments, environment: ["GIT_CONFIG_GLOBAL": "/dev/null"])
-        #expect(try await child.waitForExit(seconds: 60) == 0, "\(program) \(arguments): \(child.text)")
+        #expect(try await child.waitForExit() == 0, "\(program) \(arguments): \(child.text)")
         return child.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

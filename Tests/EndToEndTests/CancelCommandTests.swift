@@ -10,7 +10,7 @@ import Testing
 @Suite("iidbatch control cancel: a wrong batch of deletions is cancelled before it erases", .serialized)
 struct CancelCommandTests {
     private func control(_ fixture: PipelineFixture, _ pipeline: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await OperatorCommand.run(["control"] + arguments + ["--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers, seconds: 60)
+        try await OperatorCommand.run(["control"] + arguments + ["--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers)
     }
 
     /// `count` deletion requests of batch `batch`, two installations each, seeded in the emulator.

@@ -11,7 +11,7 @@ struct ControlCommandTests {
     private static let group = "control-workers"
 
     private func control(_ fixture: PipelineFixture, _ pipeline: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await OperatorCommand.run(["control"] + arguments + ["--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers, seconds: 60)
+        try await OperatorCommand.run(["control"] + arguments + ["--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers)
     }
 
     private func requests(_ fixture: PipelineFixture, count: Int, prefix: String) -> [PipelineRequest] {

@@ -18,7 +18,7 @@ struct CredentialsAtStartTests {
             try unknown.write(to: URL(fileURLWithPath: refusedKey))
             let arguments = ["run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--backend-url", fixture.emulator.baseURL, "--credentials"]
             let refused = try await ChildProcess(try Programs.iidbatch, arguments + [refusedKey])
-            let status = try await refused.waitForExit(seconds: 60)
+            let status = try await refused.waitForExit()
             #expect(status == 78, "refused credentials are a configuration error:\n\(refused.text)")
             #expect(refused.text.contains("the credentials were refused") && refused.text.contains("invalid_grant"), "\(refused.text)")
             #expect(!refused.text.contains("→"), "no worker started:\n\(refused.text)")
@@ -30,10 +30,10 @@ struct CredentialsAtStartTests {
             // --backend-url serves the token endpoint too: one that is not there.
             let deadBackend = ["run", pipeline, "--brokers", fixture.kafka.bootstrapServers, "--backend-url", "http://127.0.0.1:1"]
             let started = try await ChildProcess(try Programs.iidbatch, deadBackend + ["--credentials", absentKey])
-            _ = try await started.waitFor("no access token yet", seconds: 60)
-            _ = try await started.waitFor("→ \(fixture.outcomeTopic)", seconds: 60)
+            _ = try await started.waitFor("no access token yet")
+            _ = try await started.waitFor("→ \(fixture.outcomeTopic)")
             started.interrupt()
-            #expect(try await started.waitForExit(seconds: 60) == 0, "\(started.text)")
+            #expect(try await started.waitForExit() == 0, "\(started.text)")
         }
     }
 }

@@ -274,7 +274,7 @@ struct DeployFilesTests {
         let readme = try text("README.md")
         let wrap = try #require(readme.firstMatch(of: /\{ printf '[^\n]*\n *sed [^\n]*; \}/), "the README's Rules command")
         let result = try await ChildProcess.run(
-            URL(fileURLWithPath: "/bin/bash"), ["-c", "cd \(root.path) && " + String(wrap.0).replacing(/\n */, with: "\n")], seconds: 60)
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "cd \(root.path) && " + String(wrap.0).replacing(/\n */, with: "\n")])
         #expect(result.status == 0, "\(result.output)")
         let rules = try #require(try Yams.load(yaml: result.output) as? [String: Any], "\(result.output)")
         #expect(rules["apiVersion"] as? String == "monitoring.googleapis.com/v1" && rules["kind"] as? String == "Rules")
@@ -423,7 +423,7 @@ struct DeployFilesTests {
         let unit = root.appendingPathComponent("deploy/systemd/iidbatch.service").path
         // --threshold is in tenths: 49 fails the command for an exposure of 5.0 or more.
         let result = try await ChildProcess.run(
-            URL(fileURLWithPath: "/usr/bin/env"), ["systemd-analyze", "security", "--offline=true", "--threshold=49", "--no-pager", unit], seconds: 60)
+            URL(fileURLWithPath: "/usr/bin/env"), ["systemd-analyze", "security", "--offline=true", "--threshold=49", "--no-pager", unit])
         #expect(result.status == 0, "systemd-analyze (make deps installs systemd): \(result.output)")
         let overall = try #require(result.output.firstMatch(of: /Overall exposure level for iidbatch.service: ([0-9.]+) (\w+)/), "\(result.output)")
         let exposure = try #require(Double(overall.1))
@@ -475,7 +475,7 @@ struct DeployFilesTests {
         let copy = folder.appendingPathComponent("iidbatch.service")
         try unit.replacingOccurrences(of: "ExecStart=/usr/local/bin/iidbatch ", with: "ExecStart=\(try Programs.iidbatch.path) ").write(
             to: copy, atomically: true, encoding: .utf8)
-        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["systemd-analyze", "verify", "--man=no", copy.path], seconds: 60)
+        let result = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/env"), ["systemd-analyze", "verify", "--man=no", copy.path])
         #expect(result.status == 0, "\(result.output)")
         // verify exits 0 on unknown keys and bad values too; it names the file when it warns.
         #expect(!result.output.contains("iidbatch.service"), "\(result.output)")

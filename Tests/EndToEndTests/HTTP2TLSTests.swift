@@ -91,7 +91,7 @@ struct HTTP2TLSTests {
                 environment: environment)
             let outcomes = try await fixture.waitForOutcomes([request.id])
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0, "\(worker.text)")
+            #expect(try await worker.waitForExit() == 0, "\(worker.text)")
             #expect(outcomes[request.id]?.counts == ["OK": 300], "\(String(describing: outcomes[request.id]))")
             let stats = try await emulator.stats()
             #expect(stats["fcm.subscribe"].statuses["200"] == 300, "\(stats["fcm.subscribe"]) \(worker.text)")
@@ -99,7 +99,7 @@ struct HTTP2TLSTests {
             // HTTP/2 connections, not one per call in flight.
             #expect(stats.connections >= 2 && stats.connections <= 8, "connections: \(stats.connections)")
             emulator.process.interrupt()
-            #expect(try await emulator.process.waitForExit(seconds: 60) == 0)
+            #expect(try await emulator.process.waitForExit() == 0)
         }
     }
 
@@ -121,13 +121,13 @@ struct HTTP2TLSTests {
         try "request-topic: r\ngroup: g\noutcome-topic: o\ndead-letter-topic: d\n".write(toFile: pipeline, atomically: true, encoding: .utf8)
         let missing = folder.appendingPathComponent("missing-ca.pem").path
         let option = try await ChildProcess(try Programs.iidbatch, ["run", pipeline, "--brokers", "127.0.0.1:1", "--ca-file", missing])
-        #expect(try await option.waitForExit(seconds: 60) == 78, "\(option.text)")
+        #expect(try await option.waitForExit() == 78, "\(option.text)")
         #expect(option.text.contains("--ca-file") && option.text.contains(missing), "\(option.text)")
         let notPEM = folder.appendingPathComponent("not-a-ca.pem").path
         try "not a certificate".write(toFile: notPEM, atomically: true, encoding: .utf8)
         let variable = try await ChildProcess(
             try Programs.iidbatch, ["run", pipeline, "--brokers", "127.0.0.1:1"], environment: [ExtraTrustRoots.environmentVariable: notPEM])
-        #expect(try await variable.waitForExit(seconds: 60) == 78, "\(variable.text)")
+        #expect(try await variable.waitForExit() == 78, "\(variable.text)")
         #expect(variable.text.contains("SSL_CERT_FILE") && variable.text.contains(notPEM), "\(variable.text)")
     }
 }

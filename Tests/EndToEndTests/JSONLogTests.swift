@@ -71,7 +71,7 @@ struct JSONLogTests {
     @Test("a usage error found after the format was chosen is one JSON line, usage help inside, exit 64")
     func usageErrorAfterFormat() async throws {
         let run = try await ChildProcess(try Programs.iidbatch, ["run", "/no/such/pipelines", "--log-format", "json", "--log-level", "loud"])
-        #expect(try await run.waitForExit(seconds: 60) == 64, "\(run.text)")
+        #expect(try await run.waitForExit() == 64, "\(run.text)")
         let lines = objects(run.text)
         #expect(lines.count == 1, "\(run.text)")
         let message = try #require(lines.first?["message"] as? String)
@@ -82,7 +82,7 @@ struct JSONLogTests {
     @Test("an argument error ArgumentParser finds before the command runs is JSON when the arguments ask for json")
     func parseErrorAskingForJSON() async throws {
         let run = try await ChildProcess(try Programs.iidbatch, ["run", "--log-format=json", "--http-port", "not-a-port"])
-        #expect(try await run.waitForExit(seconds: 60) == 64, "\(run.text)")
+        #expect(try await run.waitForExit() == 64, "\(run.text)")
         let lines = objects(run.text)
         #expect(lines.count == 1 && (lines.first?["message"] as? String)?.contains("not-a-port") == true, "\(run.text)")
     }

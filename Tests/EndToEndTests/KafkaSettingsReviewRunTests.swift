@@ -22,7 +22,7 @@ struct KafkaSettingsReviewRunTests {
                 environment: ["IIDBATCH_BROKERS": fixture.kafka.bootstrapServers])
             try await worker.waitFor("group alias-workers")
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0, "\(worker.text)")
+            #expect(try await worker.waitForExit() == 0, "\(worker.text)")
             let text = worker.text
             #expect(text.contains("bootstrap.servers=\(fixture.kafka.bootstrapServers) (from $IIDBATCH_BROKERS)"), "\(text)")
             #expect(!text.contains("metadata.broker.list="), "\(text)")
@@ -40,7 +40,7 @@ struct KafkaSettingsReviewRunTests {
             let worker = try await ChildProcess(
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-F", properties]),
                 environment: ["IIDBATCH_KAFKA_SASL_PASSWD": "env-typo-secret-9d1"])
-            #expect(try await worker.waitForExit(seconds: 60) == 78, "\(worker.text)")
+            #expect(try await worker.waitForExit() == 78, "\(worker.text)")
             let text = worker.text
             #expect(text.contains("sasl.pasword=[redacted] (from \(properties) line 1)"), "\(text)")
             #expect(text.contains("sasl.passwd=[redacted] (from $IIDBATCH_KAFKA_SASL_PASSWD)"), "\(text)")

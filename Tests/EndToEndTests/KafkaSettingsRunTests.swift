@@ -34,7 +34,7 @@ struct KafkaSettingsRunTests {
                 ])
             let outcomes = try await fixture.waitForOutcomes(["via-file"])
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            #expect(try await worker.waitForExit() == 0)
             #expect(outcomes["via-file"]?.status == .succeeded)
             let text = worker.text
             #expect(text.contains("bootstrap.servers=\(fixture.kafka.bootstrapServers) (from \(properties) line 2)"), "\(text)")
@@ -63,7 +63,7 @@ struct KafkaSettingsRunTests {
             let text = try await worker.waitFor("iidbatch run: Kafka:")
             try await worker.waitFor("group precedence-workers")
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0, "\(worker.text)")
+            #expect(try await worker.waitForExit() == 0, "\(worker.text)")
             #expect(text.contains("bootstrap.servers=\(fixture.kafka.bootstrapServers) (from --brokers)"), "\(text)")
             #expect(text.contains("client.id=from-x (from -X)"), "\(text)")
             #expect(text.contains("client.rack=from-env (from $IIDBATCH_KAFKA_CLIENT_RACK)"), "\(text)")
@@ -81,7 +81,7 @@ struct KafkaSettingsRunTests {
         for command in [["run", pipeline], ["outcomes"]] {
             let run = try await ChildProcess(try Programs.iidbatch, command + ["-F", properties])
             // A malformed properties file is configuration (78), as a bad pipeline file is.
-            let status = try await run.waitForExit(seconds: 60)
+            let status = try await run.waitForExit()
             #expect(status == 78, "\(command[0]): \(run.text)")
             #expect(run.text.contains("\(properties) line 3: expected key=value"), "\(command[0]): \(run.text)")
             #expect(!run.text.contains("hunter2"), "\(command[0]): \(run.text)")

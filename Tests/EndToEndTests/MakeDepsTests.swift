@@ -43,7 +43,7 @@ struct MakeDepsTests {
                 URL(fileURLWithPath: "/usr/bin/make"),
                 ["-s", "-C", ReadmeScript.repository.path, "apt-deps", "SYSTEMD_RUNTIME=\(folder.appendingPathComponent("systemd").path)"],
                 environment: ["PATH": folder.appendingPathComponent("bin").path])
-            let status = try await child.waitForExit(seconds: 60)
+            let status = try await child.waitForExit()
             let calls = (try? String(contentsOf: log, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
             return (status, child.text, calls)
         }

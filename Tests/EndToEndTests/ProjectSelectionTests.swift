@@ -44,7 +44,7 @@ struct ProjectSelectionTests {
                 environment: ["GOOGLE_CLOUD_PROJECT": "firebase-app-env"])
             let outcomes = try await fixture.waitForOutcomes(["erase-one", "erase-two"])
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            #expect(try await worker.waitForExit() == 0)
             #expect(outcomes["erase-one"]?.counts == ["OK": 3], "\(outcomes["erase-one"].map { "\($0)" } ?? "none")")
             #expect(outcomes["erase-two"]?.counts == ["OK": 3], "\(outcomes["erase-two"].map { "\($0)" } ?? "none")")
             #expect((one + two).allSatisfy { fixture.backend.installationDeleted($0) == true })
@@ -72,7 +72,7 @@ struct ProjectSelectionTests {
                 environment: ["GOOGLE_CLOUD_PROJECT": "firebase-app-env"])
             let outcomes = try await fixture.waitForOutcomes(["erase-env"])
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            #expect(try await worker.waitForExit() == 0)
             #expect(outcomes["erase-env"]?.counts == ["OK": 2], "\(outcomes["erase-env"].map { "\($0)" } ?? "none")")
             #expect(worker.text.contains("project firebase-app-env (from $GOOGLE_CLOUD_PROJECT)"), "\(worker.text)")
 
@@ -80,7 +80,7 @@ struct ProjectSelectionTests {
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "warning"]), environment: ["GOOGLE_CLOUD_PROJECT": ""])
             try await plain.waitFor("project demo (from the credentials)")
             plain.interrupt()
-            #expect(try await plain.waitForExit(seconds: 60) == 0)
+            #expect(try await plain.waitForExit() == 0)
         }
     }
 
@@ -89,7 +89,7 @@ struct ProjectSelectionTests {
         let option = try await ChildProcess(
             try Programs.iidbatch, ["run", "--brokers", "127.0.0.1:1", "--project", "my-app/../other"], environment: ["GOOGLE_CLOUD_PROJECT": ""])
         // A bad option value is a usage mistake (64); a bad pipeline file is configuration (78).
-        let optionStatus = try await option.waitForExit(seconds: 60)
+        let optionStatus = try await option.waitForExit()
         #expect(optionStatus == 64, "\(option.text)")
         #expect(option.text.contains("--project: 'my-app/../other' is not a Google Cloud project id"), "\(option.text)")
 
@@ -98,7 +98,7 @@ struct ProjectSelectionTests {
         let file = folder.appendingPathComponent("p.yaml").path
         try "request-topic: r\nproject: My_App\n".write(toFile: file, atomically: true, encoding: .utf8)
         let pipeline = try await ChildProcess(try Programs.iidbatch, ["run", file, "--brokers", "127.0.0.1:1"])
-        let pipelineStatus = try await pipeline.waitForExit(seconds: 60)
+        let pipelineStatus = try await pipeline.waitForExit()
         #expect(pipelineStatus == 78, "\(pipeline.text)")
         #expect(pipeline.text.contains("p.yaml: project: 'My_App' is not a Google Cloud project id"), "\(pipeline.text)")
     }

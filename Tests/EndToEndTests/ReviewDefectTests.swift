@@ -63,7 +63,7 @@ struct ReviewDefectTests {
                 try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["-X", "message.max.bytes=2000", "--log-level", "warning"]))
             let outcomes = try await fixture.waitForOutcomes([request.id, after.id], timeout: .seconds(90))
             worker.interrupt()
-            let status = try await worker.waitForExit(seconds: 60)
+            let status = try await worker.waitForExit()
             #expect(status == 0, "no record stops the worker; it said:\n\(worker.text)")
             #expect(worker.text.contains("too-large-1") && worker.text.contains("MSG_SIZE_TOO_LARGE"), "the warning names the request and the reason")
 

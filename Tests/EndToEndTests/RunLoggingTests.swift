@@ -17,9 +17,9 @@ struct RunLoggingTests {
             let worker = try await ChildProcess(
                 try Programs.iidbatch,
                 folder.runArguments(fixture, pipeline: pipeline, ["-X", "socket.blocking.max.ms=1000", "--log-level", "warning"]))
-            let output = try await worker.waitFor("CONFWARN", seconds: 60)
+            let output = try await worker.waitFor("CONFWARN")
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            #expect(try await worker.waitForExit() == 0)
             let lines = output.split(separator: "\n")
             let warning = try #require(lines.first { $0.contains("CONFWARN") })
             #expect(warning.contains(" warning iidbatch.kafka: "), "in swift-log's format: \(warning)")
@@ -42,7 +42,7 @@ struct RunLoggingTests {
             _ = try await fixture.waitForOutcomes(["json-1"])
             _ = try await worker.waitFor("CONFWARN")
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            #expect(try await worker.waitForExit() == 0)
             let lines = worker.text.split(separator: "\n").filter { !$0.isEmpty }
             var objects: [[String: Any]] = []
             for line in lines {
@@ -90,10 +90,10 @@ struct RunLoggingTests {
             ops: [groups.add]
             """.write(toFile: folder.url.appendingPathComponent("groups.yaml").path, atomically: true, encoding: .utf8)
             let worker = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: folder.url.path, ["--log-level", "warning"]))
-            _ = try await worker.waitFor("set sender-id: in its file", seconds: 60)
-            _ = try await worker.waitFor("which Google turns down on 2027-09-29", seconds: 60)
+            _ = try await worker.waitFor("set sender-id: in its file")
+            _ = try await worker.waitFor("which Google turns down on 2027-09-29")
             worker.interrupt()
-            #expect(try await worker.waitForExit(seconds: 60) == 0)
+            #expect(try await worker.waitForExit() == 0)
             let warnings = worker.text.split(separator: "\n").filter { $0.contains("turns down on 2027-09-29") }
             #expect(warnings.count == 2, "\(warnings)")
             #expect(warnings.contains { $0.contains("legacy-topics calls iid.batchAdd") }, "\(warnings)")

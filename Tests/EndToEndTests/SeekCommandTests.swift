@@ -61,7 +61,7 @@ struct SeekCommandTests {
         let started = ContinuousClock.now
         let audit = try await ChildProcess(
             try Programs.iidbatch, ["reconcile", "--requests", "requests", "--outcomes", "outcomes", "--wait", "3m", "--brokers", kafka.bootstrapServers])
-        _ = try await audit.waitFor("following the topics for up to 3m", seconds: 60)
+        _ = try await audit.waitFor("following the topics for up to 3m")
         #expect(audit.text.contains("reconcile: 1 request(s) and 0 replay(s) without an outcome"), "\(audit.text)")
         // A request submitted meanwhile whose outcome is written before it: still one missing.
         _ = try await producer.send(topic: "outcomes", key: Array("r-4".utf8), value: try outcome("r-4", completedAt: .now))
