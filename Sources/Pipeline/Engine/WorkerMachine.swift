@@ -153,11 +153,13 @@ struct WorkerMachine {
 
     // MARK: - Calls, timers, publications
 
-    /// The call `jobID` of `api` was answered.
+    /// The call `jobID` of `api` was answered. After the stop finished the answer is only
+    /// counted: nothing settles and nothing is published (its record is delivered again).
     mutating func callFinished(_ jobID: Int, of api: BackendAPI, _ answer: CallAnswer, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
         let status = if case .failed(let error, _) = answer { error.statusLabel } else { "200" }
         if case .failed = answer { counted.failedCalls += 1 }
         counted.callAnswers[api.rawValue, default: [:]][status, default: 0] += 1
+        guard phase != .stopped else { return [] }
         return dispatched(dispatch.finished(jobID: jobID, answer, now: now), now: now, date: date) + settled(now: now)
     }
 
@@ -270,7 +272,9 @@ struct WorkerMachine {
     }
 
     /// The stop's drain ended: no call starts any more, what is done is stored, every drain
-    /// ends undrained, and events change nothing from now on.
+    /// ends undrained. From now on no call starts and nothing is published: an answer is only
+    /// counted, a timer or a hold does nothing; an outcome delivered late still has its offsets
+    /// stored, behind its acknowledgement as always.
     mutating func finishStop() -> [WorkerAction] {
         dispatch.stop()
         let actions = store(book.storable())
