@@ -69,7 +69,8 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
     }
 
     /// The status for credentials that cannot be had: a key file that is missing or unreadable
-    /// is no input, one that is malformed is configuration.
+    /// is no input; one that is malformed, or a setting of how credentials are found that
+    /// cannot be used (`invalidSetting`), is configuration.
     package init(_ error: CredentialsError) {
         switch error {
         case .fileNotFound, .unreadable: self = .noInput

@@ -16,10 +16,10 @@ struct BackendTransportHTTP2Tests {
     private let group = Self.loops
 
     /// A transport trusting the test certificate.
-    private func transport() throws -> BackendTransport {
+    private func transport(connections: Int = 8) throws -> BackendTransport {
         var trusting = TLSConfiguration.makeClientConfiguration()
         trusting.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(TestHTTPServer.certificatePEM.utf8), format: .pem)])
-        return BackendTransport(group: group, maxIdlePerOrigin: 4, tls: trusting)
+        return BackendTransport(group: group, maxIdlePerOrigin: 4, maxHTTP2ConnectionsPerOrigin: connections, tls: trusting)
     }
 
     private func get(_ transport: BackendTransport, _ url: String, timeout: Duration = .seconds(120)) async throws -> TransportAnswer {
@@ -58,6 +58,25 @@ struct BackendTransportHTTP2Tests {
         server.answerHeld()
         for call in calls { #expect(try await call.value.status == 200) }
         #expect(held.map(\.connection) == [1, 2, 3], "one call per connection: \(held.map(\.connection))")
+        transport.shutdown()
+        try await server.stop()
+    }
+
+    @Test("a call that waited past its deadline for a stream (every connection at its limit) fails as not sent, and the server never sees it")
+    func noStreamIsNotSent() async throws {
+        let server = try await TestHTTP2Server(group: group, laterSettings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)])
+        let transport = try transport(connections: 1)
+        let first = Task { try await get(transport, server.url("/hold")) }
+        _ = try await server.held(1)
+        try await server.settingsAcknowledged(connection: 1, count: 2)
+        let error = await #expect(throws: TransportError.self) { try await get(transport, server.url("/echo"), timeout: .milliseconds(300)) }
+        guard case .notConnected? = error else {
+            Issue.record("a call that never got a stream: \(String(describing: error))")
+            return
+        }
+        server.answerHeld()
+        #expect(try await first.value.status == 200)
+        #expect(server.requests == 1 && server.connections == 1)
         transport.shutdown()
         try await server.stop()
     }

@@ -20,7 +20,8 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// not be read. The call may have been carried out.
     case transport(api: BackendAPI, message: String)
     /// No connection could be made (refused, a name that does not resolve, a TLS handshake that
-    /// failed, none within the deadline): the call was surely not sent.
+    /// failed, none within the deadline), or no HTTP/2 stream came free in time: the call was
+    /// surely not sent.
     case unreachable(api: BackendAPI, message: String)
     /// No answer within the timeout.
     case timedOut(api: BackendAPI, timeout: Duration)

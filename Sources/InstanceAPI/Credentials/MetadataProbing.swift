@@ -1,6 +1,8 @@
 import Foundation
 
-/// How the metadata server is probed, from the variables Google's libraries read (google-auth):
+/// How the metadata server is probed, from the variables google-auth reads (this reads the
+/// timeout as a decimal number of seconds, and refuses a value it cannot use where google-auth
+/// falls back to its default):
 /// how long one probe may take, and how many times a server that does not answer is probed (a
 /// busy node can be slow to answer the first).
 struct MetadataProbing: Equatable {

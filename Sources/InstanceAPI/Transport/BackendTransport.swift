@@ -67,8 +67,9 @@ final class BackendTransport: Sendable {
     }
 
     /// Sends one call and returns the complete answer, of at most `answerLimit` bytes of body.
-    /// Throws `TransportError` (bad URL, no answer by `timeout`, connection closed early, answer
-    /// too large, shut down), or NIO's own error when connecting or TLS fails.
+    /// Throws `TransportError`: bad URL; `.notConnected` when the call was not sent (no
+    /// connection could be made, or no stream came free, by `timeout`); no answer by `timeout`,
+    /// connection closed early, answer too large; shut down.
     func send(
         _ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: ByteBuffer?, answerLimit: Int, timeout: Duration
     ) async throws -> TransportAnswer {
@@ -153,7 +154,9 @@ final class BackendTransport: Sendable {
         _ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, origin: BackendOrigin, deadline: NIODeadline
     ) async throws -> TransportAnswer {
         while true {
-            guard NIODeadline.now() < deadline else { throw TransportError.timedOut }
+            // Nothing of this call is out at the top of the loop (it comes back only after a
+            // stream the server refused unprocessed, or a connection that was gone).
+            guard NIODeadline.now() < deadline else { throw TransportError.notConnected(Self.noStream) }
             // The origin chose HTTP/1.1 while this call waited: it goes that way, rather than
             // each woken call offering h2 in a handshake of its own, one after another.
             if state.withLock({ $0.http1Origins.contains(origin) }) {
@@ -247,10 +250,15 @@ final class BackendTransport: Sendable {
         }
     }
 
+    /// Why a call that got no stream before its deadline failed: it was not sent.
+    private static let noStream = "no stream free before the call's deadline"
+
     /// Parks a call `StreamConnections` told to wait until it is handed a stream, woken, its
-    /// deadline passes (`.timedOut`) or it is cancelled.
+    /// deadline passes (`.notConnected`: it was not sent) or it is cancelled.
     private func wait(_ waiter: UInt64, origin: BackendOrigin, deadline: NIODeadline) async throws -> Grant {
-        let timer = group.any().scheduleTask(deadline: deadline) { [weak self] in self?.giveUp(waiter, origin: origin, TransportError.timedOut) }
+        let timer = group.any().scheduleTask(deadline: deadline) { [weak self] in
+            self?.giveUp(waiter, origin: origin, TransportError.notConnected(Self.noStream))
+        }
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
