@@ -91,12 +91,23 @@ struct EmulatorTLSTests {
         try await withTLSEmulator { server, _, caFile in
             let credentials = try ServiceAccountCredentials(json: server.backend.makeServiceAccountKey(tokenURI: server.baseURL + "/token"))
             let roots = try ExtraTrustRoots(path: caFile)
-            let client = InstanceAPIClient(credentials: credentials, configuration: .singleHost(server.baseURL, extraTrustRoots: roots))
+            var configuration = InstanceAPIConfiguration.singleHost(server.baseURL, extraTrustRoots: roots)
+            // A hang guard only: 300 calls at once in this process, while a CI run's benches load
+            // both cores, may take longer than the 30 s default.
+            configuration.timeout = .seconds(120)
+            let client = InstanceAPIClient(credentials: credentials, configuration: configuration)
             let tokens = (0..<300).map { "tls-\($0)" }
             server.backend.seed(SeedRequest(tokens: tokens))
-            let results = try await withThrowingTaskGroup(of: ItemResult.self) { group in
-                for token in tokens { group.addTask { try await client.fcmSubscribe(token: token, topic: "news") } }
-                return try await group.reduce(into: [ItemResult]()) { $0.append($1) }
+            let results: [ItemResult]
+            do {
+                results = try await withThrowingTaskGroup(of: ItemResult.self) { group in
+                    for token in tokens { group.addTask { try await client.fcmSubscribe(token: token, topic: "news") } }
+                    return try await group.reduce(into: [ItemResult]()) { $0.append($1) }
+                }
+            } catch {
+                // Shut down on the way out too: a client dropped running traps the whole test process.
+                try await client.shutdown()
+                throw error
             }
             try await client.shutdown()
             #expect(results.count == 300 && results.allSatisfy { $0 == .ok })

@@ -24,10 +24,10 @@ struct HTTP2CancelBeforeStartTests {
         head.headers.add(name: "Host", value: "fcm.googleapis.com")
         let future = connection.exchange(head, body: nil, limit: 1 << 20, deadline: .now() + .seconds(30), call: call)
         channel.embeddedEventLoop.run()
-        var failure: (any Error)?
-        future.whenFailure { failure = $0 }
+        let failure = NIOLoopBoundBox<(any Error)?>(nil, eventLoop: channel.embeddedEventLoop)
+        future.whenFailure { failure.value = $0 }
         channel.embeddedEventLoop.run()
-        #expect(failure is CancellationError)
+        #expect(failure.value is CancellationError)
         #expect(try channel.readOutbound(as: HTTP2Frame.self) == nil, "nothing was written")
     }
 }

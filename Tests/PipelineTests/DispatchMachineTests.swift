@@ -233,7 +233,7 @@ struct DispatchMachineTests {
                 $0.breakerMaxCooldown = .seconds(60)
             },
             random: SplitMix64(seed: 6))
-        let outage = InstanceAPIError.transport(api: .batchAdd, message: "refused")
+        let outage = InstanceAPIError.transport(api: .batchAdd, message: "connection reset by peer")
         var job = try #require(started(machine.add(subscribe("a", 1), handle: 0, now: t0)).first)
         var now = t0
         // Three failures open the breaker; then probes fail for a minute, far beyond max-elapsed.

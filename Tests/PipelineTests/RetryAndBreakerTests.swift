@@ -104,7 +104,7 @@ struct RetryAndBreakerTests {
     func onlyTheProbeDecides() {
         let t0 = ContinuousClock.now
         var breaker = CircuitBreaker(threshold: 1, initialCooldown: .seconds(1), maxCooldown: .seconds(8))
-        let unavailable = InstanceAPIError.transport(api: .batchAdd, message: "refused")
+        let unavailable = InstanceAPIError.transport(api: .batchAdd, message: "connection reset by peer")
         breaker.recordFailure(unavailable, now: t0)
         breaker.recordSuccess(now: t0)
         #expect(!breaker.isClosed, "a call sent before the opening does not close it")
