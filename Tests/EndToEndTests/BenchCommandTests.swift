@@ -3,7 +3,7 @@ import Testing
 
 /// The worker benchmarks, on a few thousand items: they finish (waiting on the worker's events,
 /// not on a timer) and print every figure they promise. Their figures are not judged here.
-@Suite("iidbatch bench pipeline, bench worker, bench quota and bench field, as a user runs them", .serialized)
+@Suite("iidbatch bench pipeline, bench worker, bench quota and bench field, as a user runs them", .serialized, .heavy)
 struct BenchCommandTests {
     @Test("bench pipeline waits for the last outcome and prints items/s, calls and the ratio to the raw ceiling")
     func benchPipeline() async throws {

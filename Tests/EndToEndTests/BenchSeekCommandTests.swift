@@ -3,7 +3,7 @@ import Testing
 
 /// `iidbatch bench seek` on a small topic, as a user runs it (its queries are this binary in
 /// child processes): it prints its figure line, and the query read only the recent records.
-@Suite("iidbatch bench seek, as a user runs it")
+@Suite("iidbatch bench seek, as a user runs it", .heavy)
 struct BenchSeekCommandTests {
     @Test("bench seek fills 20 000 outcomes and times outcomes --since 5m and a batch's receipt, each reading the recent 1 % only")
     func benchSeek() async throws {

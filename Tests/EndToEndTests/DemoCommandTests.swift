@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("iidbatch demo, as make demo runs it")
+@Suite("iidbatch demo, as make demo runs it", .heavy)
 struct DemoCommandTests {
     @Test("the demo (at a tenth of its size) ends by itself, exit 0, with a reconciliation line showing zero lost")
     func demoEndsWithZeroLost() async throws {

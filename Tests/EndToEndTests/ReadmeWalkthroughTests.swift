@@ -3,7 +3,7 @@ import Testing
 
 /// The README's walkthrough (between `<!-- walkthrough -->` and `<!-- /walkthrough -->`), run
 /// by bash as written (`ReadmeScript`).
-@Suite("The README walkthrough, run as written")
+@Suite("The README walkthrough, run as written", .heavy)
 struct ReadmeWalkthroughTests {
     @Test("submit, watch, reconcile, replay after the fault clears, and a GDPR receipt: every command exits 0")
     func walkthrough() async throws {

@@ -25,7 +25,7 @@ struct RunCredentialsTests {
                 environment: ["GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_TIMEOUT": "60"])
             // Fails at once, with the worker's output, if it exits before it found the credentials
             // (the outcome wait alone would only time out, saying nothing of why).
-            try await worker.waitFor("credentials from the metadata server at \(host)")
+            try await worker.waitFor("credentials from the metadata server at \(host)", seconds: 200)
             let outcomes = try await fixture.waitForOutcomes(["adc-1"])
             worker.interrupt()
             #expect(try await worker.waitForExit() == 0)
