@@ -12,11 +12,16 @@ struct TokenCheckTests {
         let known = InstanceAPIClient(
             credentials: try ServiceAccountCredentials(json: try server.backend.makeServiceAccountKey(tokenURI: server.baseURL + "/token")),
             configuration: .singleHost(server.baseURL))
-        #expect(await known.tokens.check() == .ok)
+        // Asked again while no answer comes (the endpoint is this process's own emulator: a
+        // loaded CI run once left a loopback connect past its 10 s); the answer is the subject.
+        var fine = await known.tokens.check()
+        for _ in 0..<5 { if case .unavailable = fine { fine = await known.tokens.check() } }
+        #expect(fine == .ok)
 
         let (unknownKey, _, _) = try ServiceAccountCredentials.generateKeyFile(projectID: "demo", clientEmail: "x@demo", tokenURI: server.baseURL + "/token")
         let unknown = InstanceAPIClient(credentials: try ServiceAccountCredentials(json: unknownKey), configuration: .singleHost(server.baseURL))
-        let refused = await unknown.tokens.check()
+        var refused = await unknown.tokens.check()
+        for _ in 0..<5 { if case .unavailable = refused { refused = await unknown.tokens.check() } }
         if case .refused(let reason) = refused {
             #expect(reason.contains("HTTP 400") && reason.contains("invalid_grant"), "\(reason)")
         } else {
