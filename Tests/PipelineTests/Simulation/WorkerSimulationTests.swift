@@ -18,7 +18,8 @@ struct WorkerSimulationTests {
     }
 
     @Test(
-        "every seed: no trap, one outcome per request counting each item by its last answer, commits behind acknowledgements, no stall, nothing after the stop")
+        "every seed: no trap, one outcome per request counting each item by its last answer, commits behind acknowledgements, per-key order, in-flight bounds, no stall, nothing after the stop"
+    )
     func seeds() async {
         let seeds = Self.setting("IIDBATCH_SIM_SEED").map { [$0] } ?? Array(1...(Self.setting("IIDBATCH_SIM_RUNS") ?? 100))
         let steps = Int(Self.setting("IIDBATCH_SIM_STEPS") ?? 400)

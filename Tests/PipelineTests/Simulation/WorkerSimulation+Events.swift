@@ -1,0 +1,235 @@
+import Foundation
+import InstanceAPI
+import Kafka
+
+@testable import Pipeline
+
+/// The simulation's events: what the consumer, the backend, the broker, the clock and the
+/// operator do to the machine, each one step.
+extension WorkerSimulation {
+    // MARK: - Events
+
+    mutating func arrive() throws {
+        let partition = partitions[Int(random.next() % 2)]
+        if !hasUnread(partition) || random.next() % 3 != 0 { append(Array(newRequest().jsonBody()), to: partition) }
+        try deliverNext(partition)
+    }
+
+    /// A record whose bytes an adversary chose: a request mangled (a byte flipped, cut short, a
+    /// second `op`, an id of 5,000 bytes, a byte that is not UTF-8), or noise.
+    mutating func arriveHostile() throws {
+        let partition = partitions[Int(random.next() % 2)]
+        var bytes = Array(newRequest().jsonBody())
+        let at = Int(random.next() % UInt64(bytes.count))
+        switch random.next() % 7 {
+        case 0: bytes[at] ^= UInt8(truncatingIfNeeded: 1 + random.next() % 255)
+        case 1: bytes.removeLast(bytes.count - at)
+        case 2: bytes.insert(contentsOf: Array(#""op":"instances.info","#.utf8), at: 1)
+        case 3: bytes.insert(contentsOf: Array(#""id":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 5_000) + Array(#"","#.utf8), at: 1)
+        case 4: bytes.insert(0xFF, at: at)
+        case 5: bytes = (0..<Int(random.next() % 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        default: bytes = Array(#"{"id":"r","op":"topics.subscribe","topic":"t","tokens":["a"],"unknown":1}"#.utf8)
+        }
+        append(bytes, to: partition)
+        try deliverNext(partition)
+    }
+
+    /// Delivers the next unread record of `partition` to the machine, as the consumer would: not
+    /// while the partition is paused or unassigned, nor while the machine holds reads.
+    mutating func deliverNext(_ partition: KafkaTopicPartition) throws {
+        guard !stopping, let log = logs[partition], log.assigned, !log.paused, !machine.readsHeld, log.readPosition < Int64(log.records.count) else { return }
+        // Bounded memory: at either in-flight bound a record is read only as the breaker's probe
+        // (`WorkerMachine.backpressureWaived`): while it is open, a few per opening.
+        let held = machine.book.held
+        if held.reaches(machine.book.bound) {
+            readPastBound += 1
+            guard !machine.dispatch.breakerClosed, readPastBound <= WorkerMachine.probeRecords else {
+                throw violation(
+                    "\(partition) read at \(held.items) items and \(held.bytes) bytes held, bound \(machine.book.bound.items) and \(machine.book.bound.bytes) (breaker closed: \(machine.dispatch.breakerClosed), \(readPastBound) records past the bound)"
+                )
+            }
+        }
+        let offset = log.readPosition
+        logs[partition]!.readPosition += 1
+        let bytes = log.records[Int(offset)]
+        let record = KafkaRecord(
+            topic: partition.topic, partition: partition.partition, offset: offset, key: nil, value: bytes, timestamp: log.stamps[Int(offset)])
+        let read = machine.recordsRead
+        let known = machine.book.handles(in: [partition])
+        let decoded = decoder.decode(bytes)
+        let actions = machine.received(record, decoded, now: now, date: Date())
+        guard machine.recordsRead == read + 1 else {
+            throw violation("record \(partition) offset \(offset) ignored, though never delivered in this assignment")
+        }
+        // Admitted: the one handle of the partition the machine did not hold before.
+        let added = machine.book.handles(in: [partition]).subtracting(known)
+        if let handle = added.first, case .success(let request) = decoded {
+            guard added.count == 1 else { throw violation("one record admitted as \(added.count) requests") }
+            admitted[handle] = Admitted(
+                id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition)
+            if let key = Self.orderKey(of: request) { unpublishedByKey[key, default: []].insert(handle) }
+            handleByID[request.id] = handle
+        } else if case .success(let request) = decoded,
+            actions.contains(where: { if case .publish(let p) = $0 { p.outcome.requestID == request.id && p.outcome.status == .cancelled } else { false } })
+        {
+            cancelledOnArrival[request.id] = Admitted(
+                id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition)
+        }
+        try perform(actions)
+    }
+
+    mutating func answerOne(healthy: Bool) throws {
+        guard !running.isEmpty else { return }
+        let ids = running.keys.sorted()
+        let id = ids[Int(random.next() % UInt64(ids.count))]
+        let job = running.removeValue(forKey: id)!
+        let api = job.op.api(on: configuration.topicBackend)
+        let answer = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
+        if !healthy, random.next() % 10 == 0 { now += .milliseconds(Int64(random.next() % 2_000)) }
+        // Each item's code in this answer, at its own position in the call.
+        let codes = Self.codes(of: answer, count: job.items.count)
+        for run in job.origins.runs where admitted[run.request] != nil {
+            for (index, position) in zip(run.indexes, run.positions) { admitted[run.request]!.lastCodes[index] = codes[position] }
+        }
+        try perform(machine.callFinished(id, of: api, answer, now: now, date: Date()))
+    }
+
+    /// The code each item of a call of `count` items gets from `answer`: its own entry, `INTERNAL`
+    /// for an entry the answer lacks, or the failure's code for every item.
+    static func codes(of answer: CallAnswer, count: Int) -> [ResultCode] {
+        switch answer {
+        case .items(let answers): (0..<count).map { $0 < answers.count ? answers[$0].result.code : .internal }
+        case .failed(let error, _): Array(repeating: error.resultCode, count: count)
+        }
+    }
+
+    mutating func advance(jump: Bool) throws {
+        if jump {
+            now += .milliseconds(Int64(random.next() % 60_000))
+        } else if let next = [timer, hold].compactMap({ $0 }).min() {
+            now = max(now, next)
+        } else {
+            now += .milliseconds(Int64(random.next() % 1_000))
+        }
+        if let due = hold, due <= now {
+            hold = nil
+            try perform(machine.holdExpired(now: now))
+        }
+        if let due = timer, due <= now { timer = nil }
+        try perform(machine.timerFired(now: now, date: Date()))
+    }
+
+    mutating func acknowledgeOne() throws {
+        guard !pending.isEmpty else { return }
+        let publication = pending.remove(at: Int(random.next() % UInt64(pending.count)))
+        let ticket = publication.ticket
+        if logs[ticket.partition]?.generation == ticket.generation { logs[ticket.partition]!.acknowledged.insert(ticket.offset) }
+        try perform(machine.published(publication, .delivered, now: now, date: Date()))
+    }
+
+    mutating func revokeAndReassign() throws {
+        let partition = partitions[Int(random.next() % 2)]
+        let lost = random.next() % 3 == 0
+        let revoked = machine.book.handles(in: [partition])
+        let (_, started) = machine.revokeStarted([partition], lost: lost, now: now, date: Date())
+        try perform(started)
+        // The drain is not waited for (as when it times out): what is done is stored, the rest
+        // abandoned.
+        try perform(machine.revokeFinished([partition], lost: lost, now: now))
+        logs[partition]!.assigned = false
+        for handle in revoked {
+            if let request = admitted.removeValue(forKey: handle)?.request, let key = Self.orderKey(of: request) {
+                unpublishedByKey[key]?.remove(handle)
+            }
+        }
+        // The partition comes back at once (a rebalance storm): read again from the commit.
+        logs[partition]!.paused = false
+        logs[partition]!.assigned = true
+        try perform(machine.assigned([partition]))
+        logs[partition]!.generation = machine.book.generation(of: partition)
+        logs[partition]!.readPosition = logs[partition]!.committed
+        logs[partition]!.acknowledged = []
+    }
+
+    mutating func changeSettings() throws {
+        controls += 1
+        let concurrency = Int(1 + random.next() % 8)
+        operatorPaused = random.next() % 4 == 0
+        var overrides: [ControlKey: ControlValue] = [.concurrency: .count(concurrency), .paused: .flag(operatorPaused)]
+        if random.next() % 3 == 0 { overrides[.maxInFlightItems] = .count(Int(10 + random.next() % 3_000)) }
+        let document = ControlDocument(version: controls, updatedAt: Date(), updatedBy: "simulation", reason: "step \(steps)", overrides: overrides)
+        configuration.concurrency = concurrency
+        // Now and then a cancel of a batch (or of a request id), bounded at the simulated now.
+        if random.next() % 4 == 0 {
+            let byID = random.next() % 4 == 0 && nextRequest > 0
+            cancels.append(
+                ControlCancel(
+                    pipeline: configuration.name, batch: byID ? nil : randomBatch(), requestID: byID ? "r\(1 + random.next() % UInt64(nextRequest))" : nil,
+                    producedBefore: simulatedDate, version: cancels.count + 1, updatedAt: simulatedDate, updatedBy: "simulation",
+                    reason: "step \(steps)", tag: "c\(cancels.count + 1)"))
+        }
+        try perform(machine.apply(ControlledSettings(file: machine.configuration, all: nil, own: document, cancels: cancels), now: now, date: Date()))
+    }
+    // MARK: - Helpers
+
+    mutating func newRequest() -> PipelineRequest {
+        var request = newRequestOfSomeOp()
+        request.batch = randomBatch()
+        return request
+    }
+
+    mutating func newRequestOfSomeOp() -> PipelineRequest {
+        nextRequest += 1
+        let id = "r\(nextRequest)"
+        func items(_ count: Int, _ make: (Int) -> String) -> [String] { (0..<count).map(make) }
+        switch random.next() % 10 {
+        case 0, 1:
+            return PipelineRequest(
+                id: id, op: .installationsDelete, target: .subject("s\(random.next() % 5)"),
+                items: items(Int(1 + random.next() % 4)) { index in
+                    switch random.next() % 12 {
+                    case 0, 1: "\(SimulatedBackend.foreignPrefix)-\(id)-\(index)"
+                    case 2: "\(SimulatedBackend.stuckPrefix)-\(id)-\(index)"
+                    default: "fid-\(id)-\(index)"
+                    }
+                })
+        case 2, 3, 4:
+            let count = random.next() % 16 == 0 ? Int(1 + random.next() % 1_500) : Int(1 + random.next() % 40)
+            return PipelineRequest(
+                id: id, op: random.next() % 3 == 0 ? .topicsUnsubscribe : .topicsSubscribe, target: .topic("t\(random.next() % 3)"),
+                items: items(count) { "tok-\(id)-\($0)" })
+        case 5:
+            return PipelineRequest(
+                id: id, op: .apnsImport, target: .apns(application: "com.example", sandbox: false), items: items(Int(1 + random.next() % 250)) { "apns\($0)" })
+        case 6:
+            return PipelineRequest(
+                id: id, op: .instancesInfo, target: .info(details: random.next() % 2 == 0),
+                items: items(Int(1 + random.next() % 3)) { random.next() % 6 == 0 ? "\(SimulatedBackend.foreignPrefix)-\(id)-\($0)" : "tok-\(id)-\($0)" })
+        default:
+            let op: RequestOp = [.groupsCreate, .groupsAdd, .groupsRemove][Int(random.next() % 3)]
+            return PipelineRequest(
+                id: id, op: op, target: .group(name: "g\(random.next() % 3)", key: op == .groupsCreate ? nil : "key"),
+                items: items(Int(1 + random.next() % 45)) { "tok-\(id)-\($0)" })
+        }
+    }
+
+    /// The simulated wall clock: the time records are produced and cancels bounded at.
+    var simulatedDate: Date { Date(timeIntervalSince1970: 1_800_000_000 + Double((now - startedAt).components.seconds)) }
+
+    /// Appends a record of `bytes` to `partition`'s log, produced now.
+    mutating func append(_ bytes: [UInt8], to partition: KafkaTopicPartition) {
+        logs[partition]!.records.append(bytes)
+        logs[partition]!.stamps.append(simulatedDate)
+    }
+
+    /// One of three batches, or none.
+    mutating func randomBatch() -> String? {
+        let pick = random.next() % 4
+        return pick == 3 ? nil : "b\(pick)"
+    }
+
+    func hasUnread(_ partition: KafkaTopicPartition) -> Bool {
+        guard let log = logs[partition], log.assigned else { return false }
+        return log.readPosition < Int64(log.records.count)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import InstanceAPI
+import Kafka
+
+@testable import Pipeline
+
+/// The simulation's side of the machine's actions, and the invariants checked after each step.
+extension WorkerSimulation {
+    // MARK: - Actions and invariants
+
+    /// Performs `actions` as the worker does, checking each.
+    mutating func perform(_ actions: [WorkerAction]) throws {
+        for action in actions {
+            switch action {
+            case .startCall(let job):
+                guard !stopped else { throw violation("call \(job.id) started after the stop finished") }
+                guard job.api == job.op.api(on: configuration.topicBackend) else {
+                    throw violation("call \(job.id) of \(job.op) calls \(job.api), not \(job.op.api(on: configuration.topicBackend))")
+                }
+                guard running[job.id] == nil else { throw violation("call \(job.id) started while a call with the same id is running") }
+                guard running.count < configuration.concurrency else {
+                    throw violation("call \(job.id) started with \(running.count) running, concurrency \(configuration.concurrency)")
+                }
+                // Per API: under its concurrency limit (rate × latency), which is never above the cap.
+                let api = job.op.api(on: configuration.topicBackend)
+                let ofAPI = running.values.count { $0.op.api(on: configuration.topicBackend) == api }
+                let limit = machine.dispatch.concurrencyLimits[api] ?? configuration.concurrency
+                guard limit <= configuration.concurrency, ofAPI < limit else {
+                    throw violation(
+                        "call \(job.id) of \(api) started with \(ofAPI) of its calls running, its limit \(limit), the cap \(configuration.concurrency)")
+                }
+                guard !operatorPaused else { throw violation("call \(job.id) started while the operator paused the pipeline") }
+                // A request no call has carried yet is never called once a cancel matches it.
+                for run in job.origins.runs {
+                    guard let request = admitted[run.request] else { continue }
+                    if request.calls == 0, let cancel = cancels.first(where: { $0.matches(request.request, producedAt: request.producedAt) }) {
+                        throw violation("call \(job.id) carries request \(request.id), which \(cancel) cancelled before any call")
+                    }
+                }
+                // Each item is the request's own item at the index its origin names, for the request's op and target.
+                for run in job.origins.runs {
+                    guard let request = admitted[run.request]?.request else { continue }
+                    guard job.op == request.op, job.target == request.target else {
+                        throw violation("call \(job.id) of \(job.op) \(job.target) carries items of \(request.id), a \(request.op) of \(request.target)")
+                    }
+                    for (index, position) in zip(run.indexes, run.positions) where job.items[position] != request.items[index] {
+                        throw violation(
+                            "call \(job.id) carries '\(job.items[position])' at \(position) as item \(index) of \(request.id), which is '\(request.items[index])'"
+                        )
+                    }
+                }
+                for handle in Set(job.origins.runs.map(\.request)) where admitted[handle] != nil { admitted[handle]!.calls += 1 }
+                for run in job.origins.runs where admitted[run.request]?.published == true {
+                    throw violation("call \(job.id) carries items \(run.indexes) of request \(admitted[run.request]!.id), already published")
+                }
+                guard job.items.count == job.origins.count, job.items.count > 0,
+                    job.items.count <= configuration.itemsPerCall(job.op)
+                else { throw violation("call \(job.id) of \(job.op) carries \(job.items.count) items, \(job.origins.count) origins") }
+                running[job.id] = job
+                startedInStep.append(job)
+            case .publish(let publication):
+                guard !stopped else { throw violation("\(publication.outcome.requestID) published after the stop finished") }
+                try published(publication)
+            case .storeOffsets(let offsets):
+                for (partition, offset) in offsets { try commit(partition, offset) }
+            case .setTimer(let instant):
+                guard instant <= now + longestWait + .milliseconds(1) else {
+                    throw violation("a timer set \(instant - now) ahead, past the longest wait \(longestWait)")
+                }
+                timer = instant
+            case .holdReads(let deadline):
+                guard deadline <= now + ReadGate.holdLimit else { throw violation("reads held \(deadline - now), past \(ReadGate.holdLimit)") }
+                hold = deadline
+            case .releaseReads:
+                hold = nil
+            case .wakeReader:
+                break
+            case .pausePartitions(let paused), .resumePartitions(let paused):
+                let pausing = if case .pausePartitions = action { true } else { false }
+                guard pausing || !stopping else { throw violation("\(paused) resumed after the stop began") }
+                for partition in paused {
+                    guard logs[partition]?.assigned == true || !pausing else { throw violation("\(partition) paused while not assigned") }
+                    logs[partition]?.paused = pausing
+                }
+            case .drainEnded:
+                throw violation("a drain ended that the simulation never began")
+            case .requestLatency(let latency):
+                guard latency >= .zero else { throw violation("a request's latency \(latency) is negative") }
+            case .log:
+                break
+            case .fail(let error):
+                // Only an outcome the broker refused for good, which `stop()` makes, fails the worker.
+                guard stopping, failedItself == nil, case .publish = error else { throw violation("the worker stopped itself: \(error)") }
+                failedItself = error
+            }
+        }
+        // Order is checked once every action is performed: an earlier request's outcome may come
+        // after the start of the call its settling made possible.
+        defer { startedInStep = [] }
+        if machine.dispatch.breakerClosed { readPastBound = 0 }
+        for job in startedInStep { try checkOrder(of: job) }
+        try checkLiveness()
+    }
+
+    /// The key work on which takes effect in arrival order (DESIGN.md, Ordering): a topic's name
+    /// for topic changes, a group's name for device-group ops; none for independent work.
+    static func orderKey(of request: PipelineRequest) -> String? {
+        switch (request.op, request.target) {
+        case (.topicsSubscribe, .topic(let name)), (.topicsUnsubscribe, .topic(let name)): "topic " + name
+        case (.groupsCreate, .group(let name, _)), (.groupsAdd, .group(let name, _)), (.groupsRemove, .group(let name, _)): "group " + name
+        default: nil
+        }
+    }
+
+    /// Within a partition, work on one key takes effect in offset order even though calls run
+    /// concurrently: a call starts only once every request that came before one it carries, from
+    /// the same partition and on the same key, is published, unless that request is carried by
+    /// this call too or their items commute (the same topic change of the same topic).
+    func checkOrder(of job: CallJob) throws {
+        let carried = Set(job.origins.runs.map(\.request))
+        for handle in carried {
+            guard let request = admitted[handle], let key = Self.orderKey(of: request.request) else { continue }
+            for earlier in unpublishedByKey[key, default: []] where earlier < handle && !carried.contains(earlier) {
+                guard let before = admitted[earlier], before.partition == request.partition else { continue }
+                let commutes =
+                    [.topicsSubscribe, .topicsUnsubscribe].contains(job.op) && before.request.op == job.op && before.request.target == job.target
+                guard commutes else {
+                    throw violation(
+                        "call \(job.id) (\(job.op) of \(request.id)) started while \(before.id), a \(before.request.op) on \(key) before it in \(request.partition), is unpublished"
+                    )
+                }
+            }
+        }
+    }
+
+    /// A request's outcome: exactly once per admission, counting each item once, by the code of
+    /// the last answer that carried it.
+    mutating func published(_ publication: Publication) throws {
+        defer { pending.append(publication) }
+        let outcome = publication.outcome
+        if outcome.status == .rejected {
+            // A request the machine admitted is never rejected: only records it turned away are.
+            // Another record of an id in flight is turned away as a duplicate (a mangled record
+            // may carry an admitted id: seed 1920), and its dead letter says so.
+            if publication.deadLetter?.kind != .duplicate, let handle = handleByID[outcome.requestID], admitted[handle]?.published == false {
+                throw violation("\(outcome.requestID), admitted, was published as rejected: \(outcome.reason ?? "no reason")")
+            }
+            return
+        }
+        if outcome.status == .cancelled, let request = cancelledOnArrival.removeValue(forKey: outcome.requestID) {
+            guard let cancel = cancels.first(where: { $0.matches(request.request, producedAt: request.producedAt) }) else {
+                throw violation("\(request.id) cancelled on arrival, though no cancel in force matches it")
+            }
+            guard outcome.counts == [Outcome.cancelledItems: request.items], publication.deadLetter == nil else {
+                throw violation("\(request.id) cancelled by \(cancel) counts \(outcome.counts)")
+            }
+            return
+        }
+        guard let handle = handleByID[outcome.requestID] else { throw violation("an outcome of \(outcome.requestID), a request never admitted") }
+        guard let request = admitted[handle] else { throw violation("an outcome of \(outcome.requestID) after its partition was revoked") }
+        guard !request.published else { throw violation("request \(request.id) published twice") }
+        admitted[handle]!.published = true
+        if let key = Self.orderKey(of: request.request) { unpublishedByKey[key]?.remove(handle) }
+        // Cancelled: no call ever carried it, a cancel in force matches it, every item counted so.
+        let cancel = cancels.first { $0.matches(request.request, producedAt: request.producedAt) }
+        guard outcome.status != .cancelled else {
+            guard request.calls == 0, cancel != nil, outcome.counts == [Outcome.cancelledItems: request.items], publication.deadLetter == nil else {
+                let by = cancel.map(\.description) ?? "no cancel"
+                throw violation("\(request.id) cancelled after \(request.calls) calls, matched by \(by): \(outcome.counts)")
+            }
+            return
+        }
+        guard request.calls > 0 || cancel == nil else {
+            throw violation("\(request.id) published \(outcome.status), though \(cancel!) matched it before any call")
+        }
+        let counted = outcome.counts.values.reduce(0, +)
+        guard counted == request.items, request.lastCodes.count == request.items else {
+            throw violation("outcome of \(request.id) counts \(counted) items; \(request.lastCodes.count) of its \(request.items) were answered")
+        }
+        var expected: [String: Int] = [:]
+        for code in request.lastCodes.values { expected[code.rawValue, default: 0] += 1 }
+        // Each failed item by its own index and code, not only the totals.
+        for failed in outcome.failedItems where request.lastCodes[failed.index] != failed.code || failed.item != request.request.items[failed.index] {
+            let last = request.lastCodes[failed.index].map(\.rawValue) ?? "none"
+            throw violation("item \(failed.index) of \(request.id) reported \(failed.item) \(failed.code), its last answer \(last)")
+        }
+        // An erasure receipt names every item in order, each with its last answer's code.
+        if let receipt = outcome.receipt {
+            guard receipt.count == request.items else { throw violation("receipt of \(request.id) lists \(receipt.count) of \(request.items) items") }
+            for (index, line) in receipt.enumerated() where line.item != request.request.items[index] || line.code != request.lastCodes[index] {
+                throw violation(
+                    "receipt line \(index) of \(request.id) says \(line.item) \(line.code); the item is \(request.request.items[index]), its last answer \(request.lastCodes[index].map(\.rawValue) ?? "none")"
+                )
+            }
+        } else if request.request.op == .installationsDelete, outcome.reason == nil {
+            throw violation("deletion \(request.id) published \(outcome.status) without its erasure receipt")
+        }
+        // The healthy backend's new work, after the chaos: nothing of it may fail.
+        if request.id.hasPrefix("heal-"), outcome.status != .succeeded {
+            throw violation("\(request.id), sent to the healed backend, ended \(outcome.status): \(outcome.counts)")
+        }
+        guard expected == outcome.counts else {
+            throw violation("outcome of \(request.id) counts \(outcome.counts.sorted { $0.key < $1.key }), its answers \(expected.sorted { $0.key < $1.key })")
+        }
+    }
+
+    /// The store point never passes a record whose outcome is not acknowledged, and never moves back.
+    mutating func commit(_ partition: KafkaTopicPartition, _ offset: Int64) throws {
+        let log = logs[partition]!
+        guard offset > log.committed || offset == log.committed else { throw violation("\(partition) commit moved back to \(offset)") }
+        for earlier in log.committed..<offset where !log.acknowledged.contains(earlier) {
+            throw violation("\(partition) store point \(offset) passes offset \(earlier), whose outcome is not acknowledged")
+        }
+        logs[partition]!.committed = offset
+    }
+
+    /// Waiting work always has a way forward: a running call, a timer, or the operator's pause
+    /// (once the stop finished, none: it is delivered again after the restart); and a key is held
+    /// exactly by the jobs running, waiting to retry or backing off.
+    func checkLiveness() throws {
+        let misheld = machine.dispatch.misheldKeys
+        guard misheld.isEmpty else { throw violation("keys held by no job or by too few: \(misheld)") }
+        guard machine.dispatch.hasWaitingWork, running.isEmpty, !operatorPaused, !stopped else { return }
+        guard timer != nil else {
+            throw violation("work is waiting, nothing runs, and no timer is set (\(unfinished))")
+        }
+    }
+
+    var isDone: Bool {
+        running.isEmpty && pending.isEmpty && !machine.dispatch.hasWaitingWork
+            && partitions.allSatisfy { partition in
+                let log = logs[partition]!
+                return log.committed == Int64(log.records.count)
+            }
+    }
+
+    var unfinished: String {
+        let open = admitted.values.filter { !$0.published }.map(\.id).sorted().prefix(5)
+        let commits = partitions.map { "\($0.partition): committed \(logs[$0]!.committed) of \(logs[$0]!.records.count)" }
+        return "\(running.count) running, \(pending.count) unacknowledged, unsettled requests \(Array(open)), \(commits.joined(separator: ", "))"
+            + ", breaker closed: \(machine.dispatch.breakerClosed), partitions paused: \(machine.consumerPaused), reads held: \(machine.readsHeld)"
+            + ", held \(machine.book.held) of \(machine.book.bound), \(machine.book.requestsInFlight) requests in flight"
+    }
+
+    func violation(_ message: String) -> SimulationViolation {
+        SimulationViolation(step: steps, at: now - startedAt, message: message)
+    }
+}
