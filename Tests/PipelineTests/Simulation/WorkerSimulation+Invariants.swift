@@ -104,27 +104,43 @@ extension WorkerSimulation {
 
     /// The key work on which takes effect in arrival order (DESIGN.md, Ordering): a topic's name
     /// for topic changes, a group's name for device-group ops; none for independent work.
-    static func orderKey(of request: PipelineRequest) -> String? {
-        switch (request.op, request.target) {
+    static func orderKey(of request: PipelineRequest) -> String? { orderKey(request.op, request.target) }
+
+    /// The key of work of `op` on `target` (see `orderKey(of:)`).
+    static func orderKey(_ op: RequestOp, _ target: RequestTarget) -> String? {
+        switch (op, target) {
         case (.topicsSubscribe, .topic(let name)), (.topicsUnsubscribe, .topic(let name)): "topic " + name
         case (.groupsCreate, .group(let name, _)), (.groupsAdd, .group(let name, _)), (.groupsRemove, .group(let name, _)): "group " + name
         default: nil
         }
     }
 
+    /// Whether work of `op` on `target` commutes with work of `other` on `otherTarget` of the same
+    /// key: the same topic change of the same topic.
+    static func commute(_ op: RequestOp, _ target: RequestTarget, _ other: RequestOp, _ otherTarget: RequestTarget) -> Bool {
+        [.topicsSubscribe, .topicsUnsubscribe].contains(op) && other == op && otherTarget == target
+    }
+
     /// Within a partition, work on one key takes effect in offset order even though calls run
     /// concurrently: a call starts only once every request that came before one it carries, from
     /// the same partition and on the same key, is published, unless that request is carried by
     /// this call too or their items commute (the same topic change of the same topic).
+    /// A call running on the key holds it too, whether or not its requests are still held (a
+    /// call of a revoked partition's request goes on).
     func checkOrder(of job: CallJob) throws {
+        if let key = Self.orderKey(job.op, job.target) {
+            for other in running.values where other.id != job.id && Self.orderKey(other.op, other.target) == key {
+                guard Self.commute(job.op, job.target, other.op, other.target) else {
+                    throw violation("call \(job.id) (\(job.op)) started while call \(other.id) (\(other.op)) runs on \(key)")
+                }
+            }
+        }
         let carried = Set(job.origins.runs.map(\.request))
         for handle in carried {
             guard let request = admitted[handle], let key = Self.orderKey(of: request.request) else { continue }
             for earlier in unpublishedByKey[key, default: []] where earlier < handle && !carried.contains(earlier) {
                 guard let before = admitted[earlier], before.partition == request.partition else { continue }
-                let commutes =
-                    [.topicsSubscribe, .topicsUnsubscribe].contains(job.op) && before.request.op == job.op && before.request.target == job.target
-                guard commutes else {
+                guard Self.commute(job.op, job.target, before.request.op, before.request.target) else {
                     throw violation(
                         "call \(job.id) (\(job.op) of \(request.id)) started while \(before.id), a \(before.request.op) on \(key) before it in \(request.partition), is unpublished"
                     )
