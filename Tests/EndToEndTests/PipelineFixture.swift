@@ -12,10 +12,14 @@ final class PipelineFixture: Sendable {
     let emulator: EmulatorServer
     let client: InstanceAPIClient
     let keyJSON: Data
-    let requestTopic = "requests"
-    let outcomeTopic = "outcomes"
-    let deadLetterTopic = "dead-letters"
-    let exportTopic = "group-exports"
+    /// The fixture's topics, named for it alone: a client of an earlier fixture still retrying its
+    /// bootstrap address can reach a new cluster that got the same ephemeral port, and a producer's
+    /// metadata request auto-creates its topics there (a clean-clone CI run failed creating
+    /// "requests": TOPIC_ALREADY_EXISTS).
+    let requestTopic: String
+    let outcomeTopic: String
+    let deadLetterTopic: String
+    let exportTopic: String
     private let collected = Observed(Collected())
     private let reader: KafkaConsumer
     private let readerTask: Task<Void, Never>
@@ -25,6 +29,11 @@ final class PipelineFixture: Sendable {
     private init(kafka: EmbeddedKafka, emulator: EmulatorServer, partitions: Int) throws {
         self.kafka = kafka
         self.emulator = emulator
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        requestTopic = "requests-\(suffix)"
+        outcomeTopic = "outcomes-\(suffix)"
+        deadLetterTopic = "dead-letters-\(suffix)"
+        exportTopic = "group-exports-\(suffix)"
         // Everything that may throw comes before the client: one dropped running stops the process.
         for topic in [requestTopic, outcomeTopic, deadLetterTopic, exportTopic] { try kafka.createTopic(topic, partitions: partitions) }
         try kafka.createTopic(ControlTopic.embeddedSpec)
