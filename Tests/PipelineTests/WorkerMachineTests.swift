@@ -177,6 +177,22 @@ struct WorkerMachineTests {
         #expect(machine.claimStop() && !machine.claimStop(), "one stop sequence, however many ask")
     }
 
+    @Test("a failure during the stop's drain ends every drain at once, undrained: what it waits for could never be published")
+    func failureEndsDrains() {
+        var machine = machine()
+        _ = machine.assigned([partition])
+        _ = calls(received(&machine, deletion("a"), offset: 0, at: start))[0]
+        let claimed = machine.claimStop()
+        #expect(claimed)
+        _ = machine.beginStop(now: start)
+        let drain = machine.beginDrain(.all)
+        #expect(drain != nil, "a call is running")
+        let failed = machine.failed(.unpublishable(requestID: "b", reason: "refused for good"), now: start + .seconds(1))
+        #expect(failed?.contains { if case .drainEnded(let id, false) = $0 { id == drain } else { false } } == true, "\(failed ?? [])")
+        let stillOpen = drain.map { machine.expireDrain($0) }
+        #expect(stillOpen == false, "nothing left to expire")
+    }
+
     @Test("the breaker open with only suspect calls waiting at the in-flight bound lets new records in, the one way to close it")
     func breakerAwaitingNewWorkWaivesBackpressure() {
         var machine = machine { $0.maxInFlightItems = 1 }

@@ -248,12 +248,14 @@ struct WorkerMachine {
         drains.removeValue(forKey: id) != nil
     }
 
-    /// The worker cannot go on because of `error`: the first such failure is recorded and the
-    /// stop begins (`beginStop(now:)`); nil, and nothing to do, once a failure was recorded.
+    /// The worker cannot go on because of `error`: the first such failure is recorded, the stop
+    /// begins (`beginStop(now:)`) and every drain ends undrained (a SIGTERM's drain included:
+    /// what it waits for could never be published); nil, and nothing to do, once a failure was
+    /// recorded.
     mutating func failed(_ error: PipelineWorkerError, now: ContinuousClock.Instant) -> [WorkerAction]? {
         guard failure == nil else { return nil }
         failure = error
-        return beginStop(now: now) ?? []
+        return (beginStop(now: now) ?? []) + endDrains()
     }
 
     /// True the first time only: its caller runs the worker's stop sequence (`beginStop`, the
@@ -279,9 +281,13 @@ struct WorkerMachine {
         dispatch.stop()
         let actions = store(book.storable())
         phase = .stopped
-        let ended = drains.keys.sorted().map { WorkerAction.drainEnded(id: $0, drained: false) }
-        drains = [:]
-        return actions + ended
+        return actions + endDrains()
+    }
+
+    /// Ends every drain undrained.
+    private mutating func endDrains() -> [WorkerAction] {
+        defer { drains = [:] }
+        return drains.keys.sorted().map { .drainEnded(id: $0, drained: false) }
     }
 
     /// Whether `condition` holds now.

@@ -195,8 +195,9 @@ public actor PipelineWorker {
         guard machine.claimStop() else { return }
         if let actions = machine.beginStop(now: clock.now) { perform(actions) }
         if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) {
-            logger.warning(
-                "stopping with \(machine.book.requestsInFlight) requests unfinished after \(configuration.drainTimeout); they will be delivered again")
+            // A failure during the drain ends it at once (`WorkerMachine.failed`), and says why.
+            let why = machine.failure == nil ? "after \(configuration.drainTimeout)" : "(the worker failed)"
+            logger.warning("stopping with \(machine.book.requestsInFlight) requests unfinished \(why); they will be delivered again")
         }
         perform(machine.finishStop())
         timer?.cancel()

@@ -82,8 +82,9 @@ extension WorkerSimulation {
                     guard logs[partition]?.assigned == true || !pausing else { throw violation("\(partition) paused while not assigned") }
                     logs[partition]?.paused = pausing
                 }
-            case .drainEnded:
-                throw violation("a drain ended that the simulation never began")
+            case .drainEnded(let id, let drained):
+                guard drainsOpen.remove(id) != nil else { throw violation("drain \(id) ended, which is not open") }
+                guard !drained || machine.isDrained(.all) else { throw violation("drain \(id) ended drained, and the machine is not") }
             case .requestLatency(let latency):
                 guard latency >= .zero else { throw violation("a request's latency \(latency) is negative") }
             case .log:

@@ -75,6 +75,8 @@ struct WorkerSimulation {
     var startedInStep: [CallJob] = []
     /// Records read at an in-flight bound since the breaker last closed.
     var readPastBound = 0
+    /// The drains begun (`beginDrain`) and not yet ended.
+    var drainsOpen: Set<Int> = []
     /// Requests a cancel ended as they arrived (never held), by id, until their outcome is seen.
     var cancelledOnArrival: [String: Admitted] = [:]
     var pending: [Publication] = []
@@ -201,12 +203,8 @@ struct WorkerSimulation {
         stopping = true
         var drain = true
         if !pending.isEmpty, random.next() % 3 == 0 {
-            let publication = pending.remove(at: Int(random.next() % UInt64(pending.count)))
-            let refusal = KafkaError.broker(code: .topicAuthorizationFailed, message: "not authorized to write to outcomes")
-            try perform(machine.published(publication, .refused(topic: "outcomes", refusal), now: now, date: Date()))
-            guard let error = failedItself else { throw violation("an outcome refused for good did not fail the worker") }
             // As `PipelineWorker.fail`: the failure is recorded once, and the stop runs undrained.
-            try perform(machine.failed(error, now: now) ?? [])
+            try refuseOne()
             guard machine.claimStop(), machine.beginStop(now: now) == nil else { throw violation("the failure did not begin the stop") }
             drain = false
         } else {
@@ -243,18 +241,30 @@ struct WorkerSimulation {
         try advance(jump: true)
     }
 
-    /// The stop's drain: calls and acknowledgements go on until the machine is drained; with a
-    /// healthy backend it must be within an hour, but for stuck items alone behind an open
-    /// breaker (only new work could close it, and none is read now: the drain's deadline ends
-    /// it, and the records are delivered again); with a failing backend it ends at a random
-    /// deadline.
+    /// The stop's drain, as `PipelineWorker` waits for it (`beginDrain(.all)`, then its
+    /// `.drainEnded`, or `expireDrain` at the deadline): calls and acknowledgements go on until the
+    /// machine ends it; with a healthy backend it must be within an hour, but for stuck items
+    /// alone behind an open breaker (only new work could close it, and none is read now: the
+    /// drain's deadline ends it, and the records are delivered again); with a failing backend it
+    /// ends at a random deadline. Now and then the broker refuses an outcome for good meanwhile:
+    /// the worker fails, and the drain (whose outcomes could never be published) ends at once,
+    /// undrained.
     mutating func drainForStop(healthy: Bool) throws {
+        guard let drain = machine.beginDrain(.all) else { return }
+        drainsOpen.insert(drain)
         let deadline = now + (healthy ? .seconds(3_600) : .milliseconds(Int64(random.next() % 60_000)))
-        while !machine.isDrained(.all) {
-            if healthy, running.isEmpty, pending.isEmpty, machine.dispatch.awaitsNewWork { return }
+        while drainsOpen.contains(drain) {
             steps += 1
-            guard now < deadline, steps < 2_000_000 else {
-                if healthy { throw violation("the stop's drain stalled: \(unfinished) after an hour of healthy answers") }
+            let stuck = healthy && running.isEmpty && pending.isEmpty && machine.dispatch.awaitsNewWork
+            guard now < deadline, steps < 2_000_000, !stuck else {
+                if healthy, !stuck { throw violation("the stop's drain stalled: \(unfinished) after an hour of healthy answers") }
+                guard machine.expireDrain(drain) else { throw violation("drain \(drain) was still open, but the machine had ended it") }
+                drainsOpen.remove(drain)
+                return
+            }
+            if !pending.isEmpty, failedItself == nil, random.next() % 40 == 0 {
+                try refuseOne()
+                guard !drainsOpen.contains(drain) else { throw violation("the worker failed during the stop's drain, and the drain goes on") }
                 return
             }
             var choices: [Int] = []
@@ -272,5 +282,15 @@ struct WorkerSimulation {
             default: try acknowledgeOne()
             }
         }
+    }
+
+    /// The broker refuses one outcome waiting for acknowledgement for good: the machine fails the
+    /// worker (`.fail`), and `PipelineWorker.fail` records the failure (`failed(_:now:)`).
+    mutating func refuseOne() throws {
+        let publication = pending.remove(at: Int(random.next() % UInt64(pending.count)))
+        let refusal = KafkaError.broker(code: .topicAuthorizationFailed, message: "not authorized to write to outcomes")
+        try perform(machine.published(publication, .refused(topic: "outcomes", refusal), now: now, date: Date()))
+        guard let error = failedItself else { throw violation("an outcome refused for good did not fail the worker") }
+        try perform(machine.failed(error, now: now) ?? [])
     }
 }
