@@ -131,10 +131,25 @@ extension WorkerSimulation {
         let partition = partitions[Int(random.next() % 2)]
         let lost = random.next() % 3 == 0
         let revoked = machine.book.handles(in: [partition])
-        let (_, started) = machine.revokeStarted([partition], lost: lost, now: now, date: Date())
+        let (condition, started) = machine.revokeStarted([partition], lost: lost, now: now, date: Date())
         try perform(started)
-        // The drain is not waited for (as when it times out): what is done is stored, the rest
-        // abandoned.
+        // Half the time the drain is waited for, as `PipelineWorker.revoke` does: calls, timers
+        // and acknowledgements go on until it ends, or its deadline comes (a few steps). Else it
+        // is not (as when it times out at once). Then what is done is stored, the rest abandoned.
+        if let condition, random.next() % 2 == 0, let drain = machine.beginDrain(condition) {
+            drainsOpen[drain] = condition
+            for _ in 0..<random.next() % 50 where drainsOpen[drain] != nil {
+                steps += 1
+                switch random.next() % 3 {
+                case 0: try answerOne(healthy: random.next() % 2 == 0)
+                case 1: try acknowledgeOne()
+                default: try advance(jump: false)
+                }
+            }
+            if drainsOpen.removeValue(forKey: drain) != nil, !machine.expireDrain(drain) {
+                throw violation("the revoke's drain \(drain) was still open, but the machine had ended it")
+            }
+        }
         try perform(machine.revokeFinished([partition], lost: lost, now: now))
         logs[partition]!.assigned = false
         for handle in revoked {

@@ -83,8 +83,8 @@ extension WorkerSimulation {
                     logs[partition]?.paused = pausing
                 }
             case .drainEnded(let id, let drained):
-                guard drainsOpen.remove(id) != nil else { throw violation("drain \(id) ended, which is not open") }
-                guard !drained || machine.isDrained(.all) else { throw violation("drain \(id) ended drained, and the machine is not") }
+                guard let condition = drainsOpen.removeValue(forKey: id) else { throw violation("drain \(id) ended, which is not open") }
+                guard !drained || machine.isDrained(condition) else { throw violation("drain \(id) ended drained, and \(condition) does not hold") }
             case .requestLatency(let latency):
                 guard latency >= .zero else { throw violation("a request's latency \(latency) is negative") }
             case .log:
@@ -235,6 +235,10 @@ extension WorkerSimulation {
     /// (once the stop finished, none: it is delivered again after the restart); and a key is held
     /// exactly by the jobs running, waiting to retry or backing off.
     func checkLiveness() throws {
+        // A drain ends with the event that makes it hold: else the worker waits for its deadline.
+        for (id, condition) in drainsOpen where machine.isDrained(condition) {
+            throw violation("drain \(id) holds (\(condition)) and has not ended")
+        }
         let misheld = machine.dispatch.misheldKeys
         guard misheld.isEmpty else { throw violation("keys held by no job or by too few: \(misheld)") }
         guard machine.dispatch.hasWaitingWork, running.isEmpty, !operatorPaused, !stopped else { return }

@@ -75,8 +75,8 @@ struct WorkerSimulation {
     var startedInStep: [CallJob] = []
     /// Records read at an in-flight bound since the breaker last closed.
     var readPastBound = 0
-    /// The drains begun (`beginDrain`) and not yet ended.
-    var drainsOpen: Set<Int> = []
+    /// The drains begun (`beginDrain`) and not yet ended, with what each waits for.
+    var drainsOpen: [Int: DrainCondition] = [:]
     /// Requests a cancel ended as they arrived (never held), by id, until their outcome is seen.
     var cancelledOnArrival: [String: Admitted] = [:]
     var pending: [Publication] = []
@@ -251,20 +251,20 @@ struct WorkerSimulation {
     /// undrained.
     mutating func drainForStop(healthy: Bool) throws {
         guard let drain = machine.beginDrain(.all) else { return }
-        drainsOpen.insert(drain)
+        drainsOpen[drain] = .all
         let deadline = now + (healthy ? .seconds(3_600) : .milliseconds(Int64(random.next() % 60_000)))
-        while drainsOpen.contains(drain) {
+        while drainsOpen[drain] != nil {
             steps += 1
             let stuck = healthy && running.isEmpty && pending.isEmpty && machine.dispatch.awaitsNewWork
             guard now < deadline, steps < 2_000_000, !stuck else {
                 if healthy, !stuck { throw violation("the stop's drain stalled: \(unfinished) after an hour of healthy answers") }
                 guard machine.expireDrain(drain) else { throw violation("drain \(drain) was still open, but the machine had ended it") }
-                drainsOpen.remove(drain)
+                drainsOpen[drain] = nil
                 return
             }
             if !pending.isEmpty, failedItself == nil, random.next() % 40 == 0 {
                 try refuseOne()
-                guard !drainsOpen.contains(drain) else { throw violation("the worker failed during the stop's drain, and the drain goes on") }
+                guard drainsOpen[drain] == nil else { throw violation("the worker failed during the stop's drain, and the drain goes on") }
                 return
             }
             var choices: [Int] = []
