@@ -93,15 +93,9 @@ final class BackendConnector: Sendable {
                 }
             }
             .connect(host: origin.host, port: origin.port).get()
-        do {
-            return try await channel.eventLoop.submit {
-                BackendConnection(origin: origin, channel: channel, handler: try channel.pipeline.syncOperations.handler(type: HTTPExchangeHandler.self))
-            }.get()
-        } catch {
-            // Its handlers gone (the peer closed it at once): the channel is not left open.
-            channel.close(promise: nil)
-            throw error
-        }
+        return try await channel.eventLoop.submit {
+            BackendConnection(origin: origin, channel: channel, handler: try channel.pipeline.syncOperations.handler(type: HTTPExchangeHandler.self))
+        }.get()
     }
 
     private func openTLS(_ origin: BackendOrigin, deadline: NIODeadline, offerHTTP2: Bool, events: HTTP2Events) async throws -> Connected {
