@@ -177,20 +177,33 @@ struct WorkerMachineTests {
         #expect(machine.claimStop() && !machine.claimStop(), "one stop sequence, however many ask")
     }
 
-    @Test("a failure during the stop's drain ends every drain at once, undrained: what it waits for could never be published")
-    func failureEndsDrains() {
+    @Test(
+        "a failure ends the stop's drain at once, undrained, and no later one begins (what it waits for could never be published); a revoke's drain goes on until its calls end"
+    )
+    func failureEndsTheStopsDrain() throws {
         var machine = machine()
         _ = machine.assigned([partition])
-        _ = calls(received(&machine, deletion("a"), offset: 0, at: start))[0]
+        let job = try #require(calls(received(&machine, deletion("a"), offset: 0, at: start)).first)
+        let revoke = machine.beginDrain(.partitions([partition], machine.book.handles(in: [partition])))
+        #expect(revoke != nil, "a call of the partition is running")
         let claimed = machine.claimStop()
         #expect(claimed)
         _ = machine.beginStop(now: start)
-        let drain = machine.beginDrain(.all)
-        #expect(drain != nil, "a call is running")
-        let failed = machine.failed(.unpublishable(requestID: "b", reason: "refused for good"), now: start + .seconds(1))
-        #expect(failed?.contains { if case .drainEnded(let id, false) = $0 { id == drain } else { false } } == true, "\(failed ?? [])")
-        let stillOpen = drain.map { machine.expireDrain($0) }
-        #expect(stillOpen == false, "nothing left to expire")
+        let begun = machine.beginDrain(.all)
+        let drain = try #require(begun, "a call is running")
+        let failure = machine.failed(.unpublishable(requestID: "b", reason: "refused for good"), now: start + .seconds(1))
+        let failed = try #require(failure)
+        let ended = failed.compactMap { if case .drainEnded(let id, let drained) = $0 { (id, drained) } else { nil } }
+        #expect(ended.map(\.0) == [drain] && ended.map(\.1) == [false], "only the stop's drain ends, undrained: \(failed)")
+        let expired = machine.expireDrain(drain)
+        #expect(!expired, "nothing left to expire")
+        let late = machine.beginDrain(.all)
+        #expect(late == nil, "a stop's drain begun after the failure (a SIGTERM then) does not wait")
+
+        // The revoke's drain waits for the partition's call, whose items keep their key's order.
+        let answered = machine.callFinished(job.id, of: .deleteInstance, ok(1), now: start + .seconds(2), date: date)
+        let acknowledged = machine.published(try #require(publications(answered).first), .delivered, now: start + .seconds(3), date: date)
+        #expect(acknowledged.contains { if case .drainEnded(let id, true) = $0 { id == revoke } else { false } }, "\(acknowledged)")
     }
 
     @Test("the breaker open with only suspect calls waiting at the in-flight bound lets new records in, the one way to close it")

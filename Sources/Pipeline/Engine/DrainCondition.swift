@@ -1,7 +1,7 @@
 import Kafka
 
 /// What a drain waits for (`WorkerMachine.beginDrain(_:)`).
-enum DrainCondition: Sendable {
+enum DrainCondition: Sendable, Equatable {
     /// Nothing held, nothing being published (while an operator has paused the pipeline: nothing
     /// running or publishing, since waiting work cannot start).
     case all

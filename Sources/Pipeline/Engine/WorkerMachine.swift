@@ -234,10 +234,11 @@ struct WorkerMachine {
 
     // MARK: - Drains and the stop
 
-    /// Starts waiting for `condition`: nil when it holds now, else the id a later
-    /// `.drainEnded(id:drained:)` names.
+    /// Starts waiting for `condition`: nil when it holds now, or for the stop's drain (`.all`)
+    /// once the worker failed (what it would wait for could never be published), else the id a
+    /// later `.drainEnded(id:drained:)` names.
     mutating func beginDrain(_ condition: DrainCondition) -> Int? {
-        guard !isDrained(condition) else { return nil }
+        guard !isDrained(condition), !(condition == .all && failure != nil) else { return nil }
         defer { nextDrain += 1 }
         drains[nextDrain] = condition
         return nextDrain
@@ -249,13 +250,13 @@ struct WorkerMachine {
     }
 
     /// The worker cannot go on because of `error`: the first such failure is recorded, the stop
-    /// begins (`beginStop(now:)`) and every drain ends undrained (a SIGTERM's drain included:
-    /// what it waits for could never be published); nil, and nothing to do, once a failure was
-    /// recorded.
+    /// begins (`beginStop(now:)`) and a SIGTERM's drain (`.all`) ends undrained: what it waits
+    /// for could never be published. A revoke's drain goes on: its calls keep their keys' order
+    /// against the partition's new owner. Nil, and nothing to do, once a failure was recorded.
     mutating func failed(_ error: PipelineWorkerError, now: ContinuousClock.Instant) -> [WorkerAction]? {
         guard failure == nil else { return nil }
         failure = error
-        return (beginStop(now: now) ?? []) + endDrains()
+        return (beginStop(now: now) ?? []) + endDrains { $0 == .all }
     }
 
     /// True the first time only: its caller runs the worker's stop sequence (`beginStop`, the
@@ -281,13 +282,14 @@ struct WorkerMachine {
         dispatch.stop()
         let actions = store(book.storable())
         phase = .stopped
-        return actions + endDrains()
+        return actions + endDrains { _ in true }
     }
 
-    /// Ends every drain undrained.
-    private mutating func endDrains() -> [WorkerAction] {
-        defer { drains = [:] }
-        return drains.keys.sorted().map { .drainEnded(id: $0, drained: false) }
+    /// Ends the drains of the conditions `ending` picks, undrained.
+    private mutating func endDrains(_ ending: (DrainCondition) -> Bool) -> [WorkerAction] {
+        let ended = drains.filter { ending($0.value) }.keys.sorted()
+        for id in ended { drains[id] = nil }
+        return ended.map { .drainEnded(id: $0, drained: false) }
     }
 
     /// Whether `condition` holds now.

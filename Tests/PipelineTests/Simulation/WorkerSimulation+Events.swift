@@ -39,13 +39,14 @@ extension WorkerSimulation {
     mutating func deliverNext(_ partition: KafkaTopicPartition) throws {
         guard !stopping, let log = logs[partition], log.assigned, !log.paused, !machine.readsHeld, log.readPosition < Int64(log.records.count) else { return }
         // Bounded memory: at either in-flight bound a record is read only as the breaker's probe
-        // (`WorkerMachine.backpressureWaived`): while it is open, a few per opening.
+        // (`WorkerMachine.backpressureWaived`): while it is open and only new work could close it,
+        // a few per opening.
         let held = machine.book.held
         if held.reaches(machine.book.bound) {
             readPastBound += 1
-            guard !machine.dispatch.breakerClosed, readPastBound <= WorkerMachine.probeRecords else {
+            guard machine.dispatch.awaitsNewWork, readPastBound <= WorkerMachine.probeRecords else {
                 throw violation(
-                    "\(partition) read at \(held.items) items and \(held.bytes) bytes held, bound \(machine.book.bound.items) and \(machine.book.bound.bytes) (breaker closed: \(machine.dispatch.breakerClosed), \(readPastBound) records past the bound)"
+                    "\(partition) read at \(held.items) items and \(held.bytes) bytes held, bound \(machine.book.bound.items) and \(machine.book.bound.bytes) (breaker closed: \(machine.dispatch.breakerClosed), awaiting new work: \(machine.dispatch.awaitsNewWork), \(readPastBound) records past the bound)"
                 )
             }
         }

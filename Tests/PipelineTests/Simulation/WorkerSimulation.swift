@@ -206,6 +206,8 @@ struct WorkerSimulation {
             // As `PipelineWorker.fail`: the failure is recorded once, and the stop runs undrained.
             try refuseOne()
             guard machine.claimStop(), machine.beginStop(now: now) == nil else { throw violation("the failure did not begin the stop") }
+            // A SIGTERM's stop that won the claim would wait for a drain: none begins now.
+            guard machine.beginDrain(.all) == nil else { throw violation("a drain of the stop begun after the worker failed waits") }
             drain = false
         } else {
             guard machine.claimStop() else { throw violation("a stop was claimed before the stop") }
