@@ -29,8 +29,7 @@ struct WorkerMachine {
     /// Since when the circuit breaker has been open (its last opening).
     private(set) var breakerOpenedAt: ContinuousClock.Instant?
     private var counted = WorkerStatistics()
-    private var drains: [Int: DrainCondition] = [:]
-    private var nextDrain = 0
+    private var drains = DrainWaits()
     /// Records read past the gate while its hold was waived, since the breaker last closed.
     private var readsPastBound = 0
     /// Why the worker stopped itself, if it did (`failed(_:now:)`).
@@ -239,14 +238,12 @@ struct WorkerMachine {
     /// later `.drainEnded(id:drained:)` names.
     mutating func beginDrain(_ condition: DrainCondition) -> Int? {
         guard !isDrained(condition), !(condition == .all && failure != nil) else { return nil }
-        defer { nextDrain += 1 }
-        drains[nextDrain] = condition
-        return nextDrain
+        return drains.begin(condition)
     }
 
     /// The drain `id` reached its deadline: true when it was still waiting (it ends undrained).
     mutating func expireDrain(_ id: Int) -> Bool {
-        drains.removeValue(forKey: id) != nil
+        drains.expire(id)
     }
 
     /// The worker cannot go on because of `error`: the first such failure is recorded, the stop
@@ -256,7 +253,7 @@ struct WorkerMachine {
     mutating func failed(_ error: PipelineWorkerError, now: ContinuousClock.Instant) -> [WorkerAction]? {
         guard failure == nil else { return nil }
         failure = error
-        return (beginStop(now: now) ?? []) + endDrains { $0 == .all }
+        return (beginStop(now: now) ?? []) + drains.end(drains.ids { $0 == .all }, drained: false)
     }
 
     /// True the first time only: its caller runs the worker's stop sequence (`beginStop`, the
@@ -282,14 +279,7 @@ struct WorkerMachine {
         dispatch.stop()
         let actions = store(book.storable())
         phase = .stopped
-        return actions + endDrains { _ in true }
-    }
-
-    /// Ends the drains of the conditions `ending` picks, undrained.
-    private mutating func endDrains(_ ending: (DrainCondition) -> Bool) -> [WorkerAction] {
-        let ended = drains.filter { ending($0.value) }.keys.sorted()
-        for id in ended { drains[id] = nil }
-        return ended.map { .drainEnded(id: $0, drained: false) }
+        return actions + drains.end(drains.ids { _ in true }, drained: false)
     }
 
     /// Whether `condition` holds now.
@@ -400,10 +390,7 @@ struct WorkerMachine {
 
     /// Ends the drains whose condition holds now.
     private mutating func drainsHolding() -> [WorkerAction] {
-        guard !drains.isEmpty else { return [] }
-        let done = drains.filter { isDrained($0.value) }.keys.sorted()
-        for id in done { drains[id] = nil }
-        return done.map { .drainEnded(id: $0, drained: true) }
+        drains.end(drains.ids { isDrained($0) }, drained: true)
     }
 
     /// Offsets to store, if any.
