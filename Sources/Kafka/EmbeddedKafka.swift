@@ -86,8 +86,18 @@ public final class EmbeddedKafka: Sendable {
     /// processes started against this cluster, above all several in one group.
     public static let consumerAssignments = consumerDefaults.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
 
-    /// Creates a topic; replication is capped at the number of brokers.
+    /// Creates a topic; replication is capped at the number of brokers. Throws `.embedded` naming
+    /// the topic when the cluster has it already.
     public func createTopic(_ spec: KafkaTopicSpec) throws(KafkaError) {
+        guard try createTopicIfAbsent(spec) else {
+            throw .embedded(operation: "create topic \(spec.name)", reason: "TOPIC_ALREADY_EXISTS: the cluster has it already")
+        }
+    }
+
+    /// Creates a topic unless the cluster has it already (a producer asking for an unknown topic's
+    /// metadata auto-creates it here, with the cluster's default partitions): true when it did.
+    @discardableResult
+    public func createTopicIfAbsent(_ spec: KafkaTopicSpec) throws(KafkaError) -> Bool {
         try cluster.createTopic(spec.name, partitions: spec.partitions, replicationFactor: min(spec.replicationFactor, brokerCount))
     }
 

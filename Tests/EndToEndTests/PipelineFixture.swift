@@ -36,11 +36,9 @@ final class PipelineFixture: Sendable {
         exportTopic = "group-exports-\(suffix)"
         // Everything that may throw comes before the client: one dropped running stops the process.
         for topic in [requestTopic, outcomeTopic, deadLetterTopic, exportTopic] { try kafka.createTopic(topic, partitions: partitions) }
-        // The control and batch topics keep the names every command defaults to; one a stray
-        // client auto-created (see `requestTopic`) serves as well, empty as it is.
-        for spec in [ControlTopic.embeddedSpec, BatchTopic.embeddedSpec] {
-            do { try kafka.createTopic(spec) } catch { if error.code != .topicAlreadyExists { throw error } }
-        }
+        // The control and batch topics keep the names every command defaults to: one a stray
+        // client auto-created (see `requestTopic`) is taken as it is.
+        for spec in [ControlTopic.embeddedSpec, BatchTopic.embeddedSpec] { try kafka.createTopicIfAbsent(spec) }
         keyJSON = try emulator.backend.makeServiceAccountKey(tokenURI: emulator.baseURL + "/token")
         let credentials = try ServiceAccountCredentials(json: keyJSON)
         let reader = try KafkaConsumer(configuration: kafka.consumerConfiguration(), groupID: "test-reader", topics: [outcomeTopic, deadLetterTopic])

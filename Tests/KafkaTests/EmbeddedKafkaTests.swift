@@ -17,6 +17,16 @@ struct EmbeddedKafkaTests {
         #expect(error?.description.contains("'nope'") == true)
     }
 
+    @Test("a topic the cluster has already: createTopic refuses it, naming it; createTopicIfAbsent leaves it")
+    func topicTwice() throws {
+        let kafka = try EmbeddedKafka(brokers: 1, topics: [KafkaTopicSpec(name: "twice", partitions: 2)])
+        defer { kafka.shutdown() }
+        let error = #expect(throws: KafkaError.self) { try kafka.createTopic("twice", partitions: 2) }
+        #expect(error?.description.contains("twice") == true && error?.description.contains("TOPIC_ALREADY_EXISTS") == true, "\(String(describing: error))")
+        #expect(try kafka.createTopicIfAbsent(KafkaTopicSpec(name: "twice", partitions: 2)) == false)
+        #expect(try kafka.createTopicIfAbsent(KafkaTopicSpec(name: "once", partitions: 2)))
+    }
+
     @Test("a fixed bootstrap port forwards to the cluster; clients follow the advertised brokers")
     func fixedPort() async throws {
         var kafka: EmbeddedKafka?

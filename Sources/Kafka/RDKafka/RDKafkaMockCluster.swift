@@ -23,8 +23,12 @@ final class RDKafkaMockCluster: @unchecked Sendable {
     /// `host:port` of every broker, comma-separated.
     var bootstrapServers: String { String(cString: rd_kafka_mock_cluster_bootstraps(cluster)) }
 
-    func createTopic(_ name: String, partitions: Int, replicationFactor: Int) throws(KafkaError) {
-        try check(rd_kafka_mock_topic_create(cluster, name, Int32(partitions), Int32(replicationFactor)), "create topic \(name)")
+    /// Creates topic `name`: false, and nothing done, when the cluster has it already.
+    func createTopic(_ name: String, partitions: Int, replicationFactor: Int) throws(KafkaError) -> Bool {
+        let code = rd_kafka_mock_topic_create(cluster, name, Int32(partitions), Int32(replicationFactor))
+        if code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS { return false }
+        try check(code, "create topic \(name)")
+        return true
     }
 
     func setBroker(_ id: Int32, up: Bool) throws(KafkaError) {
