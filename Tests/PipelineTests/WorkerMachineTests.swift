@@ -178,7 +178,7 @@ struct WorkerMachineTests {
     }
 
     @Test(
-        "a failure ends the stop's drain at once, undrained, and no later one begins (what it waits for could never be published); a revoke's drain goes on until its calls end"
+        "a failure ends the stop's drain at once, undrained, and no later one begins (what it waits for could never be published); a revoke's drain is left to the stop"
     )
     func failureEndsTheStopsDrain() throws {
         var machine = machine()
@@ -200,7 +200,7 @@ struct WorkerMachineTests {
         let late = machine.beginDrain(.all)
         #expect(late == nil, "a stop's drain begun after the failure (a SIGTERM then) does not wait")
 
-        // The revoke's drain waits for the partition's call, whose items keep their key's order.
+        // The revoke's drain is the stop's to end; until then it ends as ever, with its call.
         let answered = machine.callFinished(job.id, of: .deleteInstance, ok(1), now: start + .seconds(2), date: date)
         let acknowledged = machine.published(try #require(publications(answered).first), .delivered, now: start + .seconds(3), date: date)
         #expect(acknowledged.contains { if case .drainEnded(let id, true) = $0 { id == revoke } else { false } }, "\(acknowledged)")

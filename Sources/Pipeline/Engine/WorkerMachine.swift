@@ -248,8 +248,8 @@ struct WorkerMachine {
 
     /// The worker cannot go on because of `error`: the first such failure is recorded, the stop
     /// begins (`beginStop(now:)`) and a SIGTERM's drain (`.all`) ends undrained: what it waits
-    /// for could never be published. A revoke's drain goes on: its calls keep their keys' order
-    /// against the partition's new owner. Nil, and nothing to do, once a failure was recorded.
+    /// for could never be published. A revoke's drain is left to the stop (`finishStop` ends
+    /// it). Nil, and nothing to do, once a failure was recorded.
     mutating func failed(_ error: PipelineWorkerError, now: ContinuousClock.Instant) -> [WorkerAction]? {
         guard failure == nil else { return nil }
         failure = error

@@ -194,8 +194,8 @@ public actor PipelineWorker {
     private func stop(drain: Bool) async {
         guard machine.claimStop() else { return }
         if let actions = machine.beginStop(now: clock.now) { perform(actions) }
-        if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) {
-            // A failure during the drain ends it at once (`WorkerMachine.failed`), and says why.
+        // After a failure no drain is waited for, and one under way ends (`WorkerMachine.failed`).
+        if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) || !machine.isDrained(.all) {
             let why = machine.failure == nil ? "after \(configuration.drainTimeout)" : "(the worker failed)"
             logger.warning("stopping with \(machine.book.requestsInFlight) requests unfinished \(why); they will be delivered again")
         }
