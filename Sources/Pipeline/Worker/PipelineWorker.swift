@@ -187,14 +187,12 @@ public actor PipelineWorker {
     /// stores and commits what is done, leaves the group and ends `run()`. Safe to call twice.
     /// An unreachable cluster delays the stop by at most about 25 s beyond the drain (see
     /// `KafkaConsumer.close()` and `KafkaProducer.close(timeout:)`).
-    public func shutdown() async {
-        await stop(drain: true)
-    }
+    public func shutdown() async { await stop(drain: true) }
 
+    /// After a failure no drain is waited for, and one under way ends (`WorkerMachine.failed`).
     private func stop(drain: Bool) async {
         guard machine.claimStop() else { return }
         if let actions = machine.beginStop(now: clock.now) { perform(actions) }
-        // After a failure no drain is waited for, and one under way ends (`WorkerMachine.failed`).
         if drain, !(await waitForDrain(.all, deadline: clock.now + configuration.drainTimeout)) || !machine.isDrained(.all) {
             let why = machine.failure == nil ? "after \(configuration.drainTimeout)" : "(the worker failed)"
             logger.warning("stopping with \(machine.book.requestsInFlight) requests unfinished \(why); they will be delivered again")
