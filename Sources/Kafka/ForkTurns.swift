@@ -22,7 +22,9 @@ public final class ForkTurns: Sendable {
     /// The process's one set of turns, shared by every embedded cluster and every spawn.
     public static let shared = ForkTurns()
 
-    private init() {}
+    /// A set of turns of its own, for other work that must take turns the same way (first come,
+    /// first served, a waiter a continuation); `shared` is the one forks and broker cuts take.
+    public init() {}
 
     /// Runs `body` in a turn of its own: no other turn's body runs meanwhile.
     public func taking<T, Failure: Error>(_ body: @Sendable () async throws(Failure) -> T) async throws(Failure) -> T {

@@ -1,4 +1,4 @@
-import Synchronization
+import Kafka
 import Testing
 
 /// A suite that loads the whole machine (several processes of its own: the README walkthrough,
@@ -11,42 +11,12 @@ struct HeavyTurn: SuiteTrait, TestScoping {
     var isRecursive: Bool { false }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        await Self.turns.take()
-        defer { Self.turns.give() }
-        try await function()
+        try await Self.turns.taking { try await function() }
     }
 
-    /// First come, first served; a waiter is a continuation, not a blocked thread.
-    private final class Turns: Sendable {
-        private let state = Mutex((taken: false, waiting: [CheckedContinuation<Void, Never>]()))
-
-        func take() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let granted = state.withLock { state in
-                    guard !state.taken else {
-                        state.waiting.append(continuation)
-                        return false
-                    }
-                    state.taken = true
-                    return true
-                }
-                if granted { continuation.resume() }
-            }
-        }
-
-        func give() {
-            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard !state.waiting.isEmpty else {
-                    state.taken = false
-                    return nil
-                }
-                return state.waiting.removeFirst()
-            }
-            next?.resume()
-        }
-    }
-
-    private static let turns = Turns()
+    /// First come, first served; a waiter is a continuation, not a blocked thread. Not the
+    /// forks' turns (`ForkTurns.shared`): a heavy suite forks in its turn.
+    private static let turns = ForkTurns()
 }
 
 extension Trait where Self == HeavyTurn {
