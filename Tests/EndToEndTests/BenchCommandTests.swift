@@ -3,7 +3,7 @@ import Testing
 
 /// The worker benchmarks, on a few thousand items: they finish (waiting on the worker's events,
 /// not on a timer) and print every figure they promise. Their figures are not judged here.
-@Suite("iidbatch bench pipeline, bench worker, bench quota and bench field, as a user runs them", .serialized, .heavy)
+@Suite("iidbatch bench pipeline, bench worker, bench quota, bench field and bench client, as a user runs them", .serialized, .heavy)
 struct BenchCommandTests {
     @Test("bench pipeline waits for the last outcome and prints items/s, calls and the ratio to the raw ceiling")
     func benchPipeline() async throws {
@@ -84,6 +84,23 @@ struct BenchCommandTests {
         #expect(line.contains("attempts throttled") && line.contains("TCP connections from the worker") && line.contains("µs per call"), "\(line)")
         #expect(line.hasSuffix("shipped pipelines/topic-changes.yaml, unchanged but for topic names"), "\(line)")
         #expect(result.output.contains("  items by result: OK 3000"), "\(result.output)")
+    }
+
+    @Test("bench client makes each call it names at its rate, over HTTP/1.1 and over HTTPS + HTTP/2, and prints the CPU per call and every result")
+    func benchClient() async throws {
+        let deletions = try await ChildProcess.run(try Programs.iidbatch, ["bench", "client", "--calls", "400", "--rate", "400"], seconds: 300)
+        #expect(deletions.status == 0, "\(deletions.output)")
+        let line = try #require(deletions.output.split(separator: "\n").first { $0.hasPrefix("bench client: ") }, "\(deletions.output)")
+        #expect(line.contains("400 deletion calls over HTTP/1.1, latency 0 ms, ") && line.contains("µs of CPU per call (system "), "\(line)")
+        // The seeded installations, each deleted once.
+        #expect(deletions.output.contains("  results: OK 400"), "\(deletions.output)")
+        let subscribes = try await ChildProcess.run(
+            try Programs.iidbatch, ["bench", "client", "--call", "fcm-subscribe", "--tls", "--calls", "400", "--rate", "400", "--latency", "5"], seconds: 300)
+        #expect(subscribes.status == 0, "\(subscribes.output)")
+        #expect(subscribes.output.contains("bench client: 400 fcm-subscribe calls over HTTPS + HTTP/2, latency 5 ms, "), "\(subscribes.output)")
+        #expect(subscribes.output.contains("  results: OK 400"), "\(subscribes.output)")
+        let refused = try await ChildProcess.run(try Programs.iidbatch, ["bench", "client", "--rate", "0"])
+        #expect(refused.status == 64 && refused.output.contains("--rate must be 1...100000, got 0"), "\(refused.output)")
     }
 
     @Test("bench field refuses options out of range, naming the value")

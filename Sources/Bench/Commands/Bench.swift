@@ -6,7 +6,9 @@ package struct Bench: AsyncParsableCommand {
     /// The group's name, help and subcommands.
     package static let configuration = CommandConfiguration(
         abstract: "Measure throughput and print figures (nothing is asserted).",
-        subcommands: [BenchKafka.self, BenchEmulator.self, BenchPipeline.self, BenchQuota.self, BenchWorker.self, BenchField.self, BenchSeek.self]
+        subcommands: [
+            BenchKafka.self, BenchEmulator.self, BenchPipeline.self, BenchQuota.self, BenchWorker.self, BenchField.self, BenchSeek.self, BenchClient.self,
+        ]
     )
 
     /// A bench command with no options of its own: it runs one of its subcommands.
