@@ -89,4 +89,50 @@ struct AdversarialAnswerTests {
         #expect(throws: JSONValue.ParseError.self) { try TopicBatchResponse.resultRuns(jsonBody: Data(#"{"error": "x", "results": []}"#.utf8)) }
         #expect((try? TopicBatchResponse.resultRuns(jsonBody: Data(#"{"results": [{}, {"error": "NOT_FOUND"}], "other": 1}"#.utf8)))?.count == 2)
     }
+
+    @Test(
+        "§3 deletion: an error that names the id but does not say it is gone, or a NOT_FOUND of another thing (a project), is no erasure receipt",
+        arguments: [
+            (409, #"{"error": "Instance ID \"fid\": aborted, concurrent deletion in progress"}"#),
+            (404, #"{"error": "Instance ID \"fid\": internal error, try again"}"#),
+            (404, #"{"error": {"code": 404, "message": "Project p-typo not found.", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": {"code": 404, "message": "Requested entity was not found: projects/p-typo", "status": "NOT_FOUND"}}"#),
+        ])
+    func deletionNotSaidGone(status: Int, body: String) {
+        let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)
+        #expect(verdict.call != nil, "HTTP \(status) \(body) gave \(String(describing: verdict.item))")
+    }
+
+    @Test(
+        "§2.6 FCM v1: a routing error, a code that disagrees with the status, a 403 or 404 in words the API does not use, or a status the API does not answer per token fails the call",
+        arguments: [
+            (404, #"{"error": {"code": 404, "message": "Method not found.", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": {"code": 503, "status": "NOT_FOUND"}}"#),
+            (403, #"{"error": "Forbidden"}"#),
+            (403, #"{"error": {"code": 403, "message": "Forbidden"}}"#),
+            (404, #"{"error": "Not Found"}"#),
+            (404, #"{"timestamp": "2026-11-26T20:00:00Z", "status": 404, "error": "Not Found", "path": "/v1/projects/p/registrations/t/topicSubscriptions"}"#),
+            (400, #"{"error": "Bad Request"}"#),
+            (302, #"{"error": {"status": "NOT_FOUND"}}"#),
+            (405, #"{"error": {"code": 405, "status": "INVALID_ARGUMENT"}}"#),
+            (410, #"{"error": "NOT_FOUND"}"#),
+        ])
+    func fcmNotAboutTheToken(status: Int, body: String) {
+        for api in [BackendAPI.fcmSubscribe, .fcmUnsubscribe] {
+            let verdict = ResultClassifier.fcmV1(api, status: status, body: Data(body.utf8), retryAfter: nil)
+            #expect(verdict.call != nil, "\(api) HTTP \(status) \(body) gave \(String(describing: verdict.item))")
+        }
+    }
+
+    @Test("§2.5 info and relation: a routing error or a NOT_FOUND whose code disagrees is no token's NOT_FOUND")
+    func instanceIDNotFoundIsTheAPIs() {
+        for body in [#"{"error": {"code": 404, "message": "Method not found.", "status": "NOT_FOUND"}}"#, #"{"error": {"code": 500, "status": "NOT_FOUND"}}"#] {
+            #expect(ResultClassifier.instanceID(.instanceInfo, item: "t", status: 404, body: Data(body.utf8), retryAfter: nil).call != nil, "\(body)")
+        }
+        #expect(
+            ResultClassifier.instanceID(
+                .instanceInfo, item: "t", status: 404, body: Data(#"{"error": "No information found about this instance id."}"#.utf8), retryAfter: nil
+            )
+            .item?.code == .notFound)
+    }
 }

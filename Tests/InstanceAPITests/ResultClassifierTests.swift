@@ -116,7 +116,7 @@ struct ResultClassifierTests {
                 .invalidArgument
             ),
             (400, #"{"error": {"code": 400}}"#, .invalidArgument), (404, #"{"error": {"code": 404}}"#, .notFound),
-            (400, #"{"error": {"status": "TOO_MANY_TOPICS"}}"#, .tooManyTopics), (418, #"{"error": {"code": 418}}"#, .unknown("HTTP 418")),
+            (400, #"{"error": {"status": "TOO_MANY_TOPICS"}}"#, .tooManyTopics),
         ])
     func fcmItems(status: Int, body: String, expected: ResultCode) {
         guard case .item(let result) = ResultClassifier.fcmV1(.fcmUnsubscribe, status: status, body: Data(body.utf8), retryAfter: nil) else {

@@ -74,11 +74,12 @@ package enum ResultClassifier {
 
     /// A non-200 answer of an Instance ID call (§2.5) about `item` (single-item calls).
     ///
-    /// For single-item calls (info, relation), and only with the API's own error body: a 404 is
+    /// For single-item calls (info, relation), and only with the API's own error body for that
+    /// status (`FCMErrorBody.isAnswer(toStatus:)`: not a routing error, no other code): a 404 is
     /// the item's `NOT_FOUND`, and a 403 that names the item is the item's `PERMISSION_DENIED`.
     /// Everything else concerns the whole call.
     public static func instanceID(_ api: BackendAPI, item: String? = nil, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
-        if api == .instanceInfo || api == .topicRelation, let error = FCMErrorBody(apiAnswer: body) {
+        if api == .instanceInfo || api == .topicRelation, let error = FCMErrorBody(apiAnswer: body), error.isAnswer(toStatus: status) {
             let message = error.message ?? "HTTP \(status)"
             if status == 404 { return .item(ItemResult(.notFound, message: message)) }
             if status == 403, let item, error.names(item) { return .item(ItemResult(.permissionDenied, message: message)) }
@@ -91,32 +92,46 @@ package enum ResultClassifier {
     /// On subscribe, a 400 or 409 whose error body says `ALREADY_EXISTS`, or a 409 whose body names
     /// no code, is success. The code comes from a string `error`,
     /// then an `FcmError` detail's `errorCode`, then the error's `status`, then the HTTP status.
-    /// 401 and a bare 403 concern the whole system and fail the call; 429 and 5xx fail the call
-    /// as retryable; everything else is this token's result, but only with the API's own error
-    /// body: without it the answer is not the API's and says nothing about the token.
+    /// 401 concerns the whole system and fails the call; 429, 408 and 5xx fail the call as
+    /// retryable. A 400, 404 or 409 is this token's result, and a 403 is when its code is one FCM
+    /// gives a token (`tokenRefusals`: another sender's token), but only with the API's own error
+    /// body for that status (`FCMErrorBody.isAnswer(toStatus:)`: not a front end's routing error,
+    /// no other `code`), and a string error only when it names a code: without them the answer
+    /// is not the API's and says nothing about the token. Any other 403 is the caller's refusal;
+    /// any other status is no answer the API gives about one token, and fails the call.
     public static func fcmV1(
         _ api: BackendAPI, status: Int, body: Data, retryAfter: Duration?
     ) -> Verdict {
-        let parsed = FCMErrorBody(apiAnswer: body)
+        let parsed = FCMErrorBody(apiAnswer: body).flatMap { $0.isAnswer(toStatus: status) ? $0 : nil }
         let named = parsed?.code
         let message = parsed?.message ?? excerpt(body)
         if api == .fcmSubscribe, let parsed, Self.isAlreadySubscribed(status: status, parsed) {
             return .item(.ok)
         }
         let code = named.map(fcmCode(named:)) ?? fcmCode(status: status)
-        switch (status, code) {
-        case (401, _):
+        // A string error is the API's about the token only when it names a code (`NOT_FOUND`,
+        // `UNREGISTERED`); a front end's `{"error": "Not Found"}` names none.
+        let aboutToken = parsed.map { $0.errorString.map { fcmCode(named: $0) != .unknown(verbatim: $0) } ?? true } ?? false
+        switch status {
+        case 401:
             return .call(.unauthenticated(api: api, message: message))
-        case (403, .permissionDenied),
-            (403, _) where parsed == nil:
-            return .call(.permissionDenied(api: api, message: message))
-        case (429, _), (500...599, _), (408, _):
+        case 429, 500...599, 408:
             return .call(callFailure(api, status: status, body: body, retryAfter: retryAfter))
-        default:
-            guard parsed != nil else { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
+        case 403 where aboutToken && named.map(tokenRefusals.contains) == true:
             return .item(ItemResult(code, message: message))
+        case 403:
+            return .call(.permissionDenied(api: api, message: message))
+        case 400, 404, 409:
+            guard aboutToken else { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
+            return .item(ItemResult(code, message: message))
+        default:
+            return .call(.unexpectedAnswer(api: api, status: status, message: message))
         }
     }
+
+    /// The FCM error codes of a 403 that are about the token, not the caller: the token belongs to
+    /// another sender, or its APNs credentials are another's.
+    static let tokenRefusals: Set<String> = ["SENDER_ID_MISMATCH", "THIRD_PARTY_AUTH_ERROR"]
 
     /// Whether a subscribe's error (with the API's error body) says the subscription exists: a 409
     /// naming no code, or `ALREADY_EXISTS` (as its string, its status or an `FcmError` detail's

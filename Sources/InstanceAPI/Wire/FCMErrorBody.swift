@@ -83,12 +83,15 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return error?.status
     }
 
-    /// The error body of `body`, only when `body` is the API's own: a JSON object whose `error` is
-    /// an object or a string. Nil for anything else (a proxy's page, an empty body, other JSON).
-    /// Read with the project's strict parser: half of a deletion backlog's answers are such bodies.
+    /// The error body of `body`, only when `body` is the API's own: a JSON object whose one member
+    /// is `error`, an object or a string. Nil for anything else (a proxy's page, an empty body,
+    /// other JSON: a web framework's `{"timestamp": …, "status": 404, "error": "Not Found", "path":
+    /// …}`). Read with the project's strict parser: half of a deletion backlog's answers are such
+    /// bodies.
     public init?(apiAnswer body: Data) {
         guard body.first(where: { !JSONParser.isWhitespace($0) }) == UInt8(ascii: "{"),
-            let error = (try? JSONValue.parse(bytes: [UInt8](body)))?[CodingKeys.error]
+            case .object(let members)? = try? JSONValue.parse(bytes: [UInt8](body)), members.count == 1,
+            let error = members[CodingKeys.error.rawValue]
         else { return nil }
         if let text = error.stringValue {
             self.error = nil
@@ -127,17 +130,53 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// end's answer to a path it has no method for (`isRoutingError`: a wrong base URL); or a plain
     /// string error (the legacy endpoints' form) naming it (`names(_:)`: not only inside a quoted
     /// path).
+    ///
+    /// Neither says gone when its words are about something else: a string naming the item must
+    /// also say it is not found (`notFoundWords`), and a structured error whose message does not
+    /// hold the item must not name another thing (`otherThings`: `Project p not found.`).
     public func isNotFound(_ item: String) -> Bool {
-        guard let error else { return names(item) }
-        return error.status == "NOT_FOUND" && (error.code ?? 404) == 404 && !isRoutingError
+        guard let error else { return names(item) && says(Self.notFoundWords) }
+        return error.status == "NOT_FOUND" && (error.code ?? 404) == 404 && !isRoutingError && !namesAnotherThing(than: item)
     }
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
     /// is `ALREADY_EXISTS` and whose `code` (when it has one) is 409, or a plain string error naming
     /// it (`names(_:)`). A conflict of another kind (`ABORTED`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
-        guard let error else { return names(item) }
+        guard let error else { return names(item) && says(Self.goneWords) }
         return error.status == "ALREADY_EXISTS" && (error.code ?? 409) == 409
+    }
+
+    /// Words of a legacy string error that say an item is not found (a 404): `Instance ID "…":
+    /// failed to find the instance ID`.
+    static let notFoundWords = ["not found", "failed to find", "not exist", "n't exist", "no such"]
+
+    /// Words of a legacy string error that say an item is gone already (a 409): `Instance ID "…":
+    /// already deleted`.
+    static let goneWords = ["already"]
+
+    /// Words that, in an error whose message does not hold the item, name a thing other than it:
+    /// a project, a sender, a service or API, a method.
+    static let otherThings = ["project", "sender", "service", "method", "api"]
+
+    /// True when the error's words (its message, or its string) hold one of `phrases`, in any case.
+    func says(_ phrases: [String]) -> Bool {
+        guard let words = (error?.message ?? errorString)?.lowercased() else { return false }
+        return phrases.contains { words.contains($0) }
+    }
+
+    /// True when the structured error's message does not hold `item` and names another thing
+    /// (`otherThings`, as a word or the start of one: `projects/p-typo`).
+    func namesAnotherThing(than item: String) -> Bool {
+        guard let message = error?.message, message.utf8.firstRange(of: item.utf8) == nil else { return false }
+        let words = message.lowercased().split { !$0.isLetter }
+        return words.contains { word in Self.otherThings.contains { word.hasPrefix($0) } }
+    }
+
+    /// True when the error can be the API's answer on HTTP `status`: not a front end's routing
+    /// error, and a structured error's `code`, when it has one, is `status`.
+    public func isAnswer(toStatus status: Int) -> Bool {
+        !isRoutingError && (error?.code ?? status) == status
     }
 
     /// The message a Google front end gives, in the APIs' error form, for a path no method of
