@@ -14,4 +14,14 @@ struct ExactText: Hashable, Sendable {
         hasher.combine(text.utf8.count)
         for byte in text.utf8 { hasher.combine(byte) }
     }
+
+    /// A `String` that is equal to another `key(_:)` exactly when the texts' bytes are: `text`
+    /// itself when it is ASCII (ASCII texts are equal as strings only when their bytes are), else
+    /// U+FFFF, which no ASCII text holds and nothing decomposes to, and the bytes in hex. For
+    /// dictionaries keyed by `String` that must keep texts of other bytes apart.
+    static func key(_ text: String) -> String {
+        guard !text.utf8.allSatisfy({ $0 < 0x80 }) else { return text }
+        let digits = Array("0123456789abcdef".utf8)
+        return "\u{FFFF}" + String(decoding: text.utf8.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
+    }
 }
