@@ -135,4 +135,18 @@ struct AdversarialAnswerTests {
             )
             .item?.code == .notFound)
     }
+
+    @Test("§4 and §2.4 a 200 that holds an error beside a group's key, its members or import results is no success")
+    func successBesideAnError() {
+        let group = Data(#"{"notification_key": "APA91bK", "error": "registration_ids not found"}"#.utf8)
+        #expect(throws: InstanceAPIError.self) { try InstanceAPIClient.groupAnswer(InstanceAPIClient.Answer(status: 200, body: group, retryAfter: nil)) }
+        let export = Data(#"{"notification_key": "APA91bK", "registration_ids": ["r1"], "error": {"code": 503, "status": "UNAVAILABLE"}}"#.utf8)
+        #expect(throws: InstanceAPIError.self) { try InstanceAPIClient.exportAnswer(InstanceAPIClient.Answer(status: 200, body: export, retryAfter: nil)) }
+        let imports = #"{"results": [{"apns_token": "ab", "status": "OK", "registration_token": "r1"}], "error": {"code": 503, "status": "UNAVAILABLE"}}"#
+        #expect(throws: JSONValue.ParseError.self) { try ImportResponse(jsonBody: Array(imports.utf8)) }
+        // The answers themselves still read.
+        let key = Data(#"{"notification_key": "APA91bK"}"#.utf8)
+        #expect((try? InstanceAPIClient.groupAnswer(InstanceAPIClient.Answer(status: 200, body: key, retryAfter: nil))) == .success("APA91bK"))
+        #expect((try? ImportResponse(jsonBody: Array(#"{"results": [{"apns_token": "ab", "status": "OK"}]}"#.utf8)))?.results.count == 1)
+    }
 }

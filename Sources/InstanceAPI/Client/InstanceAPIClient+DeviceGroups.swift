@@ -37,6 +37,7 @@ extension InstanceAPIClient {
     /// carry (`APILimits.answeredToken`), else a malformed answer.
     static func exportAnswer(_ answer: Answer) throws(InstanceAPIError) -> ItemOutcome<[String]> {
         if answer.status == 200 {
+            try Self.refuseErrorBeside(answer, api: .groupExport)
             let members = try Self.decode(DeviceGroupExport.self, answer, api: .groupExport).registrationIDs
             guard members.count <= APILimits.groupMembers else {
                 throw .malformedResponse(
@@ -68,6 +69,7 @@ extension InstanceAPIClient {
     /// else a malformed answer; or the item's failure.
     static func groupAnswer(_ answer: Answer) throws(InstanceAPIError) -> ItemOutcome<String> {
         if answer.status == 200 {
+            try Self.refuseErrorBeside(answer, api: .deviceGroup)
             let key = try Self.decode(DeviceGroupResponse.self, answer, api: .deviceGroup).notificationKey
             try APILimits.answeredToken(key, field: "notification_key", api: .deviceGroup, status: 200)
             return .success(key)
@@ -75,6 +77,15 @@ extension InstanceAPIClient {
         switch ResultClassifier.deviceGroup(status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
         case .item(let result): return .failure(result)
         case .call(let error): throw error
+        }
+    }
+
+    /// Refuses a 200 whose body is not a JSON object free of an `error` member
+    /// (`ResultClassifier.isObjectAnswer`): a key or members beside an error are no success.
+    private static func refuseErrorBeside(_ answer: Answer, api: BackendAPI) throws(InstanceAPIError) {
+        guard ResultClassifier.isObjectAnswer(answer.body) else {
+            throw .malformedResponse(
+                api: api, status: 200, message: "not the API's answer (an error beside it, or no object): \(ResultClassifier.excerpt(answer.body))")
         }
     }
 }
