@@ -112,4 +112,18 @@ struct MetadataServerAbsenceTests {
         try await server.stop()
         try await group.shutdownGracefully()
     }
+
+    @Test("a token endpoint that sends a head and stalls in its body fails the token within the answer's time, not never", .timeLimit(.minutes(1)))
+    func stalledTokenAnswer() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        let http = HTTPClient(eventLoopGroupProvider: .shared(group))
+        let (json, _, _) = try ServiceAccountCredentials.generateKeyFile(projectID: "p", clientEmail: "a@p", tokenURI: server.url("/stall"))
+        let provider = AccessTokenProvider(credentials: try ServiceAccountCredentials(json: json), httpClient: http, answerTimeout: .seconds(1))
+        let error = await #expect(throws: InstanceAPIError.self) { try await provider.token() }
+        #expect(error?.description.contains("did not answer") == true, "\(String(describing: error))")
+        try await http.shutdown()
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
 }

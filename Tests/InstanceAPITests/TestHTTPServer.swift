@@ -6,7 +6,8 @@ import Synchronization
 
 /// A small HTTP/1.1 server on loopback, plain or TLS, whose paths misbehave on purpose, for the
 /// transport's tests: `/echo` answers the request body (or `ok`), `/close` answers and closes,
-/// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer;
+/// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer, `/stall` sends a head and a few bytes
+/// of its body and then nothing;
 /// the metadata server's token path answers a token, but 404 to a `scopes` query.
 final class TestHTTPServer: Sendable {
     /// A certificate for `localhost` and 127.0.0.1, self-signed, and its key: a test fixture that
@@ -102,6 +103,11 @@ final class TestHTTPServer: Sendable {
                 respond(context, ByteBuffer(string: "bye"), headers: [("Connection", "close")], close: true)
             case "/big":
                 respond(context, ByteBuffer(repeating: UInt8(ascii: "x"), count: 3_000))
+            case "/stall":
+                // The head and the start of a body, then nothing more: a server that stalls mid-answer.
+                let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "200"])
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: #"{"acc"#)))), promise: nil)
             case "/cut":
                 let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "100"])
                 context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -32,30 +32,37 @@ public actor AccessTokenProvider {
     private var refreshing: Task<AccessToken, any Error>?
     /// Whether the last token request that failed was refused by the endpoint (`TokenCheck`).
     private var lastFailureRefused = false
+    /// The most a token answer may take, its body included.
+    private let answerTimeout: Duration
     /// How many times the token endpoint was called.
     public private(set) var fetchCount = 0
 
     /// A provider for `credentials`.
     ///
     /// - Parameter tokenURI: overrides the key file's `token_uri` (for a proxy or the emulator).
+    /// - Parameter answerTimeout: the most a token answer may take, its body included.
     /// - Parameter now: the clock, replaceable in tests.
     public init(
         credentials: ServiceAccountCredentials, httpClient: HTTPClient, tokenURI: String? = nil,
         scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = AccessTokenProvider.defaultRefreshMargin,
-        now: @escaping @Sendable () -> Date = Date.init
+        answerTimeout: Duration = AccessTokenProvider.defaultAnswerTimeout, now: @escaping @Sendable () -> Date = Date.init
     ) {
-        self.init(source: .serviceAccount(credentials), httpClient: httpClient, tokenURI: tokenURI, scopes: scopes, refreshMargin: refreshMargin, now: now)
+        self.init(
+            source: .serviceAccount(credentials), httpClient: httpClient, tokenURI: tokenURI, scopes: scopes, refreshMargin: refreshMargin,
+            answerTimeout: answerTimeout, now: now)
     }
 
     /// A provider for `source`.
     ///
     /// - Parameter tokenURI: overrides a key file's `token_uri` (for a proxy or the emulator).
+    /// - Parameter answerTimeout: the most a token answer may take, its body included.
     /// - Parameter now: the clock, replaceable in tests.
     public init(
         source: CredentialSource, httpClient: HTTPClient, tokenURI: String? = nil,
         scopes: [String] = AccessTokenProvider.defaultScopes, refreshMargin: TimeInterval = AccessTokenProvider.defaultRefreshMargin,
-        now: @escaping @Sendable () -> Date = Date.init
+        answerTimeout: Duration = AccessTokenProvider.defaultAnswerTimeout, now: @escaping @Sendable () -> Date = Date.init
     ) {
+        self.answerTimeout = answerTimeout
         self.source = source
         self.httpClient = httpClient
         switch source {
@@ -76,6 +83,9 @@ public actor AccessTokenProvider {
     /// How long before its expiry a token is replaced by default: 3 min 45 s, as Google's own
     /// client libraries do.
     public static let defaultRefreshMargin: TimeInterval = 225
+
+    /// The most a token answer may take by default, head and body: 30 s.
+    public static let defaultAnswerTimeout: Duration = .seconds(30)
 
     /// The cached token until `refreshMargin` before its expiry (or half its life), else a new one.
     public func token() async throws(InstanceAPIError) -> AccessToken {
@@ -144,8 +154,11 @@ public actor AccessTokenProvider {
         let response: HTTPClientResponse
         let body: ByteBuffer
         do {
-            response = try await httpClient.execute(request, timeout: .seconds(30))
-            body = try await response.body.collect(upTo: 1 << 20)
+            // AsyncHTTPClient's deadline ends with the head: the body gets what is left of the
+            // answer's time, else a server that stalls mid-body holds every call's token forever.
+            let deadline = ContinuousClock.now + answerTimeout
+            response = try await httpClient.execute(request, timeout: TimeAmount(answerTimeout))
+            body = try await Self.collect(response.body, upTo: 1 << 20, before: deadline)
         } catch {
             throw InstanceAPIError.credentials("token endpoint \(tokenURI) did not answer: \(HTTPFailure.describe(error))")
         }
@@ -177,5 +190,20 @@ public actor AccessTokenProvider {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// `body`, at most `limit` bytes, read before `deadline`; past it the read is cancelled (and
+    /// with it the request) and this throws.
+    private static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, before deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: limit) }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let collected = first else { throw HTTPClientError.deadlineExceeded }
+            return collected
+        }
     }
 }
