@@ -60,7 +60,9 @@ struct OutcomeTests {
             id: "worst/\"case\"", op: op, target: target, items: items, replayOf: "orig/\"inal\"", priorAttempts: 999_999,
             batch: String(repeating: "b", count: BatchName.maxBytes))
         let now = Date()
-        let codes = items.indices.map { ResultCode(rawValue: "UNKNOWN(" + String(repeating: "\\", count: 200) + "\($0))") }
+        // Distinct unknown codes (one count key each) of the characters JSON writes longest: a
+        // control character takes six bytes (`\u0001`), a backslash two.
+        let codes = items.indices.map { ResultCode(rawValue: "UNKNOWN(\($0)" + String(repeating: $0.isMultiple(of: 2) ? "\u{1}" : "\\", count: 200) + ")") }
         let outcome = Outcome(
             requestID: request.id, op: op, target: target.outcomeFields, status: .failed,
             counts: Dictionary(codes.map { ($0.rawValue, 1) }, uniquingKeysWith: +),

@@ -67,9 +67,13 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
     /// hundreds of kilobytes, so the bound is in bytes).
     public static let maxVerbatimLength = 64
 
-    /// An `unknown` code keeping at most `maxVerbatimLength` bytes of `text`.
+    /// An `unknown` code keeping at most `maxVerbatimLength` bytes of `text`, its control
+    /// characters written as spaces: JSON writes a control character in six bytes (`\u0001`), and
+    /// an outcome's size bound counts at most two per byte of a code (`OutcomeSizeBound`).
     public static func unknown(verbatim text: String) -> ResultCode {
-        .unknown(text.utf8Prefix(maxBytes: maxVerbatimLength))
+        let kept = text.utf8Prefix(maxBytes: maxVerbatimLength)
+        guard kept.utf8.contains(where: { $0 < 0x20 }) else { return .unknown(kept) }
+        return .unknown(String(decoding: kept.utf8.map { $0 < 0x20 ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
     }
 
     /// Parses the wire spelling; anything else becomes `unknown` with the text kept verbatim
