@@ -60,4 +60,31 @@ struct DeadLetterMakeTests {
         // A stub keeps the position it stands for.
         #expect(DeadLetter.keyedByPosition(DeadLetter.stub(of: keyless)).key == Array("requests/2/40".utf8))
     }
+
+    @Test("a leftover the worker accepted under its own larger limits reads back with its request, to be replayed")
+    func leftoverPastTheDefaultLimits() throws {
+        // 5,000 deletions: past the default max-outcome-bytes, within a pipeline's 4,000,000.
+        let request = PipelineRequest(id: "big", op: .installationsDelete, target: .subject("s"), items: (0..<5_000).map { "f\($0)" })
+        #expect(throws: Never.self) { try RequestDecoder(maxRecordBytes: 1 << 20, maxOutcomeBytes: 4_000_000).decode(Array(request.jsonBody())).get() }
+        let letter = DeadLetter.leftover(request, key: nil, from: origin, offset: 1, lastError: "UNAVAILABLE", attempts: 8, codes: ["UNAVAILABLE"])
+        let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 0, key: letter.key, value: letter.value, headers: letter.headers))
+        #expect(read.request == request, "a letter is read whatever limits the worker that wrote it had")
+        #expect(read.replay() != nil)
+    }
+
+    @Test("a request the worker accepts stays acceptable as its replay, which names itself in replayOf and may join a batch")
+    func replayStaysWithinTheBound() throws {
+        // An id of 512 bytes and as many deletions as the default bound takes without replayOf.
+        let id = String(repeating: "r", count: RequestID.maxBytes)
+        var count = 1_000
+        func request(_ items: Int) -> PipelineRequest {
+            PipelineRequest(id: id, op: .installationsDelete, target: .subject("s"), items: (0..<items).map { "f\(10_000 + $0)" })
+        }
+        while case .success = RequestDecoder().decode(Array(request(count + 1).jsonBody())) { count += 1 }
+        let accepted = request(count)
+        let letter = DeadLetter.leftover(accepted, key: nil, from: origin, offset: 1, lastError: "UNAVAILABLE", attempts: 8, codes: ["UNAVAILABLE"])
+        let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 0, key: letter.key, value: letter.value, headers: letter.headers))
+        let replay = try #require(read.replay(batch: "replay-dlq-" + String(repeating: "x", count: BatchName.maxBytes - 11)))
+        #expect(throws: Never.self) { try RequestDecoder().decode(replay.value ?? []).get() }
+    }
 }

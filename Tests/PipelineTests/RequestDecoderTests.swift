@@ -122,6 +122,10 @@ struct RequestDecoderBoundsTests {
         #expect(refused.description.utf8.count <= RequestRejection.maxReasonBytes + 8)
         let replay = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"m","tokens":["t"],"replayOf":"\#(id)"}"#)
         #expect(replay.field == "replayOf" && replay.reason.hasPrefix("has 600000 bytes") && replay.requestID == "r")
+        // A replay refused for another field still names what it replays: its outcome is the
+        // replay's, not a second outcome of the original.
+        let refusedReplay = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"no topic","tokens":["t"],"replayOf":"r"}"#)
+        #expect(refusedReplay.field == "topic" && refusedReplay.replayOf == "r")
     }
 
     @Test("the short form of an over-long id keeps its first 64 bytes, cut between scalars, and its SHA-256; a short id is itself")

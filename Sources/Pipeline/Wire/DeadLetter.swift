@@ -59,7 +59,7 @@ public struct DeadLetter: Sendable {
         codes = headers.string(DeadLetterHeader.codes)?.split(separator: ",").map(String.init) ?? []
         attempts = headers.string(DeadLetterHeader.attempts).flatMap(Int.init) ?? 0
         omittedBytes = headers.string(DeadLetterHeader.omittedBytes).flatMap(Int.init)
-        if kind.holdsRequest, let value = record.value, case .success(let request) = RequestDecoder().decode(value) {
+        if kind.holdsRequest, let value = record.value, case .success(let request) = RequestDecoder.unlimited.decode(value) {
             self.request = request
         }
     }

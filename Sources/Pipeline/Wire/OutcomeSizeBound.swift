@@ -52,9 +52,13 @@ public enum OutcomeSizeBound {
 
     /// The bound with `escapedItemBytes` for the items' escaped bytes together.
     private static func bytes(of request: PipelineRequest, escapedItemBytes: Int) -> Int {
-        var total = fixedBytes + 2 * (JSONWriter.escapedByteCount(of: request.id) + JSONWriter.escapedByteCount(of: request.replayOf ?? ""))
+        // Counted as its replay's would be, so that what is admitted stays admissible replayed:
+        // a replay names its own id in `replayOf` (`DeadLetter.replay(batch:)`) and may join a
+        // batch of any name.
+        let id = JSONWriter.escapedByteCount(of: request.id)
+        var total = fixedBytes + 2 * (id + max(id, JSONWriter.escapedByteCount(of: request.replayOf ?? "")))
         // `"batch":"<name>",`: a batch name needs no escapes (`BatchName`).
-        if let batch = request.batch { total += batch.utf8.count + 11 }
+        total += max(request.batch?.utf8.count ?? 0, BatchName.maxBytes) + 11
         for value in request.target.outcomeFields.values { total += JSONWriter.escapedByteCount(of: value) + 32 }
         let listsTopics = request.target == .info(details: true)
         let perItem =

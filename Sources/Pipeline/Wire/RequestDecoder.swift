@@ -27,6 +27,10 @@ public struct RequestDecoder: Sendable {
         self.maxOutcomeBytes = maxOutcomeBytes
     }
 
+    /// A decoder that judges no size (record bytes, items, outcome bytes): what reads a dead
+    /// letter, which a worker with its own limits wrote; the worker its replay reaches judges it.
+    public static let unlimited = RequestDecoder(maxRecordBytes: .max, maxItems: .max, maxOutcomeBytes: .max)
+
     /// A decoder with `configuration`'s limits.
     public init(configuration: PipelineConfiguration) {
         self.init(maxRecordBytes: configuration.maxRecordBytes, maxOutcomeBytes: configuration.maxOutcomeBytes)
@@ -51,7 +55,7 @@ public struct RequestDecoder: Sendable {
                 RequestRejection(
                     field: error.field, reason: error.reason, requestID: fields.id,
                     op: document[Field.op.rawValue]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
-                    batch: document[Field.batch.rawValue]?.value.stringValue,
+                    replayOf: document[Field.replayOf.rawValue]?.value.stringValue, batch: document[Field.batch.rawValue]?.value.stringValue,
                     target: document[Field.subject.rawValue]?.value.stringValue.flatMap { $0.isEmpty ? nil : [Field.subject.rawValue: $0] } ?? [:]))
         }
     }
