@@ -27,10 +27,12 @@ struct AdversarialAnswerTests {
         #expect(verdict.call != nil, "HTTP \(status) \(body) gave \(String(describing: verdict.item))")
     }
 
-    @Test("§3 deletion: the API's own NOT_FOUND, with or without a code, is still the receipt")
+    @Test("§3 deletion: the API's own NOT_FOUND, with or without a code, is still the receipt; so is the emulator's injected one")
     func deletionReceiptKept() {
-        for body in [#"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, #"{"error": {"status": "NOT_FOUND"}}"#]
-        {
+        for body in [
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, #"{"error": {"status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Instance fid not found", "status": "NOT_FOUND"}}"#, #"{"error": "Instance ID \"fid\": NOT_FOUND"}"#,
+        ] {
             #expect(ResultClassifier.deleteInstance(id: "fid", status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .alreadyAbsent, "\(body)")
         }
     }
@@ -97,6 +99,14 @@ struct AdversarialAnswerTests {
             (404, #"{"error": "Instance ID \"fid\": internal error, try again"}"#),
             (404, #"{"error": {"code": 404, "message": "Project p-typo not found.", "status": "NOT_FOUND"}}"#),
             (404, #"{"error": {"code": 404, "message": "Requested entity was not found: projects/p-typo", "status": "NOT_FOUND"}}"#),
+            // The review's: a conflict that says "already" of something else, another thing not
+            // found beside the id, the id only inside a quoted path, a thing no list names.
+            (409, #"{"error": "Instance ID \"fid\": deletion already in progress"}"#),
+            (404, #"{"error": "Instance ID \"fid\": project p-typo not found"}"#),
+            (404, #"{"error": {"code": 404, "message": "Project not found: DELETE /v1/project/p-typo/instanceId/fid", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": {"code": 404, "message": "App p-typo not found.", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#),
+            (409, #"{"error": {"code": 409, "message": "Project p-typo already exists", "status": "ALREADY_EXISTS"}}"#),
         ])
     func deletionNotSaidGone(status: Int, body: String) {
         let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)
@@ -148,5 +158,16 @@ struct AdversarialAnswerTests {
         let key = Data(#"{"notification_key": "APA91bK"}"#.utf8)
         #expect((try? InstanceAPIClient.groupAnswer(InstanceAPIClient.Answer(status: 200, body: key, retryAfter: nil))) == .success("APA91bK"))
         #expect((try? ImportResponse(jsonBody: Array(#"{"results": [{"apns_token": "ab", "status": "OK"}]}"#.utf8)))?.results.count == 1)
+    }
+
+    @Test("§2.6 FCM v1: a string error that is a code's name, known or not, is the token's result")
+    func fcmStringCodes() {
+        #expect(
+            ResultClassifier.fcmV1(.fcmSubscribe, status: 400, body: Data(#"{"error": "UNSPECIFIED_ERROR"}"#.utf8), retryAfter: nil).item?.code
+                == .unknown("UNSPECIFIED_ERROR"))
+        #expect(
+            ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(#"{"error": "A_NEW_CODE_2"}"#.utf8), retryAfter: nil).item?.code
+                == .unknown("A_NEW_CODE_2"))
+        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(#"{"error": "UNREGISTERED"}"#.utf8), retryAfter: nil).item?.code == .notFound)
     }
 }

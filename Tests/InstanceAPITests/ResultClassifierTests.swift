@@ -175,7 +175,10 @@ struct ResultClassifierTests {
     @Test(
         "§3 deletion: the API's own 404 and 409 mean gone (ALREADY_ABSENT), its 400 is the id's INVALID_ARGUMENT",
         arguments: [
-            (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#, ResultCode.alreadyAbsent, "not found (HTTP 404)"),
+            (
+                404, #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, ResultCode.alreadyAbsent,
+                "not found (HTTP 404)"
+            ),
             (404, #"{"error": "Instance ID fid: failed to find"}"#, .alreadyAbsent, "not found (HTTP 404)"),
             (409, #"{"error": "Instance ID fid: already deleted"}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
             (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "already deleted (HTTP 409)"),

@@ -45,7 +45,7 @@ struct BenchClient: AsyncParsableCommand {
     var tls = false
 
     func validate() throws {
-        guard calls > 0 else { throw ValidationError("--calls must be positive, got \(calls)") }
+        guard (1...10_000_000).contains(calls) else { throw ValidationError("--calls must be 1...10000000, got \(calls)") }
         guard (1...100_000).contains(rate) else { throw ValidationError("--rate must be 1...100000, got \(rate)") }
         guard latency >= 0 else { throw ValidationError("--latency must be 0 or more, got \(latency)") }
     }
@@ -66,10 +66,29 @@ struct BenchClient: AsyncParsableCommand {
         let (emulator, baseURL) = try await BenchChild.emulator(
             ["--port", "0", "--write-key", keyPath, "--tokens", seed.tokens.path, "--installations", seed.installations.path, "--latency", "\(latency)"]
                 + (certificate?.emulatorArguments ?? []))
-        defer { Task { await emulator.stop() } }
-        let credentials = try ServiceAccountCredentials(json: try Data(contentsOf: URL(fileURLWithPath: keyPath)))
-        let client = InstanceAPIClient(
-            credentials: credentials, configuration: .singleHost(baseURL, extraTrustRoots: try certificate.map { try ExtraTrustRoots(path: $0.certificate) }))
+        let client: InstanceAPIClient
+        do {
+            let credentials = try ServiceAccountCredentials(json: try Data(contentsOf: URL(fileURLWithPath: keyPath)))
+            client = InstanceAPIClient(
+                credentials: credentials,
+                configuration: .singleHost(baseURL, extraTrustRoots: try certificate.map { try ExtraTrustRoots(path: $0.certificate) }))
+        } catch {
+            await emulator.stop()
+            throw error
+        }
+        do {
+            try await measure(client, pools: pools, onLoops: onLoops)
+        } catch {
+            try? await client.shutdown()
+            await emulator.stop()
+            throw error
+        }
+        try await client.shutdown()
+        await emulator.stop()
+    }
+
+    /// Makes the calls with `client`, drawing items from `pools`, and prints the figures.
+    private func measure(_ client: InstanceAPIClient, pools: BenchShape.Pools, onLoops: Bool) async throws {
         let call = self.call
         let make = { @Sendable (index: Int) async throws(InstanceAPIError) -> ItemResult in
             switch call {
@@ -99,7 +118,6 @@ struct BenchClient: AsyncParsableCommand {
         }
         let seconds = (clock.now - started).seconds
         let usage = ProcessUsage.of(pid: getpid())
-        try await client.shutdown()
         let cpu = (usage?.cpuSeconds ?? 0) - (usageBefore?.cpuSeconds ?? 0)
         let system = (usage?.systemSeconds ?? 0) - (usageBefore?.systemSeconds ?? 0)
         Output.line(

@@ -109,9 +109,9 @@ package enum ResultClassifier {
             return .item(.ok)
         }
         let code = named.map(fcmCode(named:)) ?? fcmCode(status: status)
-        // A string error is the API's about the token only when it names a code (`NOT_FOUND`,
-        // `UNREGISTERED`); a front end's `{"error": "Not Found"}` names none.
-        let aboutToken = parsed.map { $0.errorString.map { fcmCode(named: $0) != .unknown(verbatim: $0) } ?? true } ?? false
+        // A string error is the API's about the token only when it is a code's name (`NOT_FOUND`,
+        // `UNREGISTERED`, one FCM adds later): a front end's `{"error": "Not Found"}` is none.
+        let aboutToken = parsed.map { $0.errorString.map(isCodeName) ?? true } ?? false
         switch status {
         case 401:
             return .call(.unauthenticated(api: api, message: message))
@@ -126,6 +126,15 @@ package enum ResultClassifier {
             return .item(ItemResult(code, message: message))
         default:
             return .call(.unexpectedAnswer(api: api, status: status, message: message))
+        }
+    }
+
+    /// Whether `text` has the form of a code's name: capital letters, digits and `_`, a letter
+    /// first (`NOT_FOUND`).
+    static func isCodeName(_ text: String) -> Bool {
+        guard let first = text.utf8.first, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first) else { return false }
+        return text.utf8.allSatisfy {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
         }
     }
 

@@ -125,52 +125,38 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return text.isEmpty ? nil : ResultClassifier.excerpt(Data(text.utf8))
     }
 
-    /// True when the error is the API's `NOT_FOUND` about `item` (a 404): a structured error whose
-    /// `status` is `NOT_FOUND`, whose `code` (when it has one) is 404, and which is not a front
-    /// end's answer to a path it has no method for (`isRoutingError`: a wrong base URL); or a plain
-    /// string error (the legacy endpoints' form) naming it (`names(_:)`: not only inside a quoted
-    /// path).
-    ///
-    /// Neither says gone when its words are about something else: a string naming the item must
-    /// also say it is not found (`notFoundWords`), and a structured error whose message does not
-    /// hold the item must not name another thing (`otherThings`: `Project p not found.`).
+    /// True when the error is the API's `NOT_FOUND` about `item` (a 404), by its words
+    /// (`ErrorWords`, the parts holding the item set aside): a structured error whose `status` is
+    /// `NOT_FOUND`, whose `code` (when it has one) is 404, which is not a front end's answer to a
+    /// path it has no method for (`isRoutingError`: a wrong base URL), and whose message names no
+    /// other thing (`Project p not found.`) and is empty, holds the item or names the kind of
+    /// thing asked for (`Requested entity was not found.`); or a plain string error (the legacy
+    /// endpoints' form) naming it (`names(_:)`: not only inside a quoted path), saying it is not
+    /// found (`ErrorWords.notFound`) and naming no other thing.
     public func isNotFound(_ item: String) -> Bool {
-        guard let error else { return names(item) && says(Self.notFoundWords) }
-        return error.status == "NOT_FOUND" && (error.code ?? 404) == 404 && !isRoutingError && !namesAnotherThing(than: item)
+        guard let error else { return isLegacyWord(ErrorWords.notFound, about: item) }
+        guard error.status == "NOT_FOUND", (error.code ?? 404) == 404, !isRoutingError else { return false }
+        guard let message = error.message, !message.allSatisfy(\.isWhitespace) else { return true }
+        let words = ErrorWords(message, item: item)
+        return !words.namesAnotherThing && (words.holdsItem || words.namesTheThing)
     }
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
-    /// is `ALREADY_EXISTS` and whose `code` (when it has one) is 409, or a plain string error naming
-    /// it (`names(_:)`). A conflict of another kind (`ABORTED`) is not.
+    /// is `ALREADY_EXISTS`, whose `code` (when it has one) is 409 and whose message names no other
+    /// thing, or a plain string error naming it (`names(_:)`), saying it is already deleted
+    /// (`ErrorWords.alreadyGone`) and naming no other thing. A conflict of another kind
+    /// (`ABORTED`, a deletion `already in progress`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
-        guard let error else { return names(item) && says(Self.goneWords) }
-        return error.status == "ALREADY_EXISTS" && (error.code ?? 409) == 409
+        guard let error else { return isLegacyWord(ErrorWords.alreadyGone, about: item) }
+        return error.status == "ALREADY_EXISTS" && (error.code ?? 409) == 409 && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
     }
 
-    /// Words of a legacy string error that say an item is not found (a 404): `Instance ID "…":
-    /// failed to find the instance ID`.
-    static let notFoundWords = ["not found", "failed to find", "not exist", "n't exist", "no such"]
-
-    /// Words of a legacy string error that say an item is gone already (a 409): `Instance ID "…":
-    /// already deleted`.
-    static let goneWords = ["already"]
-
-    /// Words that, in an error whose message does not hold the item, name a thing other than it:
-    /// a project, a sender, a service or API, a method.
-    static let otherThings = ["project", "sender", "service", "method", "api"]
-
-    /// True when the error's words (its message, or its string) hold one of `phrases`, in any case.
-    func says(_ phrases: [String]) -> Bool {
-        guard let words = (error?.message ?? errorString)?.lowercased() else { return false }
-        return phrases.contains { words.contains($0) }
-    }
-
-    /// True when the structured error's message does not hold `item` and names another thing
-    /// (`otherThings`, as a word or the start of one: `projects/p-typo`).
-    func namesAnotherThing(than item: String) -> Bool {
-        guard let message = error?.message, message.utf8.firstRange(of: item.utf8) == nil else { return false }
-        let words = message.lowercased().split { !$0.isLetter }
-        return words.contains { word in Self.otherThings.contains { word.hasPrefix($0) } }
+    /// Whether the plain string error names `item` and, its parts holding the item set aside,
+    /// says one of `phrases` and names no other thing.
+    private func isLegacyWord(_ phrases: [String], about item: String) -> Bool {
+        guard let errorString, names(item) else { return false }
+        let words = ErrorWords(errorString, item: item)
+        return words.says(phrases) && !words.namesAnotherThing
     }
 
     /// True when the error can be the API's answer on HTTP `status`: not a front end's routing

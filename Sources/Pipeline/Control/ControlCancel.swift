@@ -61,9 +61,8 @@ public struct ControlCancel: Sendable, Hashable, CustomStringConvertible {
     /// Whether it cancels `request`, whose record was produced at `producedAt`.
     public func matches(_ request: PipelineRequest, producedAt: Date?) -> Bool {
         if let producedBefore, let producedAt, producedAt >= producedBefore { return false }
-        // By bytes (`ExactText`): an id a `String` calls equal is another request.
-        if let batch, request.batch.map(ExactText.init) != ExactText(batch) { return false }
-        if let requestID, ExactText(request.id) != ExactText(requestID) { return false }
+        if let batch, request.batch != batch { return false }
+        if let requestID, request.id != requestID { return false }
         return true
     }
 

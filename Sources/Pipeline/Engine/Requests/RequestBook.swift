@@ -31,8 +31,7 @@ struct RequestBook: Sendable {
     let maxInFlightBytes: Int
     private var tracker = OffsetTracker()
     private var requests: [RequestHandle: RequestState] = [:]
-    /// By the ids' bytes (`ExactText`): ids a `String` calls equal are two requests to the backend.
-    private var handleByID: [ExactText: RequestHandle] = [:]
+    private var handleByID: [String: RequestHandle] = [:]
     private var nextHandle: RequestHandle = 0
     private var publishing: [KafkaTopicPartition: Int] = [:]
     private var assigned: Set<KafkaTopicPartition> = []
@@ -111,7 +110,7 @@ struct RequestBook: Sendable {
         case .success(let decoded):
             request = decoded
         }
-        if let other = handleByID[ExactText(request.id)], let state = requests[other] {
+        if let other = handleByID[request.id], let state = requests[other] {
             let rejection = RequestRejection(
                 field: "id", reason: "'\(request.id)' duplicates a request still in flight (\(state.partition) offset \(state.offset))",
                 requestID: request.id, op: request.op, replayOf: request.replayOf, batch: request.batch,
@@ -126,7 +125,7 @@ struct RequestBook: Sendable {
         nextHandle = handle.next
         let state = RequestState(request: request, record: record, generation: generation, receivedAt: now)
         requests[handle] = state
-        handleByID[ExactText(request.id)] = handle
+        handleByID[request.id] = handle
         hold(request.items.count, bytes: state.recordBytes)
         return .admitted(handle, request)
     }
@@ -157,7 +156,7 @@ struct RequestBook: Sendable {
     mutating func cancel(_ handle: RequestHandle, by cancel: ControlCancel, at now: Date) -> Publication? {
         guard let state = requests[handle], state.backendCalls == 0 else { return nil }
         requests[handle] = nil
-        if handleByID[ExactText(state.request.id)] == handle { handleByID[ExactText(state.request.id)] = nil }
+        if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
         publishing[state.partition, default: 0] += 1
         return Publication(
             outcome: state.cancelledOutcome(by: cancel, at: now), deadLetter: nil,
@@ -178,7 +177,7 @@ struct RequestBook: Sendable {
         }
         return completed.compactMap { handle in
             guard let state = requests.removeValue(forKey: handle) else { return nil }
-            if handleByID[ExactText(state.request.id)] == handle { handleByID[ExactText(state.request.id)] = nil }
+            if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
             return publication(of: state, at: now)
         }
     }
@@ -209,7 +208,7 @@ struct RequestBook: Sendable {
         let abandoned = handles(in: partitions)
         for handle in abandoned {
             guard let state = requests.removeValue(forKey: handle) else { continue }
-            if handleByID[ExactText(state.request.id)] == handle { handleByID[ExactText(state.request.id)] = nil }
+            if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
             release(state.request.items.count, bytes: state.recordBytes)
         }
         assigned.subtract(partitions)
