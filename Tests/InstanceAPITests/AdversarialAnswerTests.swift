@@ -107,6 +107,17 @@ struct AdversarialAnswerTests {
             (404, #"{"error": {"code": 404, "message": "App p-typo not found.", "status": "NOT_FOUND"}}"#),
             (404, #"{"error": {"code": 404, "message": "x", "status": "NOT_FOUND"}}"#),
             (409, #"{"error": {"code": 409, "message": "Project p-typo already exists", "status": "ALREADY_EXISTS"}}"#),
+            // The second review's: the request's path echoed, another word glued to the id by a
+            // blank or a comma, a longer id, a short id inside a word.
+            (404, #"{"error": {"code": 404, "message": "Not found: DELETE /v1/project/p-typo/instanceId/fid", "status": "NOT_FOUND"}}"#),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "The requested URL /v1/project/p/instanceId/fid was not found on this server.", "status": "NOT_FOUND"}}"#
+            ),
+            (404, #"{"error": "Instance ID \"fid\":\r\nProject p-typo not found"}"#),
+            (404, #"{"error": "Instance ID \"fid\",project p-typo not found"}"#),
+            (404, #"{"error": "Instance ID \"fid\":\u00A0project p-typo not found"}"#),
+            (404, #"{"error": {"code": 404, "message": "Instance fid-abcdef not found", "status": "NOT_FOUND"}}"#),
         ])
     func deletionNotSaidGone(status: Int, body: String) {
         let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)
@@ -169,5 +180,15 @@ struct AdversarialAnswerTests {
             ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(#"{"error": "A_NEW_CODE_2"}"#.utf8), retryAfter: nil).item?.code
                 == .unknown("A_NEW_CODE_2"))
         #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(#"{"error": "UNREGISTERED"}"#.utf8), retryAfter: nil).item?.code == .notFound)
+    }
+
+    @Test("§3 deletion: a short id inside another word is not named; Google's resource name ending in the id is")
+    func deletionWordsAroundTheID() {
+        let project = Data(#"{"error": {"code": 404, "message": "Project p-typo not found", "status": "NOT_FOUND"}}"#.utf8)
+        #expect(ResultClassifier.deleteInstance(id: "e", status: 404, body: project, retryAfter: nil).call != nil)
+        #expect(ResultClassifier.deleteInstance(id: "roject", status: 404, body: project, retryAfter: nil).call != nil)
+        let resource = Data(
+            #"{"error": {"code": 404, "message": "Requested entity was not found: projects/p-1/installations/fid", "status": "NOT_FOUND"}}"#.utf8)
+        #expect(ResultClassifier.deleteInstance(id: "fid", status: 404, body: resource, retryAfter: nil).item?.code == .alreadyAbsent)
     }
 }

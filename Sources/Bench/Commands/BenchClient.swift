@@ -83,7 +83,10 @@ struct BenchClient: AsyncParsableCommand {
             await emulator.stop()
             throw error
         }
-        try await client.shutdown()
+        do { try await client.shutdown() } catch {
+            await emulator.stop()
+            throw error
+        }
         await emulator.stop()
     }
 

@@ -1,22 +1,72 @@
 /// The words of an API error's text read for what they say about one item: whether they say it
-/// is gone, and whether they are about another thing (a project, a method). The parts of the
-/// text that hold the item (`Instance ID "fid":`, a resource name `projects/p/installations/fid`)
-/// are set aside first, so that the item's own bytes or its path never read as another thing.
+/// is gone, and whether they are about another thing (a project, a method). The item's own
+/// bytes, where they stand as a word of their own (not inside another: `fid` is not in
+/// `fid-abc`), are set aside first, and with them a Google resource name that ends in the item
+/// (`projects/p/installations/fid`), so that neither reads as another thing. Words are runs of
+/// letters: any other character (punctuation, any blank) separates them.
 struct ErrorWords {
-    /// The text's words in lower case, letters only, without the parts that hold the item.
-    let words: [Substring]
-    /// The text in lower case, without the parts that hold the item, spaces between.
+    /// The text in lower case, the item and its resource name set aside (as spaces).
     let rest: String
-    /// Whether the text held the item's bytes at all.
+    /// The rest's words, letters only.
+    let words: [Substring]
+    /// Whether the text names the item as a word of its own.
     let holdsItem: Bool
+    /// Whether the item stands in a path, URL or query of the text (after `/`, `\`, `=` or `;`),
+    /// other than a resource name `projects/<p>/installations/<item>`: a request's path echoed
+    /// (`The requested URL /v1/project/p/instanceId/fid was not found`) says nothing of the item.
+    let quotesItemInPath: Bool
 
     /// `text` read for `item`.
     init(_ text: String, item: String) {
-        let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
-        let others = parts.filter { item.isEmpty || $0.utf8.firstRange(of: item.utf8) == nil }
-        holdsItem = others.count < parts.count
-        rest = others.joined(separator: " ").lowercased()
+        var bytes = Array(text.utf8)
+        let needle = Array(item.utf8)
+        var holds = false
+        var quoted = false
+        func isWordByte(_ index: Int) -> Bool {
+            guard bytes.indices.contains(index) else { return false }
+            let byte = bytes[index]
+            return byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        }
+        var start = 0
+        while !needle.isEmpty, start + needle.count <= bytes.count {
+            guard bytes[start..<start + needle.count].elementsEqual(needle), !isWordByte(start - 1), !isWordByte(start + needle.count) else {
+                start += 1
+                continue
+            }
+            holds = true
+            var from = start
+            if start > 0, FCMErrorBody.pathBytes.contains(bytes[start - 1]) {
+                if let name = Self.resourceNameStart(in: bytes, before: start) { from = name } else { quoted = true }
+            }
+            for index in from..<start + needle.count { bytes[index] = UInt8(ascii: " ") }
+            start += needle.count
+        }
+        holdsItem = holds
+        quotesItemInPath = quoted
+        rest = String(decoding: bytes, as: UTF8.self).lowercased()
         words = rest.split { !$0.isLetter }
+    }
+
+    /// Where a resource name `projects/<p>/installations/` starts that ends just before `end`
+    /// (at the start of the text or after a blank, a quote or a colon), else nil.
+    private static func resourceNameStart(in bytes: [UInt8], before end: Int) -> Int? {
+        let collection = Array("/installations/".utf8)
+        guard end >= collection.count, bytes[(end - collection.count)..<end].elementsEqual(collection) else { return nil }
+        var index = end - collection.count
+        // The project: one segment, no blank.
+        var segment = index
+        while segment > 0, bytes[segment - 1] != UInt8(ascii: "/"), bytes[segment - 1] > 0x20 { segment -= 1 }
+        guard segment < index, segment >= 1, bytes[segment - 1] == UInt8(ascii: "/") else { return nil }
+        index = segment - 1
+        let projects = Array("projects".utf8)
+        guard index >= projects.count, bytes[(index - projects.count)..<index].elementsEqual(projects) else { return nil }
+        let nameStart = index - projects.count
+        guard nameStart == 0 || [UInt8(ascii: " "), UInt8(ascii: "\""), UInt8(ascii: ":"), UInt8(ascii: "'")].contains(bytes[nameStart - 1]) else {
+            return nil
+        }
+        return nameStart
     }
 
     /// Phrases of a legacy string error that say an item is not found (a 404): the API's `failed
@@ -28,10 +78,10 @@ struct ErrorWords {
     static let alreadyGone = ["already deleted", "already been deleted", "already_exists"]
 
     /// Words that name a thing other than an installation or instance: a project, an app, a
-    /// sender, a service or API, a method, a topic. Matched as a word or its start (`projects`),
-    /// the short ones (`app`, `api`) as whole words or plurals.
-    static let otherThings = ["project", "application", "sender", "service", "method", "topic", "bucket", "database"]
-    static let otherShortThings: Set<Substring> = ["app", "apps", "api", "apis"]
+    /// sender, a service or API, a method, a topic, a path or URL. Matched as a word or its start
+    /// (`projects`), the short ones as whole words or plurals.
+    static let otherThings = ["project", "application", "sender", "service", "method", "topic", "bucket", "database", "route", "path"]
+    static let otherShortThings: Set<Substring> = ["app", "apps", "api", "apis", "url", "urls", "uri"]
 
     /// Words a generic `NOT_FOUND` uses for the thing asked for: `Requested entity was not found.`
     static let theThing = ["entity", "instance", "installation", "resource"]
@@ -39,9 +89,31 @@ struct ErrorWords {
     /// Whether the rest says one of `phrases`.
     func says(_ phrases: [String]) -> Bool { phrases.contains { rest.contains($0) } }
 
-    /// Whether the rest names a thing other than the item (`otherThings`).
+    /// Whether the rest names a thing other than the item (`otherThings`) or another id (a run of
+    /// 8 or more letters, digits, `-` and `_` holding a digit or `-`: `fid-abcdef` beside the item
+    /// `fid-abc`; a code's name, `NOT_FOUND`, is none), or the item stands in a quoted path.
     var namesAnotherThing: Bool {
-        words.contains { word in Self.otherShortThings.contains(word) || Self.otherThings.contains { word.hasPrefix($0) } }
+        quotesItemInPath || namesAnotherID
+            || words.contains { word in Self.otherShortThings.contains(word) || Self.otherThings.contains { word.hasPrefix($0) } }
+    }
+
+    /// Whether the rest holds a run that reads as an id (`namesAnotherThing`).
+    private var namesAnotherID: Bool {
+        var run = 0
+        var marked = false
+        for byte in rest.utf8 {
+            let letter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            let mark = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+            if letter || mark || byte == UInt8(ascii: "_") {
+                run += 1
+                marked = marked || mark
+                if run >= 8, marked { return true }
+            } else {
+                run = 0
+                marked = false
+            }
+        }
+        return false
     }
 
     /// Whether the rest names the kind of thing asked for (`theThing`), as a word or its start.
