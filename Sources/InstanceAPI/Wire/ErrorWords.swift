@@ -22,13 +22,7 @@ struct ErrorWords {
         let needle = Array(item.utf8)
         var holds = false
         var quoted = false
-        func isWordByte(_ index: Int) -> Bool {
-            guard bytes.indices.contains(index) else { return false }
-            let byte = bytes[index]
-            return byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        }
+        func isWordByte(_ index: Int) -> Bool { bytes.indices.contains(index) && Self.isIDByte(bytes[index]) }
         var start = 0
         while !needle.isEmpty, start + needle.count <= bytes.count {
             guard bytes[start..<start + needle.count].elementsEqual(needle), !isWordByte(start - 1), !isWordByte(start + needle.count) else {
@@ -47,6 +41,13 @@ struct ErrorWords {
         quotesItemInPath = quoted
         rest = String(decoding: bytes, as: UTF8.self).lowercased()
         words = rest.split { !$0.isLetter }
+    }
+
+    /// Whether `byte` can be part of an id or token as a word of its own: an ASCII letter or
+    /// digit, `-`, `_`, or any byte of a non-ASCII character.
+    static func isIDByte(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
     }
 
     /// Where a resource name `projects/<p>/installations/` starts that ends just before `end`

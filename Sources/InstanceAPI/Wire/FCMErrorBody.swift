@@ -200,13 +200,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         let words = Array(full.utf8.prefix(Self.searchedBytes))
         let needle = Array(item.utf8)
         guard needle.count <= words.count else { return false }
-        func isWordByte(_ index: Int) -> Bool {
-            guard words.indices.contains(index) else { return false }
-            let byte = words[index]
-            return byte >= 0x80 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-        }
+        func isWordByte(_ index: Int) -> Bool { words.indices.contains(index) && ErrorWords.isIDByte(words[index]) }
         var named = false
         for start in 0...(words.count - needle.count) where words[start] == needle[0] {
             guard words[start..<start + needle.count].elementsEqual(needle) else { continue }
