@@ -126,7 +126,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     }
 
     /// True when the error is the API's `NOT_FOUND` about `item` (a 404), by its words
-    /// (`ErrorWords`, the parts holding the item set aside): a structured error whose `status` is
+    /// (`ErrorWords`, the item's own bytes set aside): a structured error whose `status` is
     /// `NOT_FOUND`, whose `code` (when it has one) is 404, which is not a front end's answer to a
     /// path it has no method for (`isRoutingError`: a wrong base URL), and whose message names no
     /// other thing (`Project p not found.`) and is empty, holds the item or names the kind of
@@ -135,7 +135,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// found (`ErrorWords.notFound`) and naming no other thing.
     public func isNotFound(_ item: String) -> Bool {
         guard let error else { return isLegacyWord(ErrorWords.notFound, about: item) }
-        guard error.status == "NOT_FOUND", (error.code ?? 404) == 404, !isRoutingError else { return false }
+        guard error.status == "NOT_FOUND", isAnswer(toStatus: 404) else { return false }
         guard let message = error.message, !message.allSatisfy(\.isWhitespace) else { return true }
         let words = ErrorWords(message, item: item)
         return !words.namesAnotherThing && (words.holdsItem || words.namesTheThing)
@@ -148,10 +148,10 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// (`ABORTED`, a deletion `already in progress`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
         guard let error else { return isLegacyWord(ErrorWords.alreadyGone, about: item) }
-        return error.status == "ALREADY_EXISTS" && (error.code ?? 409) == 409 && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
+        return error.status == "ALREADY_EXISTS" && isAnswer(toStatus: 409) && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
     }
 
-    /// Whether the plain string error names `item` and, its parts holding the item set aside,
+    /// Whether the plain string error names `item` and, the item's own bytes set aside,
     /// says one of `phrases` and names no other thing.
     private func isLegacyWord(_ phrases: [String], about item: String) -> Bool {
         guard let errorString, names(item) else { return false }

@@ -129,7 +129,7 @@ struct DispatchMachine: Sendable {
             apiAnswers.answered(job.api, at: now)
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
-            let elapsed = chargedElapsed(job, now: now)
+            let elapsed = outage.chargedElapsed(job, now: now)
             let split = AnswerSplit(
                 call, answers: answers, withinTime: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
                 mayRetry: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed))
@@ -162,7 +162,7 @@ struct DispatchMachine: Sendable {
             job.lastError = error.description
             job.drop(revokedHandles(call))
             if error.resultCode == .resourceExhausted { adapt(call, throttled: true, now: now) }
-            let elapsed = chargedElapsed(job, now: now)
+            let elapsed = outage.chargedElapsed(job, now: now)
             switch FailedCallVerdict.of(
                 error, itemsLeft: !job.items.isEmpty, alone: alone, breakerClosed: breaker.isClosed,
                 pacedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
@@ -376,12 +376,6 @@ struct DispatchMachine: Sendable {
     private mutating func scheduleBackoff(_ job: CallJob, retryAfter: Duration?, now: ContinuousClock.Instant) {
         let delay = configuration.retry.delay(afterAttempts: job.attempts, retryAfter: retryAfter, using: &random)
         backoffs.insert(ScheduledRetry(due: now + delay, job: job))
-    }
-
-    /// Time since the job's first attempt, less the time the breaker was open or the pipeline
-    /// paused meanwhile.
-    private func chargedElapsed(_ job: CallJob, now: ContinuousClock.Instant) -> Duration {
-        outage.chargedElapsed(job, now: now)
     }
 
     private mutating func noteOutage(now: ContinuousClock.Instant) {
