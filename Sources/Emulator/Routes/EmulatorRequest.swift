@@ -22,16 +22,17 @@ public struct EmulatorRequest: Sendable {
         self.body = body
     }
 
-    /// Splits a raw `/a/b%3Ac?x=1` target into path segments and query parameters.
+    /// Splits a raw `/a/b%3Ac?x=1` target into path segments and query parameters. Split on the
+    /// UTF-8 bytes (the separators are ASCII), not on characters: every call's target is parsed.
     public static func parse(method: String, target: String, headers: [String: String], body: Data) -> EmulatorRequest {
-        let pieces = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let path = pieces[0].split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        let pieces = target.utf8.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
+        let path = pieces[0].split(separator: UInt8(ascii: "/")).map { Substring($0).percentDecoded ?? String(Substring($0)) }
         var query: [String: String] = [:]
         if pieces.count > 1 {
-            for pair in pieces[1].split(separator: "&") {
-                let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = String(kv[0]).removingPercentEncoding ?? String(kv[0])
-                let value = kv.count > 1 ? (String(kv[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(kv[1])) : ""
+            for pair in pieces[1].split(separator: UInt8(ascii: "&")) {
+                let kv = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false).map { Substring($0) }
+                let name = kv[0].percentDecoded ?? String(kv[0])
+                let value = kv.count > 1 ? (Substring(kv[1].replacing("+", with: " ")).percentDecoded ?? String(kv[1])) : ""
                 query[name] = value
             }
         }

@@ -129,6 +129,6 @@ enum EmulatorRouter {
     /// A path parameter, percent-decoded.
     private static func parameter(_ name: String, _ context: EmulatorContext) -> String {
         let raw = context.parameters.get(name) ?? ""
-        return raw.removingPercentEncoding ?? raw
+        return Substring(raw).percentDecoded ?? raw
     }
 }
