@@ -128,6 +128,31 @@ struct RequestDecoderBoundsTests {
         #expect(refusedReplay.field == "topic" && refusedReplay.replayOf == "r")
     }
 
+    @Test(
+        "an id or replayOf not in Unicode NFC is rejected, naming the field; the rejection carries neither, so no outcome is keyed by a string Swift calls equal to another id",
+        arguments: [#"e\u0301"#, #"r-\u212A"#, #"\u212B"#, "e\u{301}"])
+    func idsInNFC(id: String) throws {
+        let refused = try rejection(#"{"id":"\#(id)","op":"topics.subscribe","topic":"m","tokens":["t"],"replayOf":"\#(id)"}"#)
+        #expect(refused.field == "id")
+        #expect(refused.reason.contains("is not in Unicode normalization form C (NFC)"), "\(refused.reason)")
+        #expect(refused.requestID == nil && refused.replayOf == nil)
+        #expect(refused.op == .topicsSubscribe)
+        let replay = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"m","tokens":["t"],"replayOf":"\#(id)"}"#)
+        #expect(replay.field == "replayOf" && replay.requestID == "r" && replay.replayOf == nil)
+        // Refused for another field, a record keeps its NFC id but not a replayOf that is not NFC.
+        let other = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"no topic","tokens":["t"],"replayOf":"\#(id)"}"#)
+        #expect(other.requestID == "r" && other.replayOf == nil)
+    }
+
+    @Test("an id in NFC is taken whatever its script: composed é, the Angstrom sign's NFC Å, CJK, emoji")
+    func nfcIDsTaken() throws {
+        for id in ["caf\u{E9}", "\u{C5}", "\u{4E2D}\u{6587}-1", "\u{1F600}", #"caf\u00e9"#] {
+            let taken = try decoder.decode(Array(#"{"id":"\#(id)","op":"topics.subscribe","topic":"m","tokens":["t"],"replayOf":"\#(id)"}"#.utf8)).get()
+            #expect(RequestID.isNormalized(taken.id) && taken.replayOf == taken.id, "\(id)")
+        }
+        #expect(!RequestID.isNormalized("cafe\u{301}") && !RequestID.isNormalized("\u{212A}") && RequestID.isNormalized("K"))
+    }
+
     @Test("the short form of an over-long id keeps its first 64 bytes, cut between scalars, and its SHA-256; a short id is itself")
     func shortForm() {
         #expect(RequestID.shortForm("r-1") == "r-1")

@@ -82,6 +82,8 @@ struct SubmitInputTests {
     @Test("--id-prefix must not be empty (its manifest could not be read back) and keeps ids within 512 bytes")
     func idPrefixProblems() {
         #expect(SubmitPlan.problem(withIDPrefix: "") == "must not be empty")
+        #expect(SubmitPlan.problem(withIDPrefix: "cafe\u{301}")?.contains("(NFC)") == true)
+        #expect(SubmitPlan.problem(withIDPrefix: "caf\u{E9}") == nil)
         #expect(SubmitPlan.problem(withIDPrefix: String(repeating: "p", count: 493)) == nil)
         let long = String(repeating: "p", count: 494)
         #expect(SubmitPlan.problem(withIDPrefix: long)?.contains("494 bytes") == true)

@@ -25,11 +25,13 @@ package struct SubmitPlan: Sendable {
         self.idPrefix = idPrefix ?? Self.derivedPrefix(op: op, target: target, recordSize: self.recordSize, items: items)
     }
 
-    /// What is wrong with `prefix` as a plan's `idPrefix`, or nil: it must not be empty, and its
-    /// ids (`<prefix>-` and up to 18 digits) must stay within `RequestID.maxBytes`, else a worker
-    /// would shorten them and the batch could never be seen complete.
+    /// What is wrong with `prefix` as a plan's `idPrefix`, or nil: it must not be empty, its ids
+    /// (`<prefix>-` and up to 18 digits) must stay within `RequestID.maxBytes`, else a worker
+    /// would shorten them and the batch could never be seen complete, and it must be in Unicode
+    /// NFC (`RequestID.isNormalized(_:)`), else a worker would reject every record.
     public static func problem(withIDPrefix prefix: String) -> String? {
         if prefix.isEmpty { return "must not be empty" }
+        if !RequestID.isNormalized(prefix) { return "is not in Unicode normalization form C (NFC): workers reject such ids; use its NFC form" }
         let most = RequestID.maxBytes - 1 - 18
         if prefix.utf8.count > most { return "\(prefix.utf8.count) bytes is longer than \(most): ids would pass \(RequestID.maxBytes) bytes" }
         return nil

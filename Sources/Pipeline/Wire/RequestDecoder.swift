@@ -6,7 +6,9 @@ import WireJSON
 /// that names the field and the offending value. It never traps, whatever the bytes.
 ///
 /// Guarantees: an `id` or `replayOf` past `RequestID.maxBytes` bytes is rejected, naming the field
-/// and its length; a member its op does not have (`RequestOp.members`) is rejected, naming it;
+/// and its length; one not in Unicode normalization form C (`RequestID.isNormalized(_:)`) is
+/// rejected, and the rejection names neither it nor the record's `replayOf` (its outcome is keyed
+/// by the record's position, as a record without an id); a member its op does not have (`RequestOp.members`) is rejected, naming it;
 /// values are quoted in reasons cut by bytes (`RequestRejection.quote(_:mark:)`), so no rejection
 /// carries more than a few kilobytes of the record; a rejected record's non-empty string `subject`
 /// is kept in the rejection's target (cut), whatever else is wrong with it, for erasure reports.
@@ -55,13 +57,14 @@ public struct RequestDecoder: Sendable {
                 RequestRejection(
                     field: error.field, reason: error.reason, requestID: fields.id,
                     op: document[Field.op.rawValue]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
-                    replayOf: document[Field.replayOf.rawValue]?.value.stringValue, batch: document[Field.batch.rawValue]?.value.stringValue,
+                    replayOf: document[Field.replayOf.rawValue]?.value.stringValue.flatMap { RequestID.isNormalized($0) ? $0 : nil }, batch: document[Field.batch.rawValue]?.value.stringValue,
                     target: document[Field.subject.rawValue]?.value.stringValue.flatMap { $0.isEmpty ? nil : [Field.subject.rawValue: $0] } ?? [:]))
         }
     }
 
     private func decode(_ fields: inout Fields) throws(RequestRejection) -> PipelineRequest {
         let id = try fields.requiredString(.id)
+        try Fields.checkIDForm(id, field: .id)
         fields.id = id
         try Fields.checkIDBytes(id, field: .id)
         let opName = try fields.requiredString(.op)
@@ -112,7 +115,10 @@ public struct RequestDecoder: Sendable {
             }
         }
         let replayOf = try fields.optionalString(.replayOf)
-        if let replayOf { try Fields.checkIDBytes(replayOf, field: .replayOf) }
+        if let replayOf {
+            try Fields.checkIDForm(replayOf, field: .replayOf)
+            try Fields.checkIDBytes(replayOf, field: .replayOf)
+        }
         let priorAttempts = try fields.optionalCount(.priorAttempts) ?? 0
         let batch = try fields.optionalString(.batch)
         if let batch, let problem = BatchName.problem(with: batch) {
@@ -161,6 +167,16 @@ public struct RequestDecoder: Sendable {
                 field: field.rawValue,
                 reason:
                     "has \(bytes) bytes, more than the limit of \(RequestID.maxBytes); it is named by its first \(RequestID.keptBytes) bytes and its SHA-256 (\(RequestID.shortForm(id)))"
+            )
+        }
+
+        /// Refuses an id (`id`, `replayOf`) not in Unicode normalization form C, naming `field`.
+        static func checkIDForm(_ id: String, field: Field) throws(RequestRejection) {
+            guard !RequestID.isNormalized(id) else { return }
+            throw RequestRejection(
+                field: field.rawValue,
+                reason:
+                    "\(RequestRejection.quote(id)) is not in Unicode normalization form C (NFC): an id of other bytes reads as the same characters, and the operator's tools would take one's outcome for the other's; send its NFC form"
             )
         }
 
