@@ -57,7 +57,8 @@ public struct RequestDecoder: Sendable {
                 RequestRejection(
                     field: error.field, reason: error.reason, requestID: fields.id,
                     op: document[Field.op.rawValue]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
-                    replayOf: document[Field.replayOf.rawValue]?.value.stringValue.flatMap { RequestID.isNormalized($0) ? $0 : nil }, batch: document[Field.batch.rawValue]?.value.stringValue,
+                    replayOf: document[Field.replayOf.rawValue]?.value.stringValue.flatMap { RequestID.isNormalized($0) ? $0 : nil },
+                    batch: document[Field.batch.rawValue]?.value.stringValue,
                     target: document[Field.subject.rawValue]?.value.stringValue.flatMap { $0.isEmpty ? nil : [Field.subject.rawValue: $0] } ?? [:]))
         }
     }
