@@ -102,16 +102,28 @@ final class BenchChild: Sendable {
     /// returns it with its bootstrap servers, once it says them.
     static func broker(topics: [String]) async throws -> (child: BenchChild, bootstrap: String) {
         let broker = try await BenchChild("broker", ["broker"] + topics.flatMap { ["--topic", $0] })
-        return (broker, try await broker.line(startingWith: "bootstrap servers: "))
+        return (broker, try await broker.announcement("bootstrap servers: "))
     }
 
     /// Starts `iidbatch emulator` with `arguments` and returns it with its base URL
     /// (`http://…` or `https://…`), once its start line says it.
     static func emulator(_ arguments: [String]) async throws -> (child: BenchChild, baseURL: String) {
         let emulator = try await BenchChild("emulator", ["emulator"] + arguments)
-        let announced = try await emulator.line(startingWith: "iidbatch emulator: ")
-        guard let at = announced.range(of: " at ") else { throw RuntimeError(.software, "the emulator said '\(announced)'") }
+        let announced = try await emulator.announcement("iidbatch emulator: ")
+        guard let at = announced.range(of: " at ") else {
+            await emulator.stop()
+            throw RuntimeError(.software, "the emulator said '\(announced)'")
+        }
         return (emulator, String(announced[at.upperBound...]))
+    }
+
+    /// The rest of the first line that starts with `prefix`, as `line(startingWith:seconds:)`; a
+    /// child that never writes it is stopped, as no caller holds it to stop.
+    private func announcement(_ prefix: String) async throws -> String {
+        do { return try await line(startingWith: prefix) } catch {
+            await stop()
+            throw error
+        }
     }
 
     /// Its exit status, once it has exited.
