@@ -113,6 +113,26 @@ struct MetadataServerAbsenceTests {
         try await group.shutdownGracefully()
     }
 
+    @Test(
+        "a caller cancelled while the token is fetched stops waiting at once (a stop is not held by a stalled token endpoint); the others get the token",
+        .timeLimit(.minutes(1)))
+    func cancelledTokenWait() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        let http = HTTPClient(eventLoopGroupProvider: .shared(group))
+        let (json, _, _) = try ServiceAccountCredentials.generateKeyFile(projectID: "p", clientEmail: "a@p", tokenURI: server.url("/stall"))
+        // An answer that takes 10 minutes: only a waiter that stops waiting ends within the limit.
+        let provider = AccessTokenProvider(credentials: try ServiceAccountCredentials(json: json), httpClient: http, answerTimeout: .seconds(600))
+        let waiter = Task { try await provider.token() }
+        waiter.cancel()
+        let result = await waiter.result
+        #expect(throws: (any Error).self) { try result.get() }
+        #expect(await provider.fetchCount == 1)
+        try await http.shutdown()
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
+
     @Test("a token endpoint that sends a head and stalls in its body fails the token within the answer's time, not never", .timeLimit(.minutes(1)))
     func stalledTokenAnswer() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

@@ -99,7 +99,7 @@ public actor AccessTokenProvider {
             refreshing = task
         }
         do {
-            let token = try await task.value
+            let token = try await SharedTaskWait.value(of: task)
             if refreshing == task {
                 let left = token.expiresAt.timeIntervalSince(now())
                 cached = token
@@ -108,6 +108,9 @@ public actor AccessTokenProvider {
             }
             return token
         } catch {
+            // This caller was cancelled (its call was abandoned, the worker stops): the fetch goes
+            // on for the others, and its answer is kept by the next caller that waits for it.
+            if error is CancellationError, Task.isCancelled { throw .credentials("cancelled while waiting for an access token") }
             if refreshing == task { refreshing = nil }
             lastFailureRefused = error is TokenRefusal
             if let refusal = error as? TokenRefusal { throw .credentials(refusal.description) }
