@@ -24,6 +24,11 @@ struct RequestLedger: Sendable {
     private var successes: [String: Int] = [:]
     /// Items that did not succeed (yet): value and latest code.
     private var failures: [(item: String, code: ResultCode)] = []
+    /// Failures an outcome counted but did not name, by code: an outcome published without its
+    /// item lists (`Outcome.withoutItemLists(because:)`) keeps only its counts. No replay settles
+    /// them (which items it carried is not known): a failure stays a failure rather than become
+    /// a success that may not have happened.
+    private var unnamedFailures: [String: Int] = [:]
     /// True while the only outcomes seen are rejections and cancels: nothing was called.
     private var uncalledOnly: Bool
 
@@ -67,7 +72,7 @@ struct RequestLedger: Sendable {
     /// Items by their final code (a cancelled request's: `Outcome.cancelledItems`).
     var codes: [String: Int] {
         if uncalledOnly { return latestCounts }
-        var codes = successes
+        var codes = successes.merging(unnamedFailures, uniquingKeysWith: +)
         for failure in failures { codes[failure.code.rawValue, default: 0] += 1 }
         return codes
     }
@@ -75,12 +80,18 @@ struct RequestLedger: Sendable {
     /// The request's status over all its outcomes.
     var status: OutcomeStatus {
         if uncalledOnly { return latestStatus }
-        return OutcomeStatus.of(succeeded: successes.values.reduce(0, +), failed: failures.count)
+        return OutcomeStatus.of(succeeded: successes.values.reduce(0, +), failed: failures.count + unnamedFailures.values.reduce(0, +))
     }
 
     private mutating func take(_ outcome: Outcome) {
         successes = outcome.counts.filter { ResultCode(rawValue: $0.key).isSuccess }
         failures = outcome.failedItems.sorted { $0.index < $1.index }.map { ($0.item, $0.code) }
+        var named: [String: Int] = [:]
+        for failure in failures { named[failure.code.rawValue, default: 0] += 1 }
+        unnamedFailures = [:]
+        for (code, count) in outcome.counts where !ResultCode(rawValue: code).isSuccess && count > named[code, default: 0] {
+            unnamedFailures[code] = count - named[code, default: 0]
+        }
     }
 
     /// The items `replay` surely answered with a success: those every record of `records` that
