@@ -80,6 +80,42 @@ struct BatchReceiptLedgerTests {
         #expect(receipt.requests.first?.itemsComplete == true)
     }
 
+    @Test("a forged record of a batch's id ran first and the real one was refused as its duplicate: the real FIDs are pending, never erased")
+    func forgedDeletionFirst() {
+        var deletions = manifest()
+        deletions.op = .installationsDelete
+        let forged = PipelineRequest(id: "gdpr-000003", op: .installationsDelete, target: .subject("s"), items: ["junk"], batch: "gdpr-7")
+        let real = PipelineRequest(id: "gdpr-000003", op: .installationsDelete, target: .subject("s"), items: ["fid-1", "fid-2"], batch: "gdpr-7")
+        var ran = BatchProgressTests.outcome("gdpr-000003", items: 1, at: 1)
+        ran.receipt = [ItemReceipt(item: "junk", code: .alreadyAbsent, at: ran.completedAt)]
+        var refused = BatchProgressTests.outcome("gdpr-000003", items: 0, at: 2, status: .rejected)
+        refused.duplicateOf = "requests/0/1"
+        let receipt = BatchReceipt(
+            manifest: deletions, outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(refused, offset: 1)],
+            requests: [forged, real], cancels: [])
+        let line = receipt.requests.first
+        #expect(line?.status == BatchReceipt.pending && line?.itemsComplete == false)
+        #expect(
+            line?.items == [
+                BatchReceipt.Item(index: 0, item: "junk", code: "ALREADY_ABSENT", at: ran.completedAt), BatchReceipt.Item(index: 0, item: "fid-1", code: nil, at: nil),
+                BatchReceipt.Item(index: 1, item: "fid-2", code: nil, at: nil),
+            ])
+    }
+
+    @Test("two dead letters of one request replayed together, the second refused as a duplicate in flight: the request is pending, its item still to run")
+    func replayedLettersApart() {
+        let first = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a1", "a2"], replayOf: "x", priorAttempts: 6, batch: "gdpr-7")
+        var second = first
+        second.items = ["b"]
+        var ran = BatchProgressTests.outcome("x", items: 2, at: 1)
+        ran.op = .topicsSubscribe
+        ran.replayOf = "x"
+        let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [first, second], cancels: [])
+        #expect(receipt.requests.first?.status == BatchReceipt.pending)
+        #expect(receipt.requests.first?.items.map(\.code) == ["OK", "OK", nil] && receipt.requests.first?.items.map(\.item) == ["a1", "a2", "b"])
+        #expect(receipt.requestsByStatus == [BatchReceipt.pending: 1])
+    }
+
     @Test("a duplicate's rejection read before the outcome of the request in flight: the request is pending, not rejected")
     func duplicateBeforeTheOutcome() {
         var duplicate = BatchProgressTests.outcome("r-1", items: 0, at: 1, status: .rejected)

@@ -32,6 +32,11 @@ import WireJSON
 ///   that). When none fits, or records that fit hold other items, the outcome's items are not
 ///   known: it is reported as if its record was not read. A request without an outcome lists the
 ///   items of its records when they all hold the same, else none (`itemsComplete` false).
+/// - A request whose records hold items its reported outcome says nothing of (two records of one
+///   id with other items: one rejected as a duplicate in flight, or forged with the id and the
+///   batch's name) is `pending`, those items listed after the outcome's without a code (each at
+///   its index in its record), `itemsComplete` false: no outcome of one record stands for
+///   another's items.
 /// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
 ///   batch whose timestamp is at or after the manifest's `outcomesSince` (a record without one
 ///   counts), in topic (bytewise), partition and offset order: the records the receipt is built
@@ -143,9 +148,7 @@ public struct BatchReceipt: Sendable {
             for number in stride(from: 1, through: manifest.requests, by: 1) { ids.insert(SubmitPlan.id(prefix: prefix, number: number)) }
         }
         unlistedIDs = manifest.idPrefix != nil && manifest.requests > Self.mostListedIDs && ids.count < manifest.requests
-        self.requests = ids.sorted().map { id in
-            Self.request(id, Self.record(of: latest[id]?.outcome, among: records[id] ?? []), latest[id], outcomes: seen[id] ?? 0)
-        }
+        self.requests = ids.sorted().map { id in Self.request(id, records[id] ?? [], latest[id], outcomes: seen[id] ?? 0) }
         self.cancels = cancels.filter { cancel in
             cancel.batch.map { $0 == manifest.name } ?? cancel.requestID.map(ids.contains) ?? true
         }.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) }
@@ -164,7 +167,8 @@ public struct BatchReceipt: Sendable {
         return first
     }
 
-    private static func request(_ id: String, _ record: PipelineRequest?, _ latest: (record: KafkaRecord, outcome: Outcome)?, outcomes: Int) -> Request {
+    private static func request(_ id: String, _ records: [PipelineRequest], _ latest: (record: KafkaRecord, outcome: Outcome)?, outcomes: Int) -> Request {
+        let record = Self.record(of: latest?.outcome, among: records)
         guard let (position, outcome) = latest.map({ ("\($0.record.topic)/\($0.record.partition)/\($0.record.offset)", $0.outcome) }) else {
             let items = (record?.items.map { $0 } ?? []).enumerated().map { Item(index: $0.offset, item: $0.element, code: nil, at: nil) }
             return Request(id: id, status: pending, outcome: nil, outcomes: outcomes, completedAt: nil, items: items, itemsComplete: record != nil)
@@ -195,9 +199,30 @@ public struct BatchReceipt: Sendable {
                 }
             }
         }
+        // Items of the id's records that the outcome says nothing of (another record of the id:
+        // a forged one, or one rejected as a duplicate in flight) are still to run: listed
+        // without a code, and the request is pending, whatever the outcome of the other said.
+        let uncovered = Self.uncovered(by: items, in: records)
+        guard !uncovered.isEmpty, Self.called(outcome) else {
+            return Request(
+                id: id, status: outcome.status.rawValue, outcome: position, outcomes: outcomes, completedAt: outcome.completedAt, items: items,
+                itemsComplete: complete)
+        }
         return Request(
-            id: id, status: outcome.status.rawValue, outcome: position, outcomes: outcomes, completedAt: outcome.completedAt, items: items,
-            itemsComplete: complete)
+            id: id, status: pending, outcome: position, outcomes: outcomes, completedAt: nil, items: items + uncovered, itemsComplete: false)
+    }
+
+    /// The items of `records` (by their bytes, each once, with its index in its record) that are
+    /// not among `listed`.
+    private static func uncovered(by listed: [Item], in records: [PipelineRequest]) -> [Item] {
+        var known = Set(listed.map { ExactText($0.item) })
+        var lines: [Item] = []
+        for record in records {
+            for (index, item) in record.items.enumerated() where known.insert(ExactText(item)).inserted {
+                lines.append(Item(index: index, item: item, code: nil, at: nil))
+            }
+        }
+        return lines
     }
 
     /// Requests by status.
