@@ -97,7 +97,8 @@ struct BatchReceiptLedgerTests {
         #expect(line?.status == BatchReceipt.pending && line?.itemsComplete == false)
         #expect(
             line?.items == [
-                BatchReceipt.Item(index: 0, item: "junk", code: "ALREADY_ABSENT", at: ran.completedAt), BatchReceipt.Item(index: 0, item: "fid-1", code: nil, at: nil),
+                BatchReceipt.Item(index: 0, item: "junk", code: "ALREADY_ABSENT", at: ran.completedAt),
+                BatchReceipt.Item(index: 0, item: "fid-1", code: nil, at: nil),
                 BatchReceipt.Item(index: 1, item: "fid-2", code: nil, at: nil),
             ])
     }
