@@ -144,6 +144,19 @@ struct RequestDecoderBoundsTests {
         #expect(other.requestID == "r" && other.replayOf == nil)
     }
 
+    @Test(
+        "an over-long id or replayOf of combining marks is refused for its length, named by its short form, never normalized (normalizing a long run of marks is quadratic)",
+        .timeLimit(.minutes(1)))
+    func longMarksNotNormalized() throws {
+        let marks = "a" + String(repeating: "\u{301}", count: 150_000) + String(repeating: "\u{316}", count: 150_000)
+        let refused = try rejection(#"{"id":"\#(marks)","op":"topics.subscribe","topic":"m","tokens":["t"]}"#)
+        #expect(refused.field == "id" && refused.reason.hasPrefix("has 600001 bytes") && refused.requestID == RequestID.shortForm(marks))
+        let replay = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"m","tokens":["t"],"replayOf":"\#(marks)"}"#)
+        #expect(replay.field == "replayOf" && replay.replayOf == RequestID.shortForm(marks))
+        let other = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"no topic","tokens":["t"],"replayOf":"\#(marks)"}"#)
+        #expect(other.field == "topic" && other.replayOf == RequestID.shortForm(marks))
+    }
+
     @Test("an id in NFC is taken whatever its script: composed é, the Angstrom sign's NFC Å, CJK, emoji")
     func nfcIDsTaken() throws {
         for id in ["caf\u{E9}", "\u{C5}", "\u{4E2D}\u{6587}-1", "\u{1F600}", #"caf\u00e9"#] {

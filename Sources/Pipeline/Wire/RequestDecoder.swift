@@ -6,9 +6,10 @@ import WireJSON
 /// that names the field and the offending value. It never traps, whatever the bytes.
 ///
 /// Guarantees: an `id` or `replayOf` past `RequestID.maxBytes` bytes is rejected, naming the field
-/// and its length; one not in Unicode normalization form C (`RequestID.isNormalized(_:)`) is
-/// rejected, and the rejection names neither it nor the record's `replayOf` (its outcome is keyed
-/// by the record's position, as a record without an id); a member its op does not have (`RequestOp.members`) is rejected, naming it;
+/// and its length; one within it but not in Unicode normalization form C
+/// (`RequestID.isNormalized(_:)`) is rejected, and the rejection's `requestID` and `replayOf` are
+/// neither it nor the record's `replayOf` (its outcome is keyed by the record's position, as a
+/// record without an id; its reason quotes the id, cut); a member its op does not have (`RequestOp.members`) is rejected, naming it;
 /// values are quoted in reasons cut by bytes (`RequestRejection.quote(_:mark:)`), so no rejection
 /// carries more than a few kilobytes of the record; a rejected record's non-empty string `subject`
 /// is kept in the rejection's target (cut), whatever else is wrong with it, for erasure reports.
@@ -57,7 +58,10 @@ public struct RequestDecoder: Sendable {
                 RequestRejection(
                     field: error.field, reason: error.reason, requestID: fields.id,
                     op: document[Field.op.rawValue]?.value.stringValue.flatMap(RequestOp.init(rawValue:)),
-                    replayOf: document[Field.replayOf.rawValue]?.value.stringValue.flatMap { RequestID.isNormalized($0) ? $0 : nil },
+                    replayOf: document[Field.replayOf.rawValue]?.value.stringValue.flatMap {
+                        // An over-long one is named by its short form (its SHA-256) and not normalized.
+                        $0.utf8.count > RequestID.maxBytes || RequestID.isNormalized($0) ? $0 : nil
+                    },
                     batch: document[Field.batch.rawValue]?.value.stringValue,
                     target: document[Field.subject.rawValue]?.value.stringValue.flatMap { $0.isEmpty ? nil : [Field.subject.rawValue: $0] } ?? [:]))
         }
@@ -65,7 +69,10 @@ public struct RequestDecoder: Sendable {
 
     private func decode(_ fields: inout Fields) throws(RequestRejection) -> PipelineRequest {
         let id = try fields.requiredString(.id)
-        try Fields.checkIDForm(id, field: .id)
+        // Its size first: an over-long id is named by its short form, and no more than
+        // `RequestID.maxBytes` bytes are ever normalized (Foundation's normalization is quadratic
+        // in a run of combining marks, and the worker's actor decodes).
+        if id.utf8.count <= RequestID.maxBytes { try Fields.checkIDForm(id, field: .id) }
         fields.id = id
         try Fields.checkIDBytes(id, field: .id)
         let opName = try fields.requiredString(.op)
@@ -117,8 +124,8 @@ public struct RequestDecoder: Sendable {
         }
         let replayOf = try fields.optionalString(.replayOf)
         if let replayOf {
-            try Fields.checkIDForm(replayOf, field: .replayOf)
             try Fields.checkIDBytes(replayOf, field: .replayOf)
+            try Fields.checkIDForm(replayOf, field: .replayOf)
         }
         let priorAttempts = try fields.optionalCount(.priorAttempts) ?? 0
         let batch = try fields.optionalString(.batch)
