@@ -88,33 +88,43 @@ public actor AccessTokenProvider {
     public static let defaultAnswerTimeout: Duration = .seconds(30)
 
     /// The cached token until `refreshMargin` before its expiry (or half its life), else a new one.
+    /// A caller cancelled while the token is fetched stops waiting at once; the fetch goes on and
+    /// keeps what it gets for the next caller.
     public func token() async throws(InstanceAPIError) -> AccessToken {
         if let cached, now() < refreshAt { return cached }
-        let task: Task<AccessToken, any Error>
-        if let refreshing {
-            task = refreshing
-        } else {
-            fetchCount += 1
-            task = Task { try await self.fetch() }
-            refreshing = task
-        }
+        let task = refreshing ?? startRefresh()
         do {
-            let token = try await SharedTaskWait.value(of: task)
-            if refreshing == task {
-                let left = token.expiresAt.timeIntervalSince(now())
-                cached = token
-                refreshAt = token.expiresAt.addingTimeInterval(-min(refreshMargin, max(0, left) / 2))
-                refreshing = nil
-            }
-            return token
+            return try await SharedTaskWait.value(of: task)
         } catch {
-            // This caller was cancelled (its call was abandoned, the worker stops): the fetch goes
-            // on for the others, and its answer is kept by the next caller that waits for it.
             if error is CancellationError, Task.isCancelled { throw .credentials("cancelled while waiting for an access token") }
-            if refreshing == task { refreshing = nil }
-            lastFailureRefused = error is TokenRefusal
             if let refusal = error as? TokenRefusal { throw .credentials(refusal.description) }
             throw (error as? InstanceAPIError) ?? .credentials("token request failed: \(type(of: error))")
+        }
+    }
+
+    /// Starts the one fetch every caller waits for.
+    private func startRefresh() -> Task<AccessToken, any Error> {
+        fetchCount += 1
+        // Set before the task can run: it runs on this actor, which is busy until this returns.
+        let task = Task { try await self.refresh() }
+        refreshing = task
+        return task
+    }
+
+    /// Fetches a token and keeps it (or whether it was refused), whoever still waits for it: a
+    /// fetch whose callers were all cancelled leaves its token cached, not a stale task.
+    private func refresh() async throws -> AccessToken {
+        do {
+            let token = try await fetch()
+            let left = token.expiresAt.timeIntervalSince(now())
+            cached = token
+            refreshAt = token.expiresAt.addingTimeInterval(-min(refreshMargin, max(0, left) / 2))
+            refreshing = nil
+            return token
+        } catch {
+            refreshing = nil
+            lastFailureRefused = error is TokenRefusal
+            throw error
         }
     }
 
