@@ -11,6 +11,7 @@ struct BatchReceiptCancelTests {
     func cancelledItems() throws {
         let manifest = BatchManifestTests.manifest(.submitted)
         var outcome = BatchProgressTests.outcome("r-1", items: 2, at: 3, status: .cancelled)
+        outcome.target = ["subject": "s"]
         outcome.counts = [Outcome.cancelledItems: 2]
         outcome.receipt = nil
         let request = PipelineRequest(id: "r-1", op: .installationsDelete, target: .subject("s"), items: ["fid-a", "fid-b"], batch: "gdpr-7")

@@ -20,8 +20,10 @@ struct BatchReceiptLedgerTests {
     @Test("a cancelled redelivery after a succeeded outcome (a crash before the commit): the receipt reports the succeeded one")
     func calledOutcomeStays() {
         var succeeded = BatchProgressTests.outcome("r-1", items: 2, at: 1)
+        succeeded.target = ["topic": "movies"]
         succeeded.op = .topicsSubscribe
         var cancelled = BatchProgressTests.outcome("r-1", items: 0, at: 5, status: .cancelled)
+        cancelled.target = ["topic": "movies"]
         cancelled.counts = [Outcome.cancelledItems: 2]
         let receipt = BatchReceipt(
             manifest: manifest(), outcomes: [BatchReceiptTests.record(succeeded, offset: 0), BatchReceiptTests.record(cancelled, offset: 1)],
@@ -37,6 +39,7 @@ struct BatchReceiptLedgerTests {
         manifest.requests = 3
         let first = PipelineRequest(id: "id-9f86-000001", op: .topicsSubscribe, target: .topic("movies"), items: ["t1"], batch: "gdpr-7")
         var done = BatchProgressTests.outcome("id-9f86-000001", items: 1, at: 1)
+        done.target = ["topic": "movies"]
         done.op = .topicsSubscribe
         let receipt = BatchReceipt(manifest: manifest, outcomes: [BatchReceiptTests.record(done, offset: 0)], requests: [first], cancels: [])
         #expect(receipt.requests.map(\.id) == ["id-9f86-000001", "id-9f86-000002", "id-9f86-000003"])
@@ -47,6 +50,7 @@ struct BatchReceiptLedgerTests {
     @Test("an outcome whose item lists were left out as too large: its failures are not reported OK, and its items are marked incomplete")
     func listsLeftOut() {
         var outcome = BatchProgressTests.outcome("r-1", items: 2, at: 1, status: .partial)
+        outcome.target = ["topic": "movies"]
         outcome.op = .topicsSubscribe
         outcome.counts = ["OK": 1, "NOT_FOUND": 1]
         outcome = outcome.withoutItemLists(because: "too large")
@@ -62,10 +66,12 @@ struct BatchReceiptLedgerTests {
         var second = first
         second.items = ["b"]
         var ran = BatchProgressTests.outcome("x", items: 2, at: 1, status: .partial)
+        ran.target = ["topic": "t"]
         ran.op = .topicsSubscribe
         ran.counts = ["OK": 1, "UNAVAILABLE": 1]
         ran.failedItems = [FailedItem(index: 1, item: "b", code: .unavailable, attempts: 8, message: nil)]
         var duplicate = BatchProgressTests.outcome("x", items: 0, at: 2, status: .rejected)
+        duplicate.target = ["topic": "t"]
         duplicate.op = .topicsSubscribe
         let receipt = BatchReceipt(
             manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(duplicate, offset: 1)],
@@ -87,8 +93,10 @@ struct BatchReceiptLedgerTests {
         let forged = PipelineRequest(id: "gdpr-000003", op: .installationsDelete, target: .subject("s"), items: ["junk"], batch: "gdpr-7")
         let real = PipelineRequest(id: "gdpr-000003", op: .installationsDelete, target: .subject("s"), items: ["fid-1", "fid-2"], batch: "gdpr-7")
         var ran = BatchProgressTests.outcome("gdpr-000003", items: 1, at: 1)
+        ran.target = ["subject": "s"]
         ran.receipt = [ItemReceipt(item: "junk", code: .alreadyAbsent, at: ran.completedAt)]
         var refused = BatchProgressTests.outcome("gdpr-000003", items: 0, at: 2, status: .rejected)
+        refused.target = ["subject": "s"]
         refused.duplicateOf = "requests/0/1"
         let receipt = BatchReceipt(
             manifest: deletions, outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(refused, offset: 1)],
@@ -109,6 +117,7 @@ struct BatchReceiptLedgerTests {
         var second = first
         second.items = ["b"]
         var ran = BatchProgressTests.outcome("x", items: 2, at: 1)
+        ran.target = ["topic": "t"]
         ran.op = .topicsSubscribe
         ran.replayOf = "x"
         let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [first, second], cancels: [])
@@ -120,12 +129,14 @@ struct BatchReceiptLedgerTests {
     @Test("a duplicate's rejection read before the outcome of the request in flight: the request is pending, not rejected")
     func duplicateBeforeTheOutcome() {
         var duplicate = BatchProgressTests.outcome("r-1", items: 0, at: 1, status: .rejected)
+        duplicate.target = ["topic": "movies"]
         duplicate.op = .topicsSubscribe
         duplicate.duplicateOf = "requests/0/7"
         let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(duplicate, offset: 0)], requests: [request], cancels: [])
         #expect(receipt.requests.first?.status == BatchReceipt.pending)
         #expect(receipt.requests.first?.outcomes == 1 && receipt.outcomeRecords == 1, "still hashed and counted")
         var ran = BatchProgressTests.outcome("r-1", items: 2, at: 2)
+        ran.target = ["topic": "movies"]
         ran.op = .topicsSubscribe
         let later = BatchReceipt(
             manifest: manifest(), outcomes: [BatchReceiptTests.record(duplicate, offset: 0), BatchReceiptTests.record(ran, offset: 1)], requests: [request],
@@ -139,6 +150,7 @@ struct BatchReceiptLedgerTests {
         var other = one
         other.items = ["c"]
         var ran = BatchProgressTests.outcome("x", items: 1, at: 1)
+        ran.target = ["topic": "t"]
         ran.op = .topicsSubscribe
         let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [one, other], cancels: [])
         let line = receipt.requests.first

@@ -20,6 +20,7 @@ struct BatchReceiptTests {
         let at1 = Self.created.addingTimeInterval(1)
         let at2 = Self.created.addingTimeInterval(2)
         var first = BatchProgressTests.outcome("r-1", items: 2, at: 3)
+        first.target = ["subject": "s"]
         first.receipt = [ItemReceipt(item: "fid-a", code: .ok, at: at1), ItemReceipt(item: "fid-b", code: .alreadyAbsent, at: at2)]
         var again = first
         again.completedAt = Self.created.addingTimeInterval(9)
@@ -53,10 +54,12 @@ struct BatchReceiptTests {
         var manifest = BatchManifestTests.manifest(.submitted)
         manifest.op = .topicsSubscribe
         var outcome = BatchProgressTests.outcome("r-1", items: 3, at: 4, status: .partial)
+        outcome.target = ["topic": "movies"]
         outcome.op = .topicsSubscribe
         outcome.counts = ["OK": 2, "NOT_FOUND": 1]
         outcome.failedItems = [FailedItem(index: 1, item: "t,2", code: .notFound, attempts: 1, message: nil)]
         var lone = BatchProgressTests.outcome("r-2", items: 2, at: 5, status: .failed)
+        lone.target = ["topic": "movies"]
         lone.counts = ["INTERNAL": 2]
         lone.failedItems = [FailedItem(index: 0, item: "u1", code: .internal, attempts: 8, message: nil)]
         let request = PipelineRequest(id: "r-1", op: .topicsSubscribe, target: .topic("movies"), items: ["t1", "t,2", "t\"3"], batch: "gdpr-7")

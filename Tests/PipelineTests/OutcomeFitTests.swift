@@ -44,9 +44,31 @@ struct OutcomeFitTests {
     func receipt() {
         let deletion = PipelineRequest(id: "x", op: .installationsDelete, target: .subject("s"), items: ["f1", "f2"])
         var done = outcome(.succeeded, ["OK": 2], op: .installationsDelete)
+        done.target = ["subject": "s"]
         done.receipt = [ItemReceipt(item: "f1", code: .ok, at: .now), ItemReceipt(item: "f2", code: .ok, at: .now)]
         #expect(done.fits(deletion))
         done.receipt?.reverse()
         #expect(!done.fits(deletion))
+    }
+
+    @Test("an outcome of another target is not the record's, whatever its items: a topic's subscribe is not another topic's; a compact outcome's cut value fits")
+    func target() {
+        var elsewhere = outcome(.succeeded, ["OK": 2])
+        elsewhere.target = ["topic": "u"]
+        #expect(!elsewhere.fits(request))
+        elsewhere.target = [:]
+        #expect(!elsewhere.fits(request), "a called outcome always names its target")
+        elsewhere.target = ["topic": "t", "subject": "s"]
+        #expect(!elsewhere.fits(request))
+        let long = String(repeating: "é", count: 300)
+        var record = request
+        record.target = .topic(long)
+        let compact = outcome(.succeeded, ["OK": 2]).withoutItemLists(because: "too large")
+        var cut = compact
+        cut.target = ["topic": long.utf8Prefix(maxBytes: Outcome.maxCompactTargetBytes)]
+        #expect(cut.fits(record))
+        cut.target = ["topic": String(long.prefix(10))]
+        #expect(!cut.fits(record))
+        #expect(outcome(.rejected, [:]).fits(record), "a rejection names no target but its subject")
     }
 }

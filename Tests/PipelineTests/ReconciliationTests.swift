@@ -9,7 +9,7 @@ struct ReconciliationTests {
         _ id: String, _ status: OutcomeStatus, _ counts: [String: Int] = [:], failed: [(Int, String, ResultCode)] = [], replayOf: String? = nil
     ) -> Outcome {
         Outcome(
-            requestID: id, op: .topicsSubscribe, target: [:], status: status, counts: counts,
+            requestID: id, op: .topicsSubscribe, target: ["topic": "t"], status: status, counts: counts,
             failedItems: failed.map { FailedItem(index: $0.0, item: $0.1, code: $0.2, attempts: 3, message: nil) },
             replayOf: replayOf, backendCalls: 1, receivedAt: .now, completedAt: .now)
     }
