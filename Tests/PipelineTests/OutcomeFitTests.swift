@@ -51,7 +51,9 @@ struct OutcomeFitTests {
         #expect(!done.fits(deletion))
     }
 
-    @Test("an outcome of another target is not the record's, whatever its items: a topic's subscribe is not another topic's; a compact outcome's cut value fits")
+    @Test(
+        "an outcome of another target is not the record's, whatever its items: a topic's subscribe is not another topic's; a compact outcome's cut value fits"
+    )
     func target() {
         var elsewhere = outcome(.succeeded, ["OK": 2])
         elsewhere.target = ["topic": "u"]
