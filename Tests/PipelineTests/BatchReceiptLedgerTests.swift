@@ -82,8 +82,10 @@ struct BatchReceiptLedgerTests {
             items == [
                 BatchReceipt.Item(index: 0, item: "a", code: "OK", at: ran.completedAt),
                 BatchReceipt.Item(index: 1, item: "b", code: "UNAVAILABLE", at: ran.completedAt),
+                // The second record never ran (its dead letter is to be replayed): still to run.
+                BatchReceipt.Item(index: 0, item: "b", code: nil, at: nil),
             ])
-        #expect(receipt.requests.first?.itemsComplete == true)
+        #expect(receipt.requests.first?.itemsComplete == false && receipt.requests.first?.status == BatchReceipt.pending)
     }
 
     @Test("a forged record of a batch's id ran first and the real one was refused as its duplicate: the real FIDs are pending, never erased")
@@ -124,6 +126,60 @@ struct BatchReceiptLedgerTests {
         #expect(receipt.requests.first?.status == BatchReceipt.pending)
         #expect(receipt.requests.first?.items.map(\.code) == ["OK", "OK", nil] && receipt.requests.first?.items.map(\.item) == ["a1", "a2", "b"])
         #expect(receipt.requestsByStatus == [BatchReceipt.pending: 1])
+    }
+
+    @Test("a forged record of the same tokens for another topic ran, the real one refused as its duplicate: the real subscribe is pending, not succeeded")
+    func forgedOtherTarget() {
+        let real = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("a"), items: ["t1"], batch: "gdpr-7")
+        var forged = real
+        forged.target = .topic("b")
+        var ran = BatchProgressTests.outcome("x", items: 1, at: 1)
+        ran.op = .topicsSubscribe
+        ran.target = ["topic": "b"]
+        var refused = BatchProgressTests.outcome("x", items: 0, at: 2, status: .rejected)
+        refused.duplicateOf = "requests/0/1"
+        let receipt = BatchReceipt(
+            manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(refused, offset: 1)],
+            requests: [forged, real], cancels: [])
+        #expect(receipt.requests.first?.status == BatchReceipt.pending && receipt.requests.first?.itemsComplete == false)
+        #expect(receipt.requests.first?.items.map(\.code) == ["OK", nil])
+    }
+
+    @Test("two dead letters of one request replayed in one batch that both ran: every record answered, the request is not left pending")
+    func bothLettersRan() {
+        let all = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a", "b", "c"], replayOf: "x", priorAttempts: 6, batch: "gdpr-7")
+        var some = all
+        some.items = ["c", "d"]
+        var first = BatchProgressTests.outcome("x", items: 3, at: 1)
+        first.op = .topicsSubscribe
+        first.target = ["topic": "t"]
+        var second = BatchProgressTests.outcome("x", items: 2, at: 2)
+        second.op = .topicsSubscribe
+        second.target = ["topic": "t"]
+        let receipt = BatchReceipt(
+            manifest: manifest(), outcomes: [BatchReceiptTests.record(first, offset: 0), BatchReceiptTests.record(second, offset: 1)],
+            requests: [all, some], cancels: [])
+        #expect(receipt.requests.first?.status == "succeeded")
+    }
+
+    @Test("the forged record cancelled, the real one refused as its duplicate: the request stays cancelled, the real FIDs listed without a code")
+    func forgedThenCancelled() {
+        var deletions = manifest()
+        deletions.op = .installationsDelete
+        let forged = PipelineRequest(id: "x", op: .installationsDelete, target: .subject("s"), items: ["junk"], batch: "gdpr-7")
+        var real = forged
+        real.items = ["fid-1", "fid-2"]
+        var cancelled = BatchProgressTests.outcome("x", items: 0, at: 1, status: .cancelled)
+        cancelled.counts = [Outcome.cancelledItems: 1]
+        cancelled.target = ["subject": "s"]
+        var refused = BatchProgressTests.outcome("x", items: 0, at: 2, status: .rejected)
+        refused.duplicateOf = "requests/0/1"
+        let receipt = BatchReceipt(
+            manifest: deletions, outcomes: [BatchReceiptTests.record(cancelled, offset: 0), BatchReceiptTests.record(refused, offset: 1)],
+            requests: [forged, real], cancels: [])
+        let line = receipt.requests.first
+        #expect(line?.status == "cancelled" && line?.itemsComplete == false)
+        #expect(line?.items.map(\.item) == ["junk", "fid-1", "fid-2"] && line?.items.map(\.code) == [Outcome.cancelledItems, nil, nil])
     }
 
     @Test("a duplicate's rejection read before the outcome of the request in flight: the request is pending, not rejected")

@@ -32,11 +32,12 @@ import WireJSON
 ///   that). When none fits, or records that fit hold other items, the outcome's items are not
 ///   known: it is reported as if its record was not read. A request without an outcome lists the
 ///   items of its records when they all hold the same, else none (`itemsComplete` false).
-/// - A request whose records hold items its reported outcome says nothing of (two records of one
-///   id with other items: one rejected as a duplicate in flight, or forged with the id and the
-///   batch's name) is `pending`, those items listed after the outcome's without a code (each at
-///   its index in its record), `itemsComplete` false: no outcome of one record stands for
-///   another's items.
+/// - A request with a record that none of its outcomes answered (two records of one id with other
+///   items or another target: one rejected as a duplicate in flight, or forged with the id and
+///   the batch's name) lists that record's items after the outcome's, without a code (each at its
+///   index in its record), `itemsComplete` false, and is `pending` when its reported outcome
+///   called (a cancelled or rejected one keeps its status): no outcome of one record stands for
+///   another's items. An outcome that fits two records of other items answers neither.
 /// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
 ///   batch whose timestamp is at or after the manifest's `outcomesSince` (a record without one
 ///   counts), in topic (bytewise), partition and offset order: the records the receipt is built
@@ -124,9 +125,11 @@ public struct BatchReceipt: Sendable {
         var hash = SHA256()
         var latest: [String: (record: KafkaRecord, outcome: Outcome)] = [:]
         var seen: [String: Int] = [:]
+        var answers: [String: [Outcome]] = [:]
         for entry in ordered {
             hash.update(data: Self.hashedBytes(of: entry.record))
             let id = entry.outcome.requestID
+            if entry.outcome.duplicateOf == nil, entry.outcome.status != .rejected { answers[id, default: []].append(entry.outcome) }
             if entry.outcome.duplicateOf != nil {
                 // A duplicate of a request in flight says nothing of how that request ends.
             } else if let kept = latest[id], Self.called(kept.outcome), !Self.called(entry.outcome) {
@@ -148,7 +151,9 @@ public struct BatchReceipt: Sendable {
             for number in stride(from: 1, through: manifest.requests, by: 1) { ids.insert(SubmitPlan.id(prefix: prefix, number: number)) }
         }
         unlistedIDs = manifest.idPrefix != nil && manifest.requests > Self.mostListedIDs && ids.count < manifest.requests
-        self.requests = ids.sorted().map { id in Self.request(id, records[id] ?? [], latest[id], outcomes: seen[id] ?? 0) }
+        self.requests = ids.sorted().map { id in
+            Self.request(id, records[id] ?? [], latest[id], answers: answers[id] ?? [], outcomes: seen[id] ?? 0)
+        }
         self.cancels = cancels.filter { cancel in
             cancel.batch.map { $0 == manifest.name } ?? cancel.requestID.map(ids.contains) ?? true
         }.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) }
@@ -167,7 +172,9 @@ public struct BatchReceipt: Sendable {
         return first
     }
 
-    private static func request(_ id: String, _ records: [PipelineRequest], _ latest: (record: KafkaRecord, outcome: Outcome)?, outcomes: Int) -> Request {
+    private static func request(
+        _ id: String, _ records: [PipelineRequest], _ latest: (record: KafkaRecord, outcome: Outcome)?, answers: [Outcome], outcomes: Int
+    ) -> Request {
         let record = Self.record(of: latest?.outcome, among: records)
         guard let (position, outcome) = latest.map({ ("\($0.record.topic)/\($0.record.partition)/\($0.record.offset)", $0.outcome) }) else {
             let items = (record?.items.map { $0 } ?? []).enumerated().map { Item(index: $0.offset, item: $0.element, code: nil, at: nil) }
@@ -199,25 +206,38 @@ public struct BatchReceipt: Sendable {
                 }
             }
         }
-        // Items of the id's records that the outcome says nothing of (another record of the id:
-        // a forged one, or one rejected as a duplicate in flight) are still to run: listed
-        // without a code, and the request is pending, whatever the outcome of the other said.
-        let uncovered = Self.uncovered(by: items, in: records)
-        guard !uncovered.isEmpty, Self.called(outcome) else {
+        // Items of the id's records that no outcome answered (another record of the id: a forged
+        // one, or one rejected as a duplicate in flight) are still to run: listed without a code,
+        // and a request whose outcome called is pending, whatever that outcome said of the other.
+        let unanswered = Self.unanswered(records, answers: answers, listed: record)
+        guard !unanswered.isEmpty else {
             return Request(
                 id: id, status: outcome.status.rawValue, outcome: position, outcomes: outcomes, completedAt: outcome.completedAt, items: items,
                 itemsComplete: complete)
         }
+        let called = Self.called(outcome)
         return Request(
-            id: id, status: pending, outcome: position, outcomes: outcomes, completedAt: nil, items: items + uncovered, itemsComplete: false)
+            id: id, status: called ? pending : outcome.status.rawValue, outcome: position, outcomes: outcomes, completedAt: called ? nil : outcome.completedAt,
+            items: items + unanswered, itemsComplete: false)
     }
 
-    /// The items of `records` (by their bytes, each once, with its index in its record) that are
-    /// not among `listed`.
-    private static func uncovered(by listed: [Item], in records: [PipelineRequest]) -> [Item] {
-        var known = Set(listed.map { ExactText($0.item) })
+    /// The lines of the items of `records` that no outcome among `answers` (the id's outcomes
+    /// that called or cancelled, duplicates' rejections left out) answered, each item once by its
+    /// bytes at its index in its record; `listed`, the record whose items are listed already, is
+    /// left out. An outcome answers a record it fits (`Outcome.fits`, target included) when it
+    /// fits no record of other items: of two it fits, which it answered is not known.
+    private static func unanswered(_ records: [PipelineRequest], answers: [Outcome], listed: PipelineRequest?) -> [Item] {
+        func same(_ a: PipelineRequest, _ b: PipelineRequest) -> Bool {
+            a.op == b.op && a.target == b.target && a.items.map(ExactText.init) == b.items.map(ExactText.init)
+        }
+        func answered(_ record: PipelineRequest) -> Bool {
+            answers.contains { outcome in
+                outcome.fits(record) && !records.contains { other in !same(other, record) && outcome.fits(other) }
+            }
+        }
+        var known: Set<ExactText> = []
         var lines: [Item] = []
-        for record in records {
+        for record in records where !(listed.map { same($0, record) } ?? false) && !answered(record) {
             for (index, item) in record.items.enumerated() where known.insert(ExactText(item)).inserted {
                 lines.append(Item(index: index, item: item, code: nil, at: nil))
             }
