@@ -159,7 +159,51 @@ struct BatchReceiptLedgerTests {
         let receipt = BatchReceipt(
             manifest: manifest(), outcomes: [BatchReceiptTests.record(first, offset: 0), BatchReceiptTests.record(second, offset: 1)],
             requests: [all, some], cancels: [])
-        #expect(receipt.requests.first?.status == "succeeded")
+        #expect(receipt.requests.first?.status == "succeeded" && receipt.requests.first?.itemsComplete == true)
+        #expect(receipt.requests.first?.items.map(\.item) == ["c", "d", "a", "b", "c"])
+        #expect(receipt.requests.first?.items.allSatisfy { $0.code == "OK" } == true)
+    }
+
+    @Test("an earlier record's failure is never hidden by a later record's success: both listed with their codes, the request partial")
+    func earlierFailureListed() {
+        let first = PipelineRequest(
+            id: "x", op: .installationsDelete, target: .subject("s"), items: ["a", "b"], replayOf: "x", priorAttempts: 6, batch: "gdpr-7")
+        var second = first
+        second.items = ["c"]
+        var failed = BatchProgressTests.outcome("x", items: 2, at: 1, status: .partial)
+        failed.target = ["subject": "s"]
+        failed.counts = ["OK": 1, "UNAVAILABLE": 1]
+        failed.failedItems = [FailedItem(index: 1, item: "b", code: .unavailable, attempts: 6, message: nil)]
+        failed.receipt = [
+            ItemReceipt(item: "a", code: .ok, at: failed.completedAt), ItemReceipt(item: "b", code: .unavailable, at: failed.completedAt),
+        ]
+        var done = BatchProgressTests.outcome("x", items: 1, at: 2)
+        done.target = ["subject": "s"]
+        done.receipt = [ItemReceipt(item: "c", code: .ok, at: done.completedAt)]
+        var deletions = manifest()
+        deletions.op = .installationsDelete
+        let receipt = BatchReceipt(
+            manifest: deletions, outcomes: [BatchReceiptTests.record(failed, offset: 0), BatchReceiptTests.record(done, offset: 1)],
+            requests: [first, second], cancels: [])
+        let line = receipt.requests.first
+        #expect(line?.status == "partial" && line?.itemsComplete == true)
+        #expect(line?.items.map(\.item) == ["c", "a", "b"] && line?.items.map(\.code) == ["OK", "OK", "UNAVAILABLE"])
+    }
+
+    @Test("thousands of records of one id in a batch: the receipt stays linear, the records its outcome is not of listed as unanswered")
+    func manyRecordsOfOneID() {
+        let base = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a"], batch: "gdpr-7")
+        let records = (0..<3_000).map { number in
+            var record = base
+            record.items = ["i\(number)"]
+            return record
+        }
+        var ran = BatchProgressTests.outcome("x", items: 1, at: 1)
+        ran.op = .topicsSubscribe
+        ran.target = ["topic": "t"]
+        let outcomes = (0..<400).map { BatchReceiptTests.record(ran, offset: Int64($0)) }
+        let receipt = BatchReceipt(manifest: manifest(), outcomes: outcomes, requests: records, cancels: [])
+        #expect(receipt.requests.first?.status == BatchReceipt.pending && receipt.requests.first?.items.count == 3_000)
     }
 
     @Test("the forged record cancelled, the real one refused as its duplicate: the request stays cancelled, the real FIDs listed without a code")

@@ -158,4 +158,20 @@ struct ReconciliationTests {
         #expect(reconciliation.status(of: "d") == .succeeded && reconciliation.codes(of: "d") == ["OK": 3])
         #expect(reconciliation.duplicates == ["d": 2])
     }
+
+    @Test("a replay record of another topic or op (written with the id and replayOf) settles none of the original's failures")
+    func replayOfAnotherTarget() {
+        for (target, op) in [(RequestTarget.topic("u"), RequestOp.topicsSubscribe), (.topic("t"), .topicsUnsubscribe)] {
+            var reconciliation = Reconciliation()
+            reconciliation.expect("sub-1")
+            reconciliation.record(outcome("sub-1", .failed, ["UNAVAILABLE": 2], failed: [(0, "a", .unavailable), (1, "b", .unavailable)]))
+            reconciliation.expectReplay(
+                PipelineRequest(id: "sub-1", op: op, target: target, items: ["a", "b"], replayOf: "sub-1", priorAttempts: 3))
+            var other = outcome("sub-1", .succeeded, ["OK": 2], replayOf: "sub-1")
+            other.op = op
+            other.target = target.outcomeFields
+            reconciliation.record(other)
+            #expect(reconciliation.status(of: "sub-1") == .failed, "\(target) \(op)")
+        }
+    }
 }

@@ -31,6 +31,9 @@ struct RequestLedger: Sendable {
     private var unnamedFailures: [String: Int] = [:]
     /// True while the only outcomes seen are rejections and cancels: nothing was called.
     private var uncalledOnly: Bool
+    /// The op and target of the outcome the items were taken from: a replay record of another
+    /// (a record written with the id and `replayOf` for another topic or op) settles none of them.
+    private var origin: (op: RequestOp?, target: [String: String])?
 
     /// A ledger starting from `outcome`.
     init(_ outcome: Outcome) {
@@ -65,7 +68,10 @@ struct RequestLedger: Sendable {
             uncalledOnly = false
             take(outcome)
         } else {
-            settle(byReplay: outcome, answered: Self.succeeded(in: outcome, of: replays))
+            let own = replays.filter { replay in
+                origin.map { ($0.op.map { $0 == replay.op } ?? true) && Outcome.sameTarget($0.target, replay.target.outcomeFields) } ?? true
+            }
+            settle(byReplay: outcome, answered: Self.succeeded(in: outcome, of: own))
         }
     }
 
@@ -84,6 +90,7 @@ struct RequestLedger: Sendable {
     }
 
     private mutating func take(_ outcome: Outcome) {
+        origin = Self.calledNothing(outcome) ? nil : (outcome.op, outcome.target)
         successes = outcome.counts.filter { ResultCode(rawValue: $0.key).isSuccess }
         failures = outcome.failedItems.sorted { $0.index < $1.index }.map { ($0.item, $0.code) }
         var named: [String: Int] = [:]

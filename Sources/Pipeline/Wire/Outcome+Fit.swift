@@ -25,7 +25,7 @@ extension Outcome {
 
     /// Whether an outcome's `target` is a request's `outcomeFields`: the same names, each value
     /// the same bytes or, cut as an outcome without its item lists cuts it, its first bytes.
-    private static func sameTarget(_ told: [String: String], _ fields: [String: String]) -> Bool {
+    static func sameTarget(_ told: [String: String], _ fields: [String: String]) -> Bool {
         guard told.count == fields.count else { return false }
         return fields.allSatisfy { name, value in
             guard let said = told[name] else { return false }

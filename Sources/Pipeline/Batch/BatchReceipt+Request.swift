@@ -1,0 +1,109 @@
+import InstanceAPI
+import Kafka
+
+extension BatchReceipt {
+    /// The most outcome-by-record fits one request's line may take: an id with more distinct
+    /// records and outcomes in a batch (someone wrote thousands of records with it) lists the
+    /// records its reported outcome is not of as unanswered, without telling them apart.
+    static let mostFits = 1_000_000
+
+    /// A record as a receipt tells records apart: op, target and items by their bytes.
+    private struct Shape: Hashable {
+        let op: RequestOp
+        let target: RequestTarget
+        let items: [ExactText]
+
+        init(_ record: PipelineRequest) {
+            (op, target, items) = (record.op, record.target, record.items.map(ExactText.init))
+        }
+    }
+
+    /// Whether `outcome` shows a backend call made in its delivery (not `rejected` or `cancelled`).
+    static func called(_ outcome: Outcome) -> Bool {
+        outcome.status != .rejected && outcome.status != .cancelled
+    }
+
+    /// The line of request `id`, from its batch's `records`, its reported outcome (`latest`) and
+    /// `answers`, its outcomes that called or cancelled (duplicates' rejections left out), in
+    /// order. Each distinct record (`Shape`) is answered by the last outcome that fits it and no
+    /// other distinct record: the reported outcome's record is listed first, then each other
+    /// record with its answer's codes (the status is `partial` when their statuses differ), then
+    /// the items of records no outcome answered, without a code (each item once by its bytes), and
+    /// the request is `pending` when its outcome called.
+    static func request(
+        _ id: String, _ records: [PipelineRequest], _ latest: (record: KafkaRecord, outcome: Outcome)?, answers: [Outcome], outcomes: Int
+    ) -> Request {
+        var seen: Set<Shape> = []
+        let distinct = records.filter { seen.insert(Shape($0)).inserted }
+        guard let (position, outcome) = latest.map({ ("\($0.record.topic)/\($0.record.partition)/\($0.record.offset)", $0.outcome) }) else {
+            let record = distinct.count == 1 ? distinct.first : nil
+            let items = (record?.items ?? []).enumerated().map { Item(index: $0.offset, item: $0.element, code: nil, at: nil) }
+            return Request(id: id, status: pending, outcome: nil, outcomes: outcomes, completedAt: nil, items: items, itemsComplete: record != nil)
+        }
+        let tractable = distinct.count * (answers.count + 1) <= mostFits
+        /// The one distinct record `answer` fits, nil when it fits none or several.
+        func answered(by answer: Outcome) -> Int? {
+            guard tractable else { return nil }
+            var found: Int?
+            for (index, record) in distinct.enumerated() where answer.fits(record) {
+                guard found == nil else { return nil }
+                found = index
+            }
+            return found
+        }
+        let listed = answered(by: outcome)
+        var (items, complete) = lines(of: outcome, record: listed.map { distinct[$0] })
+        var answerOf: [Int: Outcome] = [:]
+        for answer in answers { if let index = answered(by: answer) { answerOf[index] = answer } }
+        var statuses: Set<OutcomeStatus> = [outcome.status]
+        var unanswered: [Item] = []
+        var known: Set<ExactText> = []
+        for (index, record) in distinct.enumerated() where index != listed {
+            if let answer = answerOf[index] {
+                let (more, whole) = lines(of: answer, record: record)
+                items += more
+                complete = complete && whole
+                statuses.insert(answer.status)
+            } else {
+                for (at, item) in record.items.enumerated() where known.insert(ExactText(item)).inserted {
+                    unanswered.append(Item(index: at, item: item, code: nil, at: nil))
+                }
+            }
+        }
+        guard unanswered.isEmpty else {
+            let called = Self.called(outcome)
+            return Request(
+                id: id, status: called ? pending : outcome.status.rawValue, outcome: position, outcomes: outcomes,
+                completedAt: called ? nil : outcome.completedAt, items: items + unanswered, itemsComplete: false)
+        }
+        let status = statuses.count == 1 ? outcome.status : .partial
+        return Request(
+            id: id, status: status.rawValue, outcome: position, outcomes: outcomes, completedAt: outcome.completedAt, items: items,
+            itemsComplete: complete)
+    }
+
+    /// The item lines `outcome` gives `record` (nil: which record it is of is not known), and
+    /// whether they are all of its items with their codes.
+    private static func lines(of outcome: Outcome, record: PipelineRequest?) -> (items: [Item], complete: Bool) {
+        if let receipt = outcome.receipt {
+            return (receipt.enumerated().map { Item(index: $0.offset, item: $0.element.item, code: $0.element.code.rawValue, at: $0.element.at) }, true)
+        }
+        let failed = Dictionary(outcome.failedItems.map { ($0.index, $0) }, uniquingKeysWith: { _, last in last })
+        let codes = outcome.counts.keys.filter { $0 != Outcome.cancelledItems }.map(ResultCode.init(rawValue:))
+        let successes = Set(codes.filter(\.isSuccess))
+        let unlisted = outcome.counts.filter { !ResultCode(rawValue: $0.key).isSuccess && $0.key != Outcome.cancelledItems }.values.reduce(0, +)
+        // The items the outcome does not list have one known code: a cancelled request's
+        // CANCELLED, else the one success code, when every failure is listed.
+        let attributable = outcome.status == .cancelled || (unlisted == failed.count && successes.count <= 1)
+        let others = outcome.status == .cancelled ? Outcome.cancelledItems : attributable ? successes.first?.rawValue : nil
+        guard let record else {
+            let listed = outcome.failedItems.sorted { $0.index < $1.index }
+            return (listed.map { Item(index: $0.index, item: $0.item, code: $0.code.rawValue, at: outcome.completedAt) }, false)
+        }
+        let items = record.items.enumerated().map { index, item in
+            if let bad = failed[index] { return Item(index: index, item: bad.item, code: bad.code.rawValue, at: outcome.completedAt) }
+            return Item(index: index, item: item, code: others, at: others == nil ? nil : outcome.completedAt)
+        }
+        return (items, attributable)
+    }
+}
