@@ -195,15 +195,60 @@ struct BatchReceiptLedgerTests {
         let base = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a"], batch: "gdpr-7")
         let records = (0..<3_000).map { number in
             var record = base
-            record.items = ["i\(number)"]
+            record.items = number == 0 ? ["i0", "j0"] : ["i\(number)"]
             return record
         }
-        var ran = BatchProgressTests.outcome("x", items: 1, at: 1)
+        var ran = BatchProgressTests.outcome("x", items: 2, at: 1)
         ran.op = .topicsSubscribe
         ran.target = ["topic": "t"]
         let outcomes = (0..<400).map { BatchReceiptTests.record(ran, offset: Int64($0)) }
         let receipt = BatchReceipt(manifest: manifest(), outcomes: outcomes, requests: records, cancels: [])
-        #expect(receipt.requests.first?.status == BatchReceipt.pending && receipt.requests.first?.items.count == 3_000)
+        let line = receipt.requests.first
+        #expect(line?.status == BatchReceipt.pending && line?.items.count == 3_001)
+        #expect(line?.items.prefix(2).map(\.code) == ["OK", "OK"], "the reported outcome's own record keeps its codes")
+    }
+
+    @Test("an earlier record's codes are its call's, not a cancelled redelivery's; the status is each item's latest code")
+    func cancelledRedeliveryOfAnEarlierRecord() {
+        let first = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a", "b"], batch: "gdpr-7")
+        var replay = first
+        replay.items = ["b"]
+        replay.replayOf = "x"
+        var partial = BatchProgressTests.outcome("x", items: 2, at: 1, status: .partial)
+        partial.op = .topicsSubscribe
+        partial.target = ["topic": "t"]
+        partial.counts = ["OK": 1, "UNAVAILABLE": 1]
+        partial.failedItems = [FailedItem(index: 1, item: "b", code: .unavailable, attempts: 6, message: nil)]
+        var settled = BatchProgressTests.outcome("x", items: 1, at: 2)
+        settled.op = .topicsSubscribe
+        settled.target = ["topic": "t"]
+        var cancelled = BatchProgressTests.outcome("x", items: 0, at: 3, status: .cancelled)
+        cancelled.op = .topicsSubscribe
+        cancelled.target = ["topic": "t"]
+        cancelled.counts = [Outcome.cancelledItems: 2]
+        let receipt = BatchReceipt(
+            manifest: manifest(),
+            outcomes: [
+                BatchReceiptTests.record(partial, offset: 0), BatchReceiptTests.record(settled, offset: 1), BatchReceiptTests.record(cancelled, offset: 2),
+            ],
+            requests: [first, replay], cancels: [])
+        let line = receipt.requests.first
+        #expect(line?.items.map(\.code) == ["OK", "OK", "UNAVAILABLE"], "\(line?.items ?? [])")
+        #expect(line?.status == "succeeded", "b's latest line is the replay's OK")
+        // A failed record and a cancelled one: nothing succeeded, so not partial.
+        var failed = partial
+        failed.status = .failed
+        failed.counts = ["UNAVAILABLE": 2]
+        failed.failedItems = [
+            FailedItem(index: 0, item: "a", code: .unavailable, attempts: 6, message: nil),
+            FailedItem(index: 1, item: "b", code: .unavailable, attempts: 6, message: nil),
+        ]
+        var cancelledReplay = cancelled
+        cancelledReplay.counts = [Outcome.cancelledItems: 1]
+        let none = BatchReceipt(
+            manifest: manifest(), outcomes: [BatchReceiptTests.record(failed, offset: 0), BatchReceiptTests.record(cancelledReplay, offset: 1)],
+            requests: [first, replay], cancels: [])
+        #expect(none.requests.first?.status == "failed", "\(none.requests.first?.items ?? [])")
     }
 
     @Test("the forged record cancelled, the real one refused as its duplicate: the request stays cancelled, the real FIDs listed without a code")

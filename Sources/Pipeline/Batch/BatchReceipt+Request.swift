@@ -3,7 +3,7 @@ import Kafka
 
 extension BatchReceipt {
     /// The most outcome-by-record fits one request's line may take: an id with more distinct
-    /// records and outcomes in a batch (someone wrote thousands of records with it) lists the
+    /// records times outcomes in a batch (someone wrote thousands of records with it) lists the
     /// records its reported outcome is not of as unanswered, without telling them apart.
     static let mostFits = 1_000_000
 
@@ -26,10 +26,11 @@ extension BatchReceipt {
     /// The line of request `id`, from its batch's `records`, its reported outcome (`latest`) and
     /// `answers`, its outcomes that called or cancelled (duplicates' rejections left out), in
     /// order. Each distinct record (`Shape`) is answered by the last outcome that fits it and no
-    /// other distinct record: the reported outcome's record is listed first, then each other
-    /// record with its answer's codes (the status is `partial` when their statuses differ), then
-    /// the items of records no outcome answered, without a code (each item once by its bytes), and
-    /// the request is `pending` when its outcome called.
+    /// other distinct record (a called one never replaced by a cancelled one): the reported
+    /// outcome's record is listed first, then each other record with its answer's codes (the
+    /// status then from each item's latest code, `status(of:)`), then the items of records no
+    /// outcome answered, without a code (each item once by its bytes), and the request is
+    /// `pending` when its outcome called.
     static func request(
         _ id: String, _ records: [PipelineRequest], _ latest: (record: KafkaRecord, outcome: Outcome)?, answers: [Outcome], outcomes: Int
     ) -> Request {
@@ -40,10 +41,8 @@ extension BatchReceipt {
             let items = (record?.items ?? []).enumerated().map { Item(index: $0.offset, item: $0.element, code: nil, at: nil) }
             return Request(id: id, status: pending, outcome: nil, outcomes: outcomes, completedAt: nil, items: items, itemsComplete: record != nil)
         }
-        let tractable = distinct.count * (answers.count + 1) <= mostFits
         /// The one distinct record `answer` fits, nil when it fits none or several.
         func answered(by answer: Outcome) -> Int? {
-            guard tractable else { return nil }
             var found: Int?
             for (index, record) in distinct.enumerated() where answer.fits(record) {
                 guard found == nil else { return nil }
@@ -53,8 +52,16 @@ extension BatchReceipt {
         }
         let listed = answered(by: outcome)
         var (items, complete) = lines(of: outcome, record: listed.map { distinct[$0] })
+        // Each other record's outcome: the last that is of it, one that called never replaced by
+        // a cancelled or rejected redelivery (as the reported one is chosen).
         var answerOf: [Int: Outcome] = [:]
-        for answer in answers { if let index = answered(by: answer) { answerOf[index] = answer } }
+        if distinct.count > 1, distinct.count * answers.count <= mostFits {
+            for answer in answers {
+                guard let index = answered(by: answer) else { continue }
+                if let kept = answerOf[index], Self.called(kept), !Self.called(answer) { continue }
+                answerOf[index] = answer
+            }
+        }
         var statuses: Set<OutcomeStatus> = [outcome.status]
         var unanswered: [Item] = []
         var known: Set<ExactText> = []
@@ -76,10 +83,22 @@ extension BatchReceipt {
                 id: id, status: called ? pending : outcome.status.rawValue, outcome: position, outcomes: outcomes,
                 completedAt: called ? nil : outcome.completedAt, items: items + unanswered, itemsComplete: false)
         }
-        let status = statuses.count == 1 ? outcome.status : .partial
         return Request(
-            id: id, status: status.rawValue, outcome: position, outcomes: outcomes, completedAt: outcome.completedAt, items: items,
-            itemsComplete: complete)
+            id: id, status: statuses.count == 1 ? outcome.status.rawValue : Self.status(of: items).rawValue, outcome: position,
+            outcomes: outcomes, completedAt: outcome.completedAt, items: items, itemsComplete: complete)
+    }
+
+    /// The status of a request listed over several records: of each item (by its bytes), the code
+    /// of its latest line, as a replay's success settles an earlier failure; `succeeded` when
+    /// every item's is a success, `failed` when none is, else `partial`.
+    private static func status(of items: [Item]) -> OutcomeStatus {
+        var final: [ExactText: Item] = [:]
+        for item in items where item.code != nil {
+            let key = ExactText(item.item)
+            if let kept = final[key], let keptAt = kept.at, let at = item.at, keptAt > at { continue }
+            final[key] = item
+        }
+        return OutcomeStatus.of(final.values.compactMap { $0.code.map(ResultCode.init(rawValue:)) })
     }
 
     /// The item lines `outcome` gives `record` (nil: which record it is of is not known), and

@@ -26,18 +26,20 @@ import WireJSON
 ///   duplicate of it in flight, `Outcome.duplicateOf`, is no outcome of it); so is each id a
 ///   submit's manifest names (`idPrefix`, 1 to `requests`) of which nothing was read; an outcome
 ///   whose request record was not read lists only its failed items (`itemsComplete` false).
-/// - The record an outcome is of is known when the batch's records of its id that fit it
-///   (`Outcome.fits`: its item count, and each failed item at its index) all hold the same items
-///   (two records of one id, the second rejected as a duplicate in flight, are told apart by
-///   that). When none fits, or records that fit hold other items, the outcome's items are not
+/// - The record an outcome is of is known when, of the batch's distinct records of its id (op,
+///   target and items by their bytes), it fits one only (`Outcome.fits`: the target, the item
+///   count, each failed item at its index). When it fits none, or several, its items are not
 ///   known: it is reported as if its record was not read. A request without an outcome lists the
-///   items of its records when they all hold the same, else none (`itemsComplete` false).
-/// - A request with a record that none of its outcomes answered (two records of one id with other
-///   items or another target: one rejected as a duplicate in flight, or forged with the id and
-///   the batch's name) lists that record's items after the outcome's, without a code (each at its
-///   index in its record), `itemsComplete` false, and is `pending` when its reported outcome
-///   called (a cancelled or rejected one keeps its status): no outcome of one record stands for
-///   another's items. An outcome that fits two records of other items answers neither.
+///   items of its records when they are one record, else none (`itemsComplete` false).
+/// - Every other distinct record of the id is listed after the reported one: with the codes of the
+///   last outcome that is of it (not a duplicate's rejection; one that called never replaced by a
+///   cancelled redelivery), the request's status then of each item's latest line; or, when no
+///   outcome is of it (the second of two replayed dead letters, rejected as a duplicate in flight;
+///   a record forged with the id and the batch's name), its items without a code, `itemsComplete`
+///   false, and the request `pending` when its reported outcome called (a cancelled or rejected
+///   one keeps its status). No outcome of one record stands for another's items, and no later
+///   record's success hides an earlier one's failure. An id with more distinct records times
+///   outcomes than `mostFits` lists its other records as having no outcome.
 /// - `outcomesSha256` is the lowercase hex SHA-256 of `hashedBytes` of each outcome record of the
 ///   batch whose timestamp is at or after the manifest's `outcomesSince` (a record without one
 ///   counts), in topic (bytewise), partition and offset order: the records the receipt is built
@@ -67,7 +69,8 @@ public struct BatchReceipt: Sendable {
     public struct Request: Sendable, Hashable {
         /// Its id.
         public var id: String
-        /// Its outcome's status, or `pending`.
+        /// Its outcome's status, `pending`, or over several records of its id the status of each
+        /// item's latest line.
         public var status: String
         /// Where its reported outcome sits (`topic/partition/offset`).
         public var outcome: String?
@@ -75,7 +78,8 @@ public struct BatchReceipt: Sendable {
         public var outcomes: Int
         /// When its outcome completed.
         public var completedAt: Date?
-        /// Its items, by index.
+        /// Its items, by index in their record: the reported outcome's record's, then the id's
+        /// other records' (an item may have a line per record).
         public var items: [Item]
         /// False when only the failed items are known (its request record was not read, or which
         /// of its records the outcome is of is not known).
