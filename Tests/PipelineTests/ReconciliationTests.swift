@@ -172,6 +172,16 @@ struct ReconciliationTests {
             other.target = target.outcomeFields
             reconciliation.record(other)
             #expect(reconciliation.status(of: "sub-1") == .failed, "\(target) \(op)")
+            // Nor recodes them: its failure of `a` is not the original's.
+            var failing = outcome("sub-1", .partial, ["OK": 1, "NOT_FOUND": 1], failed: [(0, "a", .notFound)], replayOf: "sub-1")
+            failing.op = op
+            failing.target = target.outcomeFields
+            reconciliation.record(failing)
+            #expect(reconciliation.codes(of: "sub-1") == ["UNAVAILABLE": 2], "\(target) \(op)")
+            // The original's own replay still settles them.
+            reconciliation.expectReplay(replay("sub-1", ["a", "b"]))
+            reconciliation.record(outcome("sub-1", .succeeded, ["OK": 2], replayOf: "sub-1"))
+            #expect(reconciliation.status(of: "sub-1") == .succeeded, "\(target) \(op)")
         }
     }
 }

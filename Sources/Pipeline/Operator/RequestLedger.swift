@@ -62,17 +62,26 @@ struct RequestLedger: Sendable {
             }
             return
         }
+        let replay = RequestID.isReplay(id: outcome.requestID, replayOf: outcome.replayOf)
+        // A replay of another op or target (a record written with the id and `replayOf`) is no
+        // replay of these items: it neither settles nor recodes any of them.
+        if !uncalledOnly, replay, let origin, !Self.same(origin, (outcome.op, outcome.target)) { return }
         (latestCounts, latestStatus) = (outcome.counts, outcome.status)
         op = outcome.op ?? op
-        if uncalledOnly || !RequestID.isReplay(id: outcome.requestID, replayOf: outcome.replayOf) {
+        if uncalledOnly || !replay {
             uncalledOnly = false
             take(outcome)
         } else {
-            let own = replays.filter { replay in
-                origin.map { ($0.op.map { $0 == replay.op } ?? true) && Outcome.sameTarget($0.target, replay.target.outcomeFields) } ?? true
-            }
+            let own = replays.filter { record in origin.map { Self.same($0, (record.op, record.target.outcomeFields)) } ?? true }
             settle(byReplay: outcome, answered: Self.succeeded(in: outcome, of: own))
         }
+    }
+
+    /// Whether two op-and-target pairs are one request's: the same op (or one unnamed), and the
+    /// same target, either side possibly cut as an outcome without its item lists cuts it.
+    private static func same(_ a: (op: RequestOp?, target: [String: String]), _ b: (op: RequestOp?, target: [String: String])) -> Bool {
+        guard a.op == nil || b.op == nil || a.op == b.op else { return false }
+        return Outcome.sameTarget(a.target, b.target) || Outcome.sameTarget(b.target, a.target)
     }
 
     /// Items by their final code (a cancelled request's: `Outcome.cancelledItems`).
