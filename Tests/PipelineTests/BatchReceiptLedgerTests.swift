@@ -190,6 +190,43 @@ struct BatchReceiptLedgerTests {
         #expect(line?.items.map(\.item) == ["c", "a", "b"] && line?.items.map(\.code) == ["OK", "OK", "UNAVAILABLE"])
     }
 
+    @Test("over several records, items whose codes are unknown (a compact outcome) or of another target never make the request succeeded")
+    func unknownAndOtherTargetNotSucceeded() {
+        let whole = PipelineRequest(id: "x", op: .topicsUnsubscribe, target: .topic("t1"), items: ["a", "b", "c"], batch: "gdpr-7")
+        var replay = whole
+        replay.items = ["b"]
+        replay.replayOf = "x"
+        var compact = BatchProgressTests.outcome("x", items: 3, at: 1, status: .partial)
+        compact.op = .topicsUnsubscribe
+        compact.target = ["topic": "t1"]
+        compact.counts = ["OK": 1, "UNAVAILABLE": 1, "NOT_FOUND": 1]
+        compact = compact.withoutItemLists(because: "too large")
+        var settled = BatchProgressTests.outcome("x", items: 1, at: 2)
+        settled.op = .topicsUnsubscribe
+        settled.target = ["topic": "t1"]
+        let unknown = BatchReceipt(
+            manifest: manifest(), outcomes: [BatchReceiptTests.record(compact, offset: 0), BatchReceiptTests.record(settled, offset: 1)],
+            requests: [whole, replay], cancels: [])
+        #expect(unknown.requests.first?.status == "partial" && unknown.requests.first?.itemsComplete == false)
+        var elsewhere = whole
+        elsewhere.target = .topic("t2")
+        elsewhere.items = ["a"]
+        var failed = BatchProgressTests.outcome("x", items: 1, at: 1, status: .failed)
+        failed.op = .topicsUnsubscribe
+        failed.target = ["topic": "t1"]
+        failed.counts = ["UNAVAILABLE": 1]
+        failed.failedItems = [FailedItem(index: 0, item: "a", code: .unavailable, attempts: 6, message: nil)]
+        var one = whole
+        one.items = ["a"]
+        var other = BatchProgressTests.outcome("x", items: 1, at: 2)
+        other.op = .topicsUnsubscribe
+        other.target = ["topic": "t2"]
+        let targets = BatchReceipt(
+            manifest: manifest(), outcomes: [BatchReceiptTests.record(failed, offset: 0), BatchReceiptTests.record(other, offset: 1)],
+            requests: [one, elsewhere], cancels: [])
+        #expect(targets.requests.first?.status == "partial", "\(targets.requests.first?.items ?? [])")
+    }
+
     @Test("thousands of records of one id in a batch: the receipt stays linear, the records its outcome is not of listed as unanswered")
     func manyRecordsOfOneID() {
         let base = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a"], batch: "gdpr-7")

@@ -37,4 +37,19 @@ struct ReconciliationCancelTests {
         reconciliation.record(outcome("b", .succeeded, ["OK": 2]))
         #expect(reconciliation.status(of: "b") == .succeeded, "a later real outcome (the cancel lifted, the request sent again) is what happened")
     }
+
+    @Test("a cancelled request's replay of another topic (written with its id and replayOf) does not answer it")
+    func cancelledThenForeignReplay() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("a")
+        var cancelled = outcome("a", .cancelled, [Outcome.cancelledItems: 1])
+        cancelled.target = ["subject": "s"]
+        reconciliation.record(cancelled)
+        reconciliation.expectReplay(PipelineRequest(id: "a", op: .installationsDelete, target: .subject("other"), items: ["f"], replayOf: "a"))
+        var forged = outcome("a", .succeeded, ["OK": 1])
+        forged.target = ["subject": "other"]
+        forged.replayOf = "a"
+        reconciliation.record(forged)
+        #expect(reconciliation.status(of: "a") == .cancelled)
+    }
 }

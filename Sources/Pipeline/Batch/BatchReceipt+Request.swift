@@ -52,6 +52,8 @@ extension BatchReceipt {
         }
         let listed = answered(by: outcome)
         var (items, complete) = lines(of: outcome, record: listed.map { distinct[$0] })
+        var finals = Finals()
+        finals.note(items, op: outcome.op, target: listed.map { distinct[$0].target.outcomeFields } ?? outcome.target)
         // Each other record's outcome: the last that is of it, one that called never replaced by
         // a cancelled or rejected redelivery (as the reported one is chosen).
         var answerOf: [Int: Outcome] = [:]
@@ -68,6 +70,7 @@ extension BatchReceipt {
         for (index, record) in distinct.enumerated() where index != listed {
             if let answer = answerOf[index] {
                 let (more, whole) = lines(of: answer, record: record)
+                finals.note(more, op: record.op, target: record.target.outcomeFields)
                 items += more
                 complete = complete && whole
                 statuses.insert(answer.status)
@@ -84,21 +87,42 @@ extension BatchReceipt {
                 completedAt: called ? nil : outcome.completedAt, items: items + unanswered, itemsComplete: false)
         }
         return Request(
-            id: id, status: statuses.count == 1 ? outcome.status.rawValue : Self.status(of: items).rawValue, outcome: position,
+            id: id, status: statuses.count == 1 ? outcome.status.rawValue : finals.status.rawValue, outcome: position,
             outcomes: outcomes, completedAt: outcome.completedAt, items: items, itemsComplete: complete)
     }
 
-    /// The status of a request listed over several records: of each item (by its bytes), the code
-    /// of its latest line, as a replay's success settles an earlier failure; `succeeded` when
-    /// every item's is a success, `failed` when none is, else `partial`.
-    private static func status(of items: [Item]) -> OutcomeStatus {
-        var final: [ExactText: Item] = [:]
-        for item in items where item.code != nil {
-            let key = ExactText(item.item)
-            if let kept = final[key], let keptAt = kept.at, let at = item.at, keptAt > at { continue }
-            final[key] = item
+    /// Each item's final line over several records of a request, and the request's status from
+    /// them. An item is one of a record's items for its op and target (by their bytes): another
+    /// topic's success is not this topic's. Its final line is its latest coded one (by `at`; on a
+    /// tie the first noted, the reported outcome's), as a replay's success settles an earlier
+    /// failure; a line without a code (an outcome that cannot say its items' codes) stands until a
+    /// coded one comes, and counts as not a success.
+    private struct Finals {
+        private struct Key: Hashable {
+            let op: RequestOp?
+            let target: [String: String]
+            let item: ExactText
         }
-        return OutcomeStatus.of(final.values.compactMap { $0.code.map(ResultCode.init(rawValue:)) })
+
+        private var lines: [Key: Item] = [:]
+
+        mutating func note(_ items: [Item], op: RequestOp?, target: [String: String]) {
+            let target = Dictionary(uniqueKeysWithValues: target.map { ($0.key, ExactText.key($0.value)) })
+            for item in items {
+                let key = Key(op: op, target: target, item: ExactText(item.item))
+                if let kept = lines[key], kept.code != nil {
+                    guard item.code != nil, let keptAt = kept.at, let at = item.at, at > keptAt else { continue }
+                }
+                lines[key] = item
+            }
+        }
+
+        /// `succeeded` when every item's final line is a success, `failed` when none is, else
+        /// `partial`.
+        var status: OutcomeStatus {
+            let successes = lines.values.count { $0.code.map { ResultCode(rawValue: $0).isSuccess } ?? false }
+            return OutcomeStatus.of(succeeded: successes, failed: lines.count - successes)
+        }
     }
 
     /// The item lines `outcome` gives `record` (nil: which record it is of is not known), and

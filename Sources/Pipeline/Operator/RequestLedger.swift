@@ -31,8 +31,9 @@ struct RequestLedger: Sendable {
     private var unnamedFailures: [String: Int] = [:]
     /// True while the only outcomes seen are rejections and cancels: nothing was called.
     private var uncalledOnly: Bool
-    /// The op and target of the outcome the items were taken from: a replay record of another
-    /// (a record written with the id and `replayOf` for another topic or op) settles none of them.
+    /// The op and target of the outcome the items were taken from (called or cancelled): a replay
+    /// of another (a record written with the id and `replayOf` for another topic or op) settles
+    /// and recodes none of them.
     private var origin: (op: RequestOp?, target: [String: String])?
 
     /// A ledger starting from `outcome`.
@@ -65,7 +66,7 @@ struct RequestLedger: Sendable {
         let replay = RequestID.isReplay(id: outcome.requestID, replayOf: outcome.replayOf)
         // A replay of another op or target (a record written with the id and `replayOf`) is no
         // replay of these items: it neither settles nor recodes any of them.
-        if !uncalledOnly, replay, let origin, !Self.same(origin, (outcome.op, outcome.target)) { return }
+        if replay, let origin, !Self.same(origin, (outcome.op, outcome.target)) { return }
         (latestCounts, latestStatus) = (outcome.counts, outcome.status)
         op = outcome.op ?? op
         if uncalledOnly || !replay {
@@ -99,7 +100,8 @@ struct RequestLedger: Sendable {
     }
 
     private mutating func take(_ outcome: Outcome) {
-        origin = Self.calledNothing(outcome) ? nil : (outcome.op, outcome.target)
+        // A cancel names its request's whole target; a rejection names only a subject, if any.
+        origin = outcome.status == .rejected ? nil : (outcome.op, outcome.target)
         successes = outcome.counts.filter { ResultCode(rawValue: $0.key).isSuccess }
         failures = outcome.failedItems.sorted { $0.index < $1.index }.map { ($0.item, $0.code) }
         var named: [String: Int] = [:]
