@@ -17,17 +17,30 @@ struct BatchReceiptLedgerTests {
         return manifest
     }
 
+    /// An outcome of request `id` as the worker writes it for `op` and `target`.
+    private func outcome(
+        _ id: String, items: Int, at seconds: TimeInterval, status: OutcomeStatus = .succeeded, op: RequestOp, target: [String: String]
+    ) -> Outcome {
+        var outcome = BatchProgressTests.outcome(id, items: items, at: seconds, status: status)
+        outcome.op = op
+        outcome.target = target
+        return outcome
+    }
+
+    /// The receipt of `outcomes`, at offsets 0, 1, … of one partition, and `requests`.
+    private func receipt(_ outcomes: [Outcome], _ requests: [PipelineRequest], manifest: BatchManifest? = nil) -> BatchReceipt {
+        BatchReceipt(
+            manifest: manifest ?? self.manifest(), outcomes: outcomes.enumerated().map { BatchReceiptTests.record($0.element, offset: Int64($0.offset)) },
+            requests: requests, cancels: [])
+    }
+
     @Test("a cancelled redelivery after a succeeded outcome (a crash before the commit): the receipt reports the succeeded one")
     func calledOutcomeStays() {
-        var succeeded = BatchProgressTests.outcome("r-1", items: 2, at: 1)
-        succeeded.target = ["topic": "movies"]
-        succeeded.op = .topicsSubscribe
+        let succeeded = outcome("r-1", items: 2, at: 1, op: .topicsSubscribe, target: ["topic": "movies"])
         var cancelled = BatchProgressTests.outcome("r-1", items: 0, at: 5, status: .cancelled)
         cancelled.target = ["topic": "movies"]
         cancelled.counts = [Outcome.cancelledItems: 2]
-        let receipt = BatchReceipt(
-            manifest: manifest(), outcomes: [BatchReceiptTests.record(succeeded, offset: 0), BatchReceiptTests.record(cancelled, offset: 1)],
-            requests: [request], cancels: [])
+        let receipt = self.receipt([succeeded, cancelled], [request])
         #expect(receipt.requests.first?.status == "succeeded" && receipt.requests.first?.items.map(\.code) == ["OK", "OK"])
         #expect(receipt.requests.first?.outcomes == 2 && receipt.outcomeRecords == 2, "both hashed and counted")
     }
@@ -38,10 +51,8 @@ struct BatchReceiptLedgerTests {
         manifest.idPrefix = "id-9f86"
         manifest.requests = 3
         let first = PipelineRequest(id: "id-9f86-000001", op: .topicsSubscribe, target: .topic("movies"), items: ["t1"], batch: "gdpr-7")
-        var done = BatchProgressTests.outcome("id-9f86-000001", items: 1, at: 1)
-        done.target = ["topic": "movies"]
-        done.op = .topicsSubscribe
-        let receipt = BatchReceipt(manifest: manifest, outcomes: [BatchReceiptTests.record(done, offset: 0)], requests: [first], cancels: [])
+        let done = outcome("id-9f86-000001", items: 1, at: 1, op: .topicsSubscribe, target: ["topic": "movies"])
+        let receipt = self.receipt([done], [first], manifest: manifest)
         #expect(receipt.requests.map(\.id) == ["id-9f86-000001", "id-9f86-000002", "id-9f86-000003"])
         #expect(receipt.requests.map(\.status) == ["succeeded", BatchReceipt.pending, BatchReceipt.pending])
         #expect(receipt.requestsByStatus[BatchReceipt.pending] == 2)
@@ -49,12 +60,10 @@ struct BatchReceiptLedgerTests {
 
     @Test("an outcome whose item lists were left out as too large: its failures are not reported OK, and its items are marked incomplete")
     func listsLeftOut() {
-        var outcome = BatchProgressTests.outcome("r-1", items: 2, at: 1, status: .partial)
-        outcome.target = ["topic": "movies"]
-        outcome.op = .topicsSubscribe
+        var outcome = self.outcome("r-1", items: 2, at: 1, status: .partial, op: .topicsSubscribe, target: ["topic": "movies"])
         outcome.counts = ["OK": 1, "NOT_FOUND": 1]
         outcome = outcome.withoutItemLists(because: "too large")
-        let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(outcome, offset: 0)], requests: [request], cancels: [])
+        let receipt = self.receipt([outcome], [request])
         let line = receipt.requests.first
         #expect(line?.items.map(\.code) == [nil, nil], "which item failed is not known: \(line?.items.map(\.code) ?? [])")
         #expect(line?.itemsComplete == false)
@@ -65,17 +74,11 @@ struct BatchReceiptLedgerTests {
         let first = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a", "b"], batch: "gdpr-7")
         var second = first
         second.items = ["b"]
-        var ran = BatchProgressTests.outcome("x", items: 2, at: 1, status: .partial)
-        ran.target = ["topic": "t"]
-        ran.op = .topicsSubscribe
+        var ran = outcome("x", items: 2, at: 1, status: .partial, op: .topicsSubscribe, target: ["topic": "t"])
         ran.counts = ["OK": 1, "UNAVAILABLE": 1]
         ran.failedItems = [FailedItem(index: 1, item: "b", code: .unavailable, attempts: 8, message: nil)]
-        var duplicate = BatchProgressTests.outcome("x", items: 0, at: 2, status: .rejected)
-        duplicate.target = ["topic": "t"]
-        duplicate.op = .topicsSubscribe
-        let receipt = BatchReceipt(
-            manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(duplicate, offset: 1)],
-            requests: [first, second], cancels: [])
+        let duplicate = outcome("x", items: 0, at: 2, status: .rejected, op: .topicsSubscribe, target: ["topic": "t"])
+        let receipt = self.receipt([ran, duplicate], [first, second])
         let items = receipt.requests.first?.items ?? []
         #expect(!items.contains { $0.item == "b" && $0.code == "OK" }, "\(items)")
         #expect(
@@ -100,9 +103,7 @@ struct BatchReceiptLedgerTests {
         var refused = BatchProgressTests.outcome("gdpr-000003", items: 0, at: 2, status: .rejected)
         refused.target = ["subject": "s"]
         refused.duplicateOf = "requests/0/1"
-        let receipt = BatchReceipt(
-            manifest: deletions, outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(refused, offset: 1)],
-            requests: [forged, real], cancels: [])
+        let receipt = self.receipt([ran, refused], [forged, real], manifest: deletions)
         let line = receipt.requests.first
         #expect(line?.status == BatchReceipt.pending && line?.itemsComplete == false)
         #expect(
@@ -118,11 +119,9 @@ struct BatchReceiptLedgerTests {
         let first = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a1", "a2"], replayOf: "x", priorAttempts: 6, batch: "gdpr-7")
         var second = first
         second.items = ["b"]
-        var ran = BatchProgressTests.outcome("x", items: 2, at: 1)
-        ran.target = ["topic": "t"]
-        ran.op = .topicsSubscribe
+        var ran = outcome("x", items: 2, at: 1, op: .topicsSubscribe, target: ["topic": "t"])
         ran.replayOf = "x"
-        let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [first, second], cancels: [])
+        let receipt = self.receipt([ran], [first, second])
         #expect(receipt.requests.first?.status == BatchReceipt.pending)
         #expect(receipt.requests.first?.items.map(\.code) == ["OK", "OK", nil] && receipt.requests.first?.items.map(\.item) == ["a1", "a2", "b"])
         #expect(receipt.requestsByStatus == [BatchReceipt.pending: 1])
@@ -133,14 +132,10 @@ struct BatchReceiptLedgerTests {
         let real = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("a"), items: ["t1"], batch: "gdpr-7")
         var forged = real
         forged.target = .topic("b")
-        var ran = BatchProgressTests.outcome("x", items: 1, at: 1)
-        ran.op = .topicsSubscribe
-        ran.target = ["topic": "b"]
+        let ran = outcome("x", items: 1, at: 1, op: .topicsSubscribe, target: ["topic": "b"])
         var refused = BatchProgressTests.outcome("x", items: 0, at: 2, status: .rejected)
         refused.duplicateOf = "requests/0/1"
-        let receipt = BatchReceipt(
-            manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0), BatchReceiptTests.record(refused, offset: 1)],
-            requests: [forged, real], cancels: [])
+        let receipt = self.receipt([ran, refused], [forged, real])
         #expect(receipt.requests.first?.status == BatchReceipt.pending && receipt.requests.first?.itemsComplete == false)
         #expect(receipt.requests.first?.items.map(\.code) == ["OK", nil])
     }
@@ -150,15 +145,9 @@ struct BatchReceiptLedgerTests {
         let all = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a", "b", "c"], replayOf: "x", priorAttempts: 6, batch: "gdpr-7")
         var some = all
         some.items = ["c", "d"]
-        var first = BatchProgressTests.outcome("x", items: 3, at: 1)
-        first.op = .topicsSubscribe
-        first.target = ["topic": "t"]
-        var second = BatchProgressTests.outcome("x", items: 2, at: 2)
-        second.op = .topicsSubscribe
-        second.target = ["topic": "t"]
-        let receipt = BatchReceipt(
-            manifest: manifest(), outcomes: [BatchReceiptTests.record(first, offset: 0), BatchReceiptTests.record(second, offset: 1)],
-            requests: [all, some], cancels: [])
+        let first = outcome("x", items: 3, at: 1, op: .topicsSubscribe, target: ["topic": "t"])
+        let second = outcome("x", items: 2, at: 2, op: .topicsSubscribe, target: ["topic": "t"])
+        let receipt = self.receipt([first, second], [all, some])
         #expect(receipt.requests.first?.status == "succeeded" && receipt.requests.first?.itemsComplete == true)
         #expect(receipt.requests.first?.items.map(\.item) == ["c", "d", "a", "b", "c"])
         #expect(receipt.requests.first?.items.allSatisfy { $0.code == "OK" } == true)
@@ -182,9 +171,7 @@ struct BatchReceiptLedgerTests {
         done.receipt = [ItemReceipt(item: "c", code: .ok, at: done.completedAt)]
         var deletions = manifest()
         deletions.op = .installationsDelete
-        let receipt = BatchReceipt(
-            manifest: deletions, outcomes: [BatchReceiptTests.record(failed, offset: 0), BatchReceiptTests.record(done, offset: 1)],
-            requests: [first, second], cancels: [])
+        let receipt = self.receipt([failed, done], [first, second], manifest: deletions)
         let line = receipt.requests.first
         #expect(line?.status == "partial" && line?.itemsComplete == true)
         #expect(line?.items.map(\.item) == ["c", "a", "b"] && line?.items.map(\.code) == ["OK", "OK", "UNAVAILABLE"])
@@ -196,34 +183,22 @@ struct BatchReceiptLedgerTests {
         var replay = whole
         replay.items = ["b"]
         replay.replayOf = "x"
-        var compact = BatchProgressTests.outcome("x", items: 3, at: 1, status: .partial)
-        compact.op = .topicsUnsubscribe
-        compact.target = ["topic": "t1"]
+        var compact = outcome("x", items: 3, at: 1, status: .partial, op: .topicsUnsubscribe, target: ["topic": "t1"])
         compact.counts = ["OK": 1, "UNAVAILABLE": 1, "NOT_FOUND": 1]
         compact = compact.withoutItemLists(because: "too large")
-        var settled = BatchProgressTests.outcome("x", items: 1, at: 2)
-        settled.op = .topicsUnsubscribe
-        settled.target = ["topic": "t1"]
-        let unknown = BatchReceipt(
-            manifest: manifest(), outcomes: [BatchReceiptTests.record(compact, offset: 0), BatchReceiptTests.record(settled, offset: 1)],
-            requests: [whole, replay], cancels: [])
+        let settled = outcome("x", items: 1, at: 2, op: .topicsUnsubscribe, target: ["topic": "t1"])
+        let unknown = receipt([compact, settled], [whole, replay])
         #expect(unknown.requests.first?.status == "partial" && unknown.requests.first?.itemsComplete == false)
         var elsewhere = whole
         elsewhere.target = .topic("t2")
         elsewhere.items = ["a"]
-        var failed = BatchProgressTests.outcome("x", items: 1, at: 1, status: .failed)
-        failed.op = .topicsUnsubscribe
-        failed.target = ["topic": "t1"]
+        var failed = outcome("x", items: 1, at: 1, status: .failed, op: .topicsUnsubscribe, target: ["topic": "t1"])
         failed.counts = ["UNAVAILABLE": 1]
         failed.failedItems = [FailedItem(index: 0, item: "a", code: .unavailable, attempts: 6, message: nil)]
         var one = whole
         one.items = ["a"]
-        var other = BatchProgressTests.outcome("x", items: 1, at: 2)
-        other.op = .topicsUnsubscribe
-        other.target = ["topic": "t2"]
-        let targets = BatchReceipt(
-            manifest: manifest(), outcomes: [BatchReceiptTests.record(failed, offset: 0), BatchReceiptTests.record(other, offset: 1)],
-            requests: [one, elsewhere], cancels: [])
+        let other = outcome("x", items: 1, at: 2, op: .topicsUnsubscribe, target: ["topic": "t2"])
+        let targets = receipt([failed, other], [one, elsewhere])
         #expect(targets.requests.first?.status == "partial", "\(targets.requests.first?.items ?? [])")
     }
 
@@ -235,9 +210,7 @@ struct BatchReceiptLedgerTests {
             record.items = number == 0 ? ["i0", "j0"] : ["i\(number)"]
             return record
         }
-        var ran = BatchProgressTests.outcome("x", items: 2, at: 1)
-        ran.op = .topicsSubscribe
-        ran.target = ["topic": "t"]
+        let ran = outcome("x", items: 2, at: 1, op: .topicsSubscribe, target: ["topic": "t"])
         let outcomes = (0..<400).map { BatchReceiptTests.record(ran, offset: Int64($0)) }
         let receipt = BatchReceipt(manifest: manifest(), outcomes: outcomes, requests: records, cancels: [])
         let line = receipt.requests.first
@@ -251,17 +224,11 @@ struct BatchReceiptLedgerTests {
         var replay = first
         replay.items = ["b"]
         replay.replayOf = "x"
-        var partial = BatchProgressTests.outcome("x", items: 2, at: 1, status: .partial)
-        partial.op = .topicsSubscribe
-        partial.target = ["topic": "t"]
+        var partial = outcome("x", items: 2, at: 1, status: .partial, op: .topicsSubscribe, target: ["topic": "t"])
         partial.counts = ["OK": 1, "UNAVAILABLE": 1]
         partial.failedItems = [FailedItem(index: 1, item: "b", code: .unavailable, attempts: 6, message: nil)]
-        var settled = BatchProgressTests.outcome("x", items: 1, at: 2)
-        settled.op = .topicsSubscribe
-        settled.target = ["topic": "t"]
-        var cancelled = BatchProgressTests.outcome("x", items: 0, at: 3, status: .cancelled)
-        cancelled.op = .topicsSubscribe
-        cancelled.target = ["topic": "t"]
+        let settled = outcome("x", items: 1, at: 2, op: .topicsSubscribe, target: ["topic": "t"])
+        var cancelled = outcome("x", items: 0, at: 3, status: .cancelled, op: .topicsSubscribe, target: ["topic": "t"])
         cancelled.counts = [Outcome.cancelledItems: 2]
         let receipt = BatchReceipt(
             manifest: manifest(),
@@ -282,9 +249,7 @@ struct BatchReceiptLedgerTests {
         ]
         var cancelledReplay = cancelled
         cancelledReplay.counts = [Outcome.cancelledItems: 1]
-        let none = BatchReceipt(
-            manifest: manifest(), outcomes: [BatchReceiptTests.record(failed, offset: 0), BatchReceiptTests.record(cancelledReplay, offset: 1)],
-            requests: [first, replay], cancels: [])
+        let none = self.receipt([failed, cancelledReplay], [first, replay])
         #expect(none.requests.first?.status == "failed", "\(none.requests.first?.items ?? [])")
     }
 
@@ -300,9 +265,7 @@ struct BatchReceiptLedgerTests {
         cancelled.target = ["subject": "s"]
         var refused = BatchProgressTests.outcome("x", items: 0, at: 2, status: .rejected)
         refused.duplicateOf = "requests/0/1"
-        let receipt = BatchReceipt(
-            manifest: deletions, outcomes: [BatchReceiptTests.record(cancelled, offset: 0), BatchReceiptTests.record(refused, offset: 1)],
-            requests: [forged, real], cancels: [])
+        let receipt = self.receipt([cancelled, refused], [forged, real], manifest: deletions)
         let line = receipt.requests.first
         #expect(line?.status == "cancelled" && line?.itemsComplete == false)
         #expect(line?.items.map(\.item) == ["junk", "fid-1", "fid-2"] && line?.items.map(\.code) == [Outcome.cancelledItems, nil, nil])
@@ -310,16 +273,12 @@ struct BatchReceiptLedgerTests {
 
     @Test("a duplicate's rejection read before the outcome of the request in flight: the request is pending, not rejected")
     func duplicateBeforeTheOutcome() {
-        var duplicate = BatchProgressTests.outcome("r-1", items: 0, at: 1, status: .rejected)
-        duplicate.target = ["topic": "movies"]
-        duplicate.op = .topicsSubscribe
+        var duplicate = outcome("r-1", items: 0, at: 1, status: .rejected, op: .topicsSubscribe, target: ["topic": "movies"])
         duplicate.duplicateOf = "requests/0/7"
-        let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(duplicate, offset: 0)], requests: [request], cancels: [])
+        let receipt = self.receipt([duplicate], [request])
         #expect(receipt.requests.first?.status == BatchReceipt.pending)
         #expect(receipt.requests.first?.outcomes == 1 && receipt.outcomeRecords == 1, "still hashed and counted")
-        var ran = BatchProgressTests.outcome("r-1", items: 2, at: 2)
-        ran.target = ["topic": "movies"]
-        ran.op = .topicsSubscribe
+        let ran = outcome("r-1", items: 2, at: 2, op: .topicsSubscribe, target: ["topic": "movies"])
         let later = BatchReceipt(
             manifest: manifest(), outcomes: [BatchReceiptTests.record(duplicate, offset: 0), BatchReceiptTests.record(ran, offset: 1)], requests: [request],
             cancels: [])
@@ -331,17 +290,15 @@ struct BatchReceiptLedgerTests {
         let one = PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a"], batch: "gdpr-7")
         var other = one
         other.items = ["c"]
-        var ran = BatchProgressTests.outcome("x", items: 1, at: 1)
-        ran.target = ["topic": "t"]
-        ran.op = .topicsSubscribe
-        let receipt = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [one, other], cancels: [])
+        let ran = outcome("x", items: 1, at: 1, op: .topicsSubscribe, target: ["topic": "t"])
+        let receipt = self.receipt([ran], [one, other])
         let line = receipt.requests.first
         #expect(line?.items.allSatisfy { $0.code == nil } == true, "\(line?.items ?? [])")
         #expect(line?.itemsComplete == false)
         // A record whose items do not fit (its count) is not the one that ran, even alone.
         var longer = one
         longer.items = ["a", "c"]
-        let alone = BatchReceipt(manifest: manifest(), outcomes: [BatchReceiptTests.record(ran, offset: 0)], requests: [longer], cancels: [])
+        let alone = self.receipt([ran], [longer])
         #expect(alone.requests.first?.items.allSatisfy { $0.code == nil } == true && alone.requests.first?.itemsComplete == false)
     }
 
