@@ -31,8 +31,8 @@ public struct BatchProgress: Sendable, Hashable {
         var completedAt: Date
         var status: OutcomeStatus
 
-        /// Whether its delivery called the backend (not `rejected` or `cancelled`).
-        var called: Bool { status != .rejected && status != .cancelled }
+        /// Whether its delivery called the backend (`OutcomeStatus.called`).
+        var called: Bool { status.called }
     }
 
     /// The batch, as its latest manifest says (`iidbatch batches watch` follows it to `submitted`).

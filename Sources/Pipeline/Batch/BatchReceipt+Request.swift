@@ -18,11 +18,6 @@ extension BatchReceipt {
         }
     }
 
-    /// Whether `outcome` shows a backend call made in its delivery (not `rejected` or `cancelled`).
-    static func called(_ outcome: Outcome) -> Bool {
-        outcome.status != .rejected && outcome.status != .cancelled
-    }
-
     /// The line of request `id`, from its batch's `records`, its reported outcome (`latest`) and
     /// `answers`, its outcomes that called or cancelled (duplicates' rejections left out), in
     /// order. Each distinct record (`Shape`) is answered by the last outcome that fits it and no
@@ -60,7 +55,7 @@ extension BatchReceipt {
         if distinct.count > 1, distinct.count * answers.count <= mostFits {
             for answer in answers {
                 guard let index = answered(by: answer) else { continue }
-                if let kept = answerOf[index], Self.called(kept), !Self.called(answer) { continue }
+                if let kept = answerOf[index], kept.status.called, !answer.status.called { continue }
                 answerOf[index] = answer
             }
         }
@@ -81,7 +76,7 @@ extension BatchReceipt {
             }
         }
         guard unanswered.isEmpty else {
-            let called = Self.called(outcome)
+            let called = outcome.status.called
             return Request(
                 id: id, status: called ? pending : outcome.status.rawValue, outcome: position, outcomes: outcomes,
                 completedAt: called ? nil : outcome.completedAt, items: items + unanswered, itemsComplete: false)

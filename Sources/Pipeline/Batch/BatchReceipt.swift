@@ -136,7 +136,7 @@ public struct BatchReceipt: Sendable {
             if entry.outcome.duplicateOf == nil, entry.outcome.status != .rejected { answers[id, default: []].append(entry.outcome) }
             if entry.outcome.duplicateOf != nil {
                 // A duplicate of a request in flight says nothing of how that request ends.
-            } else if let kept = latest[id], Self.called(kept.outcome), !Self.called(entry.outcome) {
+            } else if let kept = latest[id], kept.outcome.status.called, !entry.outcome.status.called {
                 // A redelivery cancelled or rejected after a delivery that called: what happened stays.
             } else {
                 latest[id] = entry

@@ -41,19 +41,14 @@ struct RequestLedger: Sendable {
         latestCounts = outcome.counts
         latestStatus = outcome.status
         op = outcome.op
-        uncalledOnly = Self.calledNothing(outcome)
+        uncalledOnly = !outcome.status.called
         take(outcome)
-    }
-
-    /// Whether `outcome` says nothing was called for its request: a rejection or a cancel.
-    private static func calledNothing(_ outcome: Outcome) -> Bool {
-        outcome.status == .rejected || outcome.status == .cancelled
     }
 
     /// Applies a later outcome of the same request, or of a replay of it, whose records (those
     /// read) are `replays`.
     mutating func apply(_ outcome: Outcome, replays: [PipelineRequest]) {
-        if Self.calledNothing(outcome) {
+        if !outcome.status.called {
             // A rejected or cancelled record changed nothing at the backend; it cannot undo what
             // was done.
             if uncalledOnly {

@@ -14,6 +14,11 @@ public enum OutcomeStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// made for it: nothing was called, and it is not dead-lettered.
     case cancelled
 
+    /// Whether an outcome of this status shows backend calls made in its delivery: false for
+    /// `rejected` and `cancelled`, whose deliveries called nothing (so, in the operator's tools,
+    /// they never replace or undo an outcome that called).
+    public var called: Bool { self != .rejected && self != .cancelled }
+
     /// The status of a request whose items ended with `codes`.
     public static func of(_ codes: some Sequence<ResultCode>) -> OutcomeStatus {
         var succeeded = 0
