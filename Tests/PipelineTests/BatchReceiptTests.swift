@@ -81,6 +81,18 @@ struct BatchReceiptTests {
         #expect(lines.count == 6 && lines[5].isEmpty, "\(csv)")
     }
 
+    @Test(
+        "a CSV field is quoted by its bytes: a quote, comma, CR or LF inside one character (a combining mark after it, a prepend before it) is quoted and doubled"
+    )
+    func csvQuotesByBytes() {
+        for (field, written) in [
+            ("\"\u{301}", "\"\"\"\u{301}\""), (",\u{301}", "\",\u{301}\""), ("\u{600},", "\"\u{600},\""), ("a\r\u{301}", "\"a\r\u{301}\""),
+            ("q\"\u{301}x", "\"q\"\"\u{301}x\""), ("plain", "plain"),
+        ] {
+            #expect(Array(BatchReceipt.csvField(field).utf8) == Array(written.utf8), "\(Array(field.unicodeScalars))")
+        }
+    }
+
     @Test("the JSON document names the cancels of the batch, the totals and the digest, and parses")
     func document() throws {
         let manifest = BatchManifestTests.manifest(.submitted)

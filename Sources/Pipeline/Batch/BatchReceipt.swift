@@ -252,9 +252,20 @@ public struct BatchReceipt: Sendable {
     }
 
     /// `field` as RFC 4180 writes it: in double quotes, its quotes doubled, when it holds a comma,
-    /// a quote, a CR or an LF.
+    /// a quote, a CR or an LF. Looked for by UTF-8 byte, as a CSV reader splits: a quote with a
+    /// combining mark after it is one Swift `Character`, yet a reader's quote (an item chosen so
+    /// would open a quoted field that swallows the rows after it).
     public static func csvField(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let quote = UInt8(ascii: "\"")
+        guard field.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == quote || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) else {
+            return field
+        }
+        var bytes = [quote]
+        for byte in field.utf8 {
+            bytes.append(byte)
+            if byte == quote { bytes.append(quote) }
+        }
+        bytes.append(quote)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
