@@ -21,6 +21,22 @@ struct AdversarialAnswerTests {
             (404, #"{"error": "Cannot DELETE &#47;v1&#47;project&#47;p&#47;instanceId&#47;fid"}"#),
             (404, #"{"error": "no route for DELETE ?instanceId=fid"}"#),
             (404, #"{"error": "no route for C:\\v1\\fid"}"#),
+            // A NOT_FOUND whose details say what is missing, and it is another thing (a mistyped
+            // project), or details of no known kind; another FID of letters and `_` only.
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceType": "project", "resourceName": "projects/p-typo"}]}}"#
+            ),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/other"}]}}"#
+            ),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "CONSUMER_INVALID"}]}}"#
+            ),
+            (404, #"{"error": {"code": 404, "message": "Instance abcDEFghiJKLmnoPQRstuv not found", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": "Instance ID \"fid\" not found, nor abcDEFghiJKL_noPQRstuv"}"#),
         ])
     func deletionNoReceipt(status: Int, body: String) {
         let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)
@@ -32,25 +48,50 @@ struct AdversarialAnswerTests {
         for body in [
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, #"{"error": {"status": "NOT_FOUND"}}"#,
             #"{"error": {"code": 404, "message": "Instance fid not found", "status": "NOT_FOUND"}}"#, #"{"error": "Instance ID \"fid\": NOT_FOUND"}"#,
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceType": "installation", "resourceName": "projects/p/installations/fid"}]}}"#,
         ] {
             #expect(ResultClassifier.deleteInstance(id: "fid", status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .alreadyAbsent, "\(body)")
         }
     }
 
+    /// The subscription the tests' subscribe calls name (after `projects/{p}/`).
+    static let subscription = "registrations/t/topicSubscriptions/news"
+
     @Test(
-        "§2.6 FCM v1: a 2xx that is an error body, or not a 200, is no subscription",
+        "§2.6 FCM v1 subscribe: a 2xx that is an error body, not a 200, or not the subscription it asked for (another's, none, a status page) is no subscription",
         arguments: [
             (200, #"{"error": {"code": 403, "status": "PERMISSION_DENIED"}}"#), (200, #"{"error": "login required"}"#), (204, ""),
-            (202, #"{"status": "login required"}"#),
+            (202, #"{"status": "login required"}"#), (200, #"{"status": "login required"}"#),
+            (200, #"{"success": false, "message": "upstream timed out"}"#), (200, #"{"fault": {"faultstring": "x"}}"#), (200, #"{"errors": []}"#),
+            (200, #"{"name": "projects/OTHER/registrations/x/topicSubscriptions/y"}"#),
+            (200, #"{"name": "projects/p/registrations/t/topicSubscriptions/news2"}"#),
+            (200, #"{"name": "projects/p/registrations/t/topicSubscriptions/news/x"}"#), (200, #"{"name": "registrations/t/topicSubscriptions/news"}"#),
+            (200, #"{"name": 7}"#), (200, ""), (200, "{}"),
         ])
     func fcmSuccessIsTheResource(status: Int, body: String) {
-        #expect(!ResultClassifier.isSubscriptionAnswer(status: status, body: Data(body.utf8)), "HTTP \(status) \(body)")
+        #expect(!ResultClassifier.isSubscriptionAnswer(status: status, body: Data(body.utf8), naming: Self.subscription), "HTTP \(status) \(body)")
     }
 
-    @Test("§2.6 FCM v1: a 200 with the subscription, {} or nothing is the API's success")
+    @Test(
+        "§2.6 FCM v1 unsubscribe: only a 200 with nothing or {} (google.protobuf.Empty) is the API's success",
+        arguments: [
+            (200, #"{"success": false}"#), (200, #"{"name": "projects/p/registrations/t/topicSubscriptions/news"}"#), (204, ""), (200, "[]"),
+            (200, "<html>OK</html>"),
+        ])
+    func fcmUnsubscribeSuccessIsEmpty(status: Int, body: String) {
+        #expect(!ResultClassifier.isSubscriptionAnswer(status: status, body: Data(body.utf8), naming: nil), "HTTP \(status) \(body)")
+    }
+
+    @Test("§2.6 FCM v1: a 200 with the subscription asked for (any project form, more members beside it) is subscribe's success; {} or nothing unsubscribe's")
     func fcmSuccessKept() {
-        for body in ["", "{}", #"{"name": "projects/p/registrations/t/topicSubscriptions/news"}"#] {
-            #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8)), "\(body)")
+        for body in [
+            #"{"name": "projects/p/registrations/t/topicSubscriptions/news"}"#,
+            #"{"name": "projects/123456789012/registrations/t/topicSubscriptions/news", "createTime": "2026-11-27T00:00:00Z"}"#,
+        ] {
+            #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8), naming: Self.subscription), "\(body)")
+        }
+        for body in ["", "{}", " { } "] {
+            #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8), naming: nil), "\(body)")
         }
     }
 

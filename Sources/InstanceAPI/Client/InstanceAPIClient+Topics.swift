@@ -55,7 +55,8 @@ extension InstanceAPIClient {
         let url = configuration.iidBaseURL + "/iid/v1/" + Self.segment(token) + "/rel/topics/" + Self.segment(name)
         let answer = try await send(.topicRelation, .POST, url, json: ByteBuffer(string: "{}"), headers: [("access_token_auth", "true")])
         if answer.status == 200 {
-            guard answer.body.isEmpty || ResultClassifier.isObjectAnswer(answer.body) else {
+            // §2.2: `200 {}`; JSON about anything else (`{"success": false}`) is no receipt.
+            guard ResultClassifier.isEmptyAnswer(answer.body) else {
                 throw .malformedResponse(api: .topicRelation, status: 200, message: "not the API's answer: \(answer.text)")
             }
             return .ok
@@ -75,9 +76,12 @@ extension InstanceAPIClient {
         try APILimits.identifier(token, field: "registration")
         let resource = subscriptionsPath(registration: token) + "/" + Self.segment(name)
         // The body names the resource as it is (the URL carries it percent-encoded: a token's `:`
-        // is `%3A` there, and `:` in the name).
-        let named = TopicSubscriptionList.Subscription(name: "projects/\(projectID)/registrations/\(token)/topicSubscriptions/\(name)")
-        return try await fcmV1(.fcmSubscribe, .PATCH, configuration.fcmBaseURL + resource + "?allowMissing=true", body: ByteBuffer(bytes: named.jsonBytes()))
+        // is `%3A` there, and `:` in the name); the answer must name it too.
+        let subscription = "registrations/\(token)/topicSubscriptions/\(name)"
+        let named = TopicSubscriptionList.Subscription(name: "projects/\(projectID)/" + subscription)
+        return try await fcmV1(
+            .fcmSubscribe, .PATCH, configuration.fcmBaseURL + resource + "?allowMissing=true", body: ByteBuffer(bytes: named.jsonBytes()),
+            naming: subscription)
     }
 
     /// §2.6: unsubscribes one registration (an FCM token or a FID) through the FCM v1 API;
@@ -86,7 +90,7 @@ extension InstanceAPIClient {
         let name = try APILimits.topicName(topic)
         try APILimits.identifier(token, field: "registration")
         let url = configuration.fcmBaseURL + subscriptionsPath(registration: token) + "/" + Self.segment(name) + "?allow_missing=true"
-        return try await fcmV1(.fcmUnsubscribe, .DELETE, url, body: nil)
+        return try await fcmV1(.fcmUnsubscribe, .DELETE, url, body: nil, naming: nil)
     }
 
     /// §2.6: every topic one registration (an FCM token or a FID) is subscribed to, from the list
@@ -117,11 +121,15 @@ extension InstanceAPIClient {
         "/v1/projects/\(Self.segment(projectID))/registrations/" + Self.segment(registration) + "/topicSubscriptions"
     }
 
-    private func fcmV1(_ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: ByteBuffer?) async throws(InstanceAPIError) -> ItemResult {
+    /// One FCM v1 topic call; its 200 is a success only as `ResultClassifier.isSubscriptionAnswer`
+    /// says for `resource` (the subscription a subscribe names; nil for an unsubscribe).
+    private func fcmV1(_ api: BackendAPI, _ method: HTTPMethod, _ url: String, body: ByteBuffer?, naming resource: String?) async throws(InstanceAPIError)
+        -> ItemResult
+    {
         let answer = try await send(api, method, url, json: body, headers: [("X-GOOG-API-FORMAT-VERSION", "2")])
         if (200..<300).contains(answer.status) {
-            // The subscription, or `{}`: a page (a captive proxy's) is no receipt.
-            guard ResultClassifier.isSubscriptionAnswer(status: answer.status, body: answer.body) else {
+            // The subscription asked for, or an unsubscribe's `{}`: a page (a captive proxy's) or other JSON is no receipt.
+            guard ResultClassifier.isSubscriptionAnswer(status: answer.status, body: answer.body, naming: resource) else {
                 throw .malformedResponse(api: api, status: answer.status, message: "not the API's answer: \(answer.text)")
             }
             return .ok

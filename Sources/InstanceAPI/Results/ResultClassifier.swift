@@ -258,11 +258,24 @@ package enum ResultClassifier {
         text.split(whereSeparator: { !$0.isLetter }).contains { $0 == word }
     }
 
-    /// True when an FCM v1 topic call's answer (`status`, `body`) is its success: a 200 with the
-    /// subscription, `{}` or nothing. Another 2xx (Google's APIs answer 200), a page or an error
-    /// body (`isObjectAnswer`) is no receipt, whatever its status says.
-    public static func isSubscriptionAnswer(status: Int, body: Data) -> Bool {
-        status == 200 && (body.isEmpty || isObjectAnswer(body))
+    /// True when an FCM v1 topic call's answer (`status`, `body`) is its success: a 200 whose
+    /// body is, for a subscribe, the subscription it asked for (a JSON object without an `error`
+    /// member whose `name` is `projects/{any one segment}/` followed by `resource`, byte for byte;
+    /// other members may stand beside it), and for an unsubscribe (`resource` nil), nothing or
+    /// `{}` (`google.protobuf.Empty`). Another 2xx (Google's APIs answer 200), a page, an error
+    /// body, or JSON about anything else (`{"success": false}`, another subscription) is no
+    /// receipt, whatever its status says.
+    public static func isSubscriptionAnswer(status: Int, body: Data, naming resource: String?) -> Bool {
+        guard status == 200 else { return false }
+        guard let resource else { return isEmptyAnswer(body) }
+        guard let value = try? JSONValue.parse(bytes: [UInt8](body)), case .object = value, value[FCMErrorBody.CodingKeys.error] == nil,
+            let name = value[TopicSubscriptionList.Subscription.CodingKeys.name]?.stringValue
+        else { return false }
+        let projects = "projects/".utf8
+        guard name.utf8.starts(with: projects) else { return false }
+        let afterProjects = name.utf8.dropFirst(projects.count)
+        guard let slash = afterProjects.firstIndex(of: UInt8(ascii: "/")), slash != afterProjects.startIndex else { return false }
+        return afterProjects[afterProjects.index(after: slash)...].elementsEqual(resource.utf8)
     }
 
     /// The failure code `name` spells; nil for an unknown name and for a success code's name

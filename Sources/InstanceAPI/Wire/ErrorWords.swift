@@ -92,7 +92,8 @@ struct ErrorWords {
 
     /// Whether the rest names a thing other than the item (`otherThings`) or another id (a run of
     /// 8 or more letters, digits, `-` and `_` holding a digit or `-`: `fid-abcdef` beside the item
-    /// `fid-abc`; a code's name, `NOT_FOUND`, is none), or the item stands in a quoted path.
+    /// `fid-abc`; a code's name, `NOT_FOUND`, is none; or a run of `longestWord` or more letters and
+    /// `_`: a FID of those alone), or the item stands in a quoted path.
     var namesAnotherThing: Bool {
         quotesItemInPath || namesAnotherID
             || words.contains { word in Self.otherShortThings.contains(word) || Self.otherThings.contains { word.hasPrefix($0) } }
@@ -108,7 +109,7 @@ struct ErrorWords {
             if letter || mark || byte == UInt8(ascii: "_") {
                 run += 1
                 marked = marked || mark
-                if run >= 8, marked { return true }
+                if run >= 8, marked || run > Self.longestWord { return true }
             } else {
                 run = 0
                 marked = false
@@ -116,6 +117,10 @@ struct ErrorWords {
         }
         return false
     }
+
+    /// The longest run of letters and `_` read as a word, not an id: longer than the words of
+    /// Google's errors (`NOT_FOUND`, `unauthenticated`), shorter than a FID (22).
+    static let longestWord = 15
 
     /// Whether the rest names the kind of thing asked for (`theThing`), as a word or its start.
     var namesTheThing: Bool { words.contains { word in Self.theThing.contains { word.hasPrefix($0) } } }

@@ -44,25 +44,43 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         public var domain: String?
         /// More about it, in `google.rpc.ErrorInfo` details (`service`: `iid.googleapis.com`).
         public var metadata: [String: String]?
+        /// The resource it is about, in `google.rpc.ResourceInfo` details
+        /// (`projects/p/installations/fid`).
+        public var resourceName: String?
 
         /// A detail.
-        public init(type: String?, errorCode: String?, reason: String? = nil, domain: String? = nil, metadata: [String: String]? = nil) {
+        public init(
+            type: String?, errorCode: String?, reason: String? = nil, domain: String? = nil, metadata: [String: String]? = nil, resourceName: String? = nil
+        ) {
             self.type = type
             self.errorCode = errorCode
             self.reason = reason
             self.domain = domain
             self.metadata = metadata
+            self.resourceName = resourceName
         }
 
         /// The wire names, read by `FCMErrorBody.init?(apiAnswer:)` too (a test holds the two together).
         enum CodingKeys: String, CodingKey, CaseIterable {
             case type = "@type"
-            case errorCode, reason, domain, metadata
+            case errorCode, reason, domain, metadata, resourceName
+        }
+
+        /// True when it is a `google.rpc.ResourceInfo` whose `resourceName` is `item` or ends in
+        /// `/` and `item`, byte for byte: a detail about that item alone.
+        func isResourceInfo(of item: String) -> Bool {
+            guard type == FCMErrorBody.resourceInfoType, let name = resourceName?.utf8 else { return false }
+            let needle = item.utf8
+            guard name.count >= needle.count, !needle.isEmpty, name.suffix(needle.count).elementsEqual(needle) else { return false }
+            return name.count == needle.count || name.dropLast(needle.count).last == UInt8(ascii: "/")
         }
     }
 
     /// The `@type` of FCM's own error detail.
     public static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+
+    /// The `@type` of the detail that names the resource an error is about.
+    public static let resourceInfoType = "type.googleapis.com/google.rpc.ResourceInfo"
 
     /// The structured error, when `error` is an object.
     public var error: Status?
@@ -108,7 +126,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             if case .object(let members)? = detail[Key.metadata] { metadata = members.compactMapValues(\.stringValue) }
             return Detail(
                 type: detail[Key.type]?.stringValue, errorCode: detail[Key.errorCode]?.stringValue, reason: detail[Key.reason]?.stringValue,
-                domain: detail[Key.domain]?.stringValue, metadata: metadata)
+                domain: detail[Key.domain]?.stringValue, metadata: metadata, resourceName: detail[Key.resourceName]?.stringValue)
         }
         self.error = Status(code: code, message: error[Key.message]?.stringValue, status: error[Key.status]?.stringValue, details: details)
         self.errorString = nil
@@ -132,10 +150,13 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// other thing (`Project p not found.`) and is empty, holds the item or names the kind of
     /// thing asked for (`Requested entity was not found.`); or a plain string error (the legacy
     /// endpoints' form) naming it (`names(_:)`: not only inside a quoted path), saying it is not
-    /// found (`ErrorWords.notFound`) and naming no other thing.
+    /// found (`ErrorWords.notFound`) and naming no other thing. A structured error with details
+    /// is one only when each is a `ResourceInfo` of the item (`detailsAreOnlyAbout`): a detail
+    /// naming another resource (a mistyped project) or of another kind says what is missing is
+    /// something else, or says more than can be read here.
     public func isNotFound(_ item: String) -> Bool {
         guard let error else { return isLegacyWord(ErrorWords.notFound, about: item) }
-        guard error.status == "NOT_FOUND", isAnswer(toStatus: 404) else { return false }
+        guard error.status == "NOT_FOUND", isAnswer(toStatus: 404), detailsAreOnlyAbout(item) else { return false }
         guard let message = error.message, !message.allSatisfy(\.isWhitespace) else { return true }
         let words = ErrorWords(message, item: item)
         return !words.namesAnotherThing && (words.holdsItem || words.namesTheThing)
@@ -148,7 +169,14 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// (`ABORTED`, a deletion `already in progress`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
         guard let error else { return isLegacyWord(ErrorWords.alreadyGone, about: item) }
-        return error.status == "ALREADY_EXISTS" && isAnswer(toStatus: 409) && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
+        return error.status == "ALREADY_EXISTS" && isAnswer(toStatus: 409) && detailsAreOnlyAbout(item)
+            && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
+    }
+
+    /// True when the structured error has no details, or each is a `ResourceInfo` of `item`
+    /// (`Detail.isResourceInfo(of:)`).
+    func detailsAreOnlyAbout(_ item: String) -> Bool {
+        (error?.details ?? []).allSatisfy { $0.isResourceInfo(of: item) }
     }
 
     /// Whether the plain string error names `item` and, the item's own bytes set aside,
