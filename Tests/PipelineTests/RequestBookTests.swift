@@ -109,6 +109,29 @@ struct RequestBookTests {
             return
         }
     }
+
+    @Test(
+        "a malformed record with the id of a request in flight is that id's duplicate: its rejection names the request in flight within a batch, so no tool takes it for the id's end"
+    )
+    func malformedDuplicate() throws {
+        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)
+        _ = book.assign([p0])
+        var first = request("a", items: 1)
+        first.batch = "gdpr-7"
+        _ = try admit(&book, 0, first)
+        for (offset, batch, named) in [(Int64(1), "gdpr-7", true), (2, "gdpr-8", false)] {
+            let bytes = Array(#"{"id":"a","op":"topics.subscribe","topic":"news","tokens":[],"batch":"\#(batch)"}"#.utf8)
+            let junk = KafkaRecord(topic: p0.topic, partition: p0.partition, offset: offset, key: nil, value: bytes)
+            let decoded = RequestDecoder().decode(bytes)
+            guard case .failure(let why) = decoded, why.requestID == "a", why.batch == batch else {
+                throw FixtureFailure("not a readable rejection: \(decoded)")
+            }
+            guard case .rejected(let rejection) = book.receive(junk, decoded, at: now) else { throw FixtureFailure("not rejected") }
+            #expect(rejection.outcome.requestID == "a" && rejection.outcome.status == .rejected)
+            #expect((rejection.outcome.duplicateOf == "requests/0/0") == named, "batch \(batch): \(String(describing: rejection.outcome.duplicateOf))")
+            #expect(rejection.outcome.reason?.contains("tokens") == true, "it still says what is wrong with it: \(rejection.outcome.reason ?? "")")
+        }
+    }
 }
 
 extension RequestBookTests {

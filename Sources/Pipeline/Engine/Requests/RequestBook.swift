@@ -105,7 +105,12 @@ struct RequestBook: Sendable {
         else { return .ignored }
         let request: PipelineRequest
         switch decoded {
-        case .failure(let rejection):
+        case .failure(var rejection):
+            // A malformed record with the id of a request in flight of its batch is that
+            // request's duplicate too: its rejection says nothing of how the request ends.
+            if let id = rejection.requestID, let other = handleByID[id], let state = requests[other], state.request.batch == rejection.batch {
+                rejection.duplicateOf = RecordPosition(topic: state.partition.topic, partition: state.partition.partition, offset: state.offset).description
+            }
             return .rejected(rejected(record, rejection, kind: .undecodable, generation: generation, at: now))
         case .success(let decoded):
             request = decoded
