@@ -141,6 +141,19 @@ struct MetadataServerAbsenceTests {
         }
     }
 
+    @Test("a token endpoint's redirect is not followed: the signed assertion is never sent on to where it points, and the token fails")
+    func tokenRedirectNotFollowed() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        let (json, _, _) = try ServiceAccountCredentials.generateKeyFile(projectID: "p", clientEmail: "a@p", tokenURI: server.url("/redirect"))
+        let client = InstanceAPIClient(credentials: try ServiceAccountCredentials(json: json))
+        let token = try? await client.tokens.token()
+        #expect(token == nil, "followed the redirect to a token: \(String(describing: token?.value))")
+        try await client.shutdown()
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
+
     @Test("a token endpoint that sends a head and stalls in its body fails the token within the answer's time, not never", .timeLimit(.minutes(1)))
     func stalledTokenAnswer() async throws {
         try await withStallingTokenEndpoint(answerTimeout: .seconds(1)) { provider in

@@ -113,6 +113,11 @@ final class TestHTTPServer: Sendable {
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "only part")))), promise: nil)
                 context.close(promise: nil)
+            case "/redirect":
+                // A token endpoint that sends the caller elsewhere (to a path that would answer a token).
+                respond(
+                    context, ByteBuffer(), status: .temporaryRedirect,
+                    headers: [("Location", "/computeMetadata/v1/instance/service-accounts/default/token")])
             case let uri where uri.hasPrefix("/computeMetadata/v1/instance/service-accounts/default/token"):
                 // A metadata server that does not know the scopes query (as some GKE ones did).
                 guard !uri.contains("?scopes=") else { return respond(context, ByteBuffer(string: "not defined"), status: .notFound) }

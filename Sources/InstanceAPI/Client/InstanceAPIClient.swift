@@ -41,6 +41,9 @@ public final class InstanceAPIClient: Sendable {
     ) {
         var httpConfiguration = HTTPClient.Configuration()
         httpConfiguration.timeout = .init(connect: .seconds(10))
+        // The token endpoint's and metadata server's answers are used as they come: a redirect
+        // followed would send the signed assertion on to wherever it points.
+        httpConfiguration.redirectConfiguration = .disallow
         // iidbatch bootstraps no tracer, so every span would go to the no-op one: without a
         // tracer the client skips building the span and its attributes for every call.
         httpConfiguration.tracing.tracer = nil
