@@ -82,4 +82,19 @@ struct DeadLetterBoundTests {
         let read = try? Outcome.decoder().decode(Outcome.self, from: Data(bytes))
         #expect(read == compact, "it is an outcome like any other on the wire")
     }
+    @Test(
+        "an outcome without its item lists leaves out a notification key longer than a target value may be (never cut: a cut key is another key), and keeps a real one"
+    )
+    func compactNotificationKey() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var outcome = Outcome(
+            requestID: "g", op: .groupsAdd, target: ["notificationKeyName": "f"], status: .succeeded, counts: ["OK": 1], failedItems: [],
+            notificationKey: String(repeating: "k", count: 490_000), backendCalls: 1, receivedAt: now, completedAt: now)
+        let compact = outcome.withoutItemLists(because: "MSG_SIZE_TOO_LARGE")
+        #expect(compact.wireBytes(limit: .max).count < 1_000, "\(compact.wireBytes(limit: .max).count) bytes")
+        #expect(compact.notificationKey == nil)
+        let key = "APA91b" + String(repeating: "x", count: 140)
+        outcome.notificationKey = key
+        #expect(outcome.withoutItemLists(because: "MSG_SIZE_TOO_LARGE").notificationKey == key)
+    }
 }
