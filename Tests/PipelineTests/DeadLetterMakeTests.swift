@@ -26,6 +26,37 @@ struct DeadLetterMakeTests {
         #expect(replay.topic == "requests" && replay.key == Array("movies".utf8))
     }
 
+    @Test(
+        "attempts past what a request may say (a forged letter's header, a request's own priorAttempts) are held at the most it may: its letter reads back, its replay decodes"
+    )
+    func attemptsBounded() throws {
+        let request = PipelineRequest(id: "r-9", op: .installationsDelete, target: .subject(nil), items: ["fid"])
+        for attempts in ["1000000000", "99999999999999999999", "-5"] {
+            var letter = DeadLetter.leftover(request, key: nil, from: origin, offset: 1, lastError: "UNAVAILABLE", attempts: 1, codes: ["UNAVAILABLE"])
+            letter.headers = letter.headers.filter { $0.key != DeadLetterHeader.attempts } + [KafkaHeader(key: DeadLetterHeader.attempts, string: attempts)]
+            let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 0, key: letter.key, value: letter.value, headers: letter.headers))
+            #expect((0...PipelineRequest.maxPriorAttempts).contains(read.attempts), "\(attempts): \(read.attempts)")
+            let replay = try #require(read.replay())
+            guard case .success(let replayed) = RequestDecoder().decode(replay.value ?? []) else {
+                Issue.record("attempts \(attempts): the replay does not decode: \(RequestDecoder().decode(replay.value ?? []))")
+                continue
+            }
+            #expect(replayed.priorAttempts <= PipelineRequest.maxPriorAttempts)
+        }
+        // A request that already says the most: its own dead letter still reads back whole.
+        let most = PipelineRequest(
+            id: "r-8", op: .installationsDelete, target: .subject(nil), items: ["fid"], priorAttempts: PipelineRequest.maxPriorAttempts)
+        let record = KafkaRecord(topic: "requests", partition: 3, offset: 2, key: nil, value: Array(most.jsonBody()))
+        var state = RequestState(request: most, record: record, generation: .first, receivedAt: Date())
+        state.finish(0..<1, ItemAnswer(ItemResult(.unavailable)), attempts: 3, lastError: "UNAVAILABLE", at: Date())
+        let leftover = try #require(state.deadLetter())
+        #expect(leftover.attempts <= PipelineRequest.maxPriorAttempts && leftover.request.priorAttempts <= PipelineRequest.maxPriorAttempts)
+        guard case .success = RequestDecoder().decode(Array(leftover.request.jsonBody())) else {
+            Issue.record("its dead letter's request does not decode")
+            return
+        }
+    }
+
     @Test("a rejected record keeps its bytes as read; a duplicate holds its request, an undecodable one none")
     func rejected() {
         let request = PipelineRequest(id: "r-1", op: .installationsDelete, target: .subject(nil), items: ["fid"])

@@ -57,7 +57,8 @@ public struct DeadLetter: Sendable {
         requestID = headers.string(DeadLetterHeader.requestID)
         error = headers.string(DeadLetterHeader.error) ?? ""
         codes = headers.string(DeadLetterHeader.codes)?.split(separator: ",").map(String.init) ?? []
-        attempts = headers.string(DeadLetterHeader.attempts).flatMap(Int.init) ?? 0
+        // Held at what a request may say, so that a letter's replay decodes whatever the header.
+        attempts = min(max(headers.string(DeadLetterHeader.attempts).flatMap(Int.init) ?? 0, 0), PipelineRequest.maxPriorAttempts)
         omittedBytes = headers.string(DeadLetterHeader.omittedBytes).flatMap(Int.init)
         if kind.holdsRequest, let value = record.value, case .success(let request) = RequestDecoder.unlimited.decode(value) {
             self.request = request
@@ -90,7 +91,7 @@ public struct DeadLetter: Sendable {
         guard var request, let originalTopic else { return nil }
         if let batch { request.batch = batch }
         request.replayOf = request.id
-        request.priorAttempts = max(request.priorAttempts, attempts)
+        request.priorAttempts = min(max(request.priorAttempts, attempts), PipelineRequest.maxPriorAttempts)
         let addedKey = originalPosition.map { Array($0.description.utf8) }
         let key = record.key.flatMap { $0 == addedKey ? nil : $0 }
         return KafkaProducerRecord(

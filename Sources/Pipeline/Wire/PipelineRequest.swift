@@ -18,6 +18,9 @@ public struct PipelineRequest: Sendable, Hashable {
     public var replayOf: String?
     /// Attempts already spent on these items before this record (0 for new work).
     public var priorAttempts: Int
+    /// The most `priorAttempts` may say (`RequestDecoder` refuses more): dead letters and replays
+    /// hold the attempts they carry at it, so that a letter always replays.
+    public static let maxPriorAttempts = 999_999_999
     /// The batch (job) it belongs to (`BatchName`), when its producer named one.
     public var batch: String?
 

@@ -219,7 +219,7 @@ public struct RequestDecoder: Sendable {
         func optionalCount(_ field: Field) throws(RequestRejection) -> Int? {
             let name = field.rawValue
             guard let value = document[name]?.value, value != .null else { return nil }
-            guard case .number(let number) = value, number >= 0, number == number.rounded(), number < 1e9 else {
+            guard case .number(let number) = value, number >= 0, number == number.rounded(), number <= Double(PipelineRequest.maxPriorAttempts) else {
                 throw RequestRejection(field: name, reason: "must be a non-negative integer, got \(RequestRejection.show(value))")
             }
             return Int(number)

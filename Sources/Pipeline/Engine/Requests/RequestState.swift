@@ -160,7 +160,8 @@ struct RequestState: Sendable {
     func deadLetter() -> (request: PipelineRequest, lastError: String, attempts: Int, codes: [String])? {
         let indexes = slots.indices.filter { code($0).isRetryable }
         guard let first = indexes.first else { return nil }
-        let attemptsMade = indexes.map { final($0)?.attempts ?? 0 }.max() ?? 0
+        // Held at what a request may say: the letter must replay.
+        let attemptsMade = min(indexes.map { final($0)?.attempts ?? 0 }.max() ?? 0, PipelineRequest.maxPriorAttempts)
         let firstCode = code(first).rawValue
         let lastError = final(first)?.lastError ?? final(first)?.answer.result.message.map { "\(firstCode): \($0)" } ?? firstCode
         let letter = PipelineRequest(
