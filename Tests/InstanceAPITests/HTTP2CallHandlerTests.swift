@@ -9,6 +9,14 @@ import Testing
 
 @Suite("HTTP/2 calls on one connection handler: frames out, answers in, GOAWAY, resets, deadlines, one flush per turn")
 struct HTTP2CallHandlerTests {
+    @Test("an HTTP/2 :status is three digits from 100 to 599, or no answer: every status read becomes a metric's label")
+    func statusField() {
+        #expect(TransportAnswer.status(field: "200") == 200 && TransportAnswer.status(field: "599") == 599 && TransportAnswer.status(field: "100") == 100)
+        for field in ["+200", "0200", "20", "123456789", "600", "099", " 200", "2OO", "", "٢٠٠"] {
+            #expect(TransportAnswer.status(field: field) == nil, "\(field)")
+        }
+    }
+
     /// Counts the flushes that reach the connection.
     private final class FlushCounter: ChannelOutboundHandler {
         typealias OutboundIn = HTTP2Frame

@@ -126,7 +126,7 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         case .headers(let headers):
             guard var call = calls[frame.streamID] else { return }
             if call.status == nil {
-                guard let status = headers.headers.first(name: ":status").flatMap({ Int($0) }) else {
+                guard let status = headers.headers.first(name: ":status").flatMap(TransportAnswer.status(field:)) else {
                     fail(frame.streamID, TransportError.closedBeforeAnswer)
                     return
                 }
