@@ -29,6 +29,22 @@ struct RequestDecoderTests {
         #expect(try decoder.decode([UInt8](request.jsonBody())).get() == request)
     }
 
+    @Test(
+        "a member name is one of the op's by its bytes: a name Swift reads as equal (a Kelvin sign for K) is unknown, as every other JSON reader and the schema see it"
+    )
+    func memberNamesByBytes() {
+        for text in [
+            #"{"id": "x", "op": "groups.add", "notificationKeyName": "g", "notification\#u{212A}ey": "APA91b", "tokens": ["t"]}"#,
+            #"{"id": "x", "op": "groups.create", "notification\#u{212A}eyName": "g", "tokens": ["t"]}"#,
+        ] {
+            guard case .failure(let rejection) = decode(text) else {
+                Issue.record("decoded: \(text)")
+                continue
+            }
+            #expect(rejection.field?.unicodeScalars.contains("\u{212A}") == true, "\(rejection)")
+        }
+    }
+
     @Test("a /topics/ prefix is accepted and removed")
     func topicPrefix() throws {
         let request = try decode(#"{"id": "a", "op": "topics.subscribe", "topic": "/topics/movies", "tokens": ["t"]}"#).get()

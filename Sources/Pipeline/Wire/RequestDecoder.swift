@@ -188,16 +188,19 @@ public struct RequestDecoder: Sendable {
             )
         }
 
-        /// Refuses a member `op`'s requests do not have, naming the first (in sorted order).
+        /// Refuses a member `op`'s requests do not have, naming the first (in sorted order). Names
+        /// are compared by their bytes: Swift's `String` equality would take a name canonically
+        /// equivalent to a member's (`notification\u{212A}eyName`, a Kelvin sign) for it, where
+        /// every other JSON reader and the shipped schema see an unknown member.
         func checkMembers(of op: RequestOp) throws(RequestRejection) {
-            let allowed = op.members
-            guard document.keys.contains(where: { !allowed.contains($0) }) else { return }
-            let unknown = document.keys.filter { !allowed.contains($0) }.sorted()
+            let allowed = Set(op.members.map { ExactText($0) })
+            guard document.keys.contains(where: { !allowed.contains(ExactText($0)) }) else { return }
+            let unknown = document.keys.filter { !allowed.contains(ExactText($0)) }.sorted()
             guard let first = unknown.first else { return }
             let more = unknown.count > 1 ? " (and \(unknown.count - 1) more unknown members)" : ""
             throw RequestRejection(
                 field: RequestRejection.quote(first, mark: ""),
-                reason: "is not a member of \(op.rawValue) requests, which have: \(allowed.sorted().joined(separator: ", "))\(more)")
+                reason: "is not a member of \(op.rawValue) requests, which have: \(op.members.sorted().joined(separator: ", "))\(more)")
         }
 
         func optionalString(_ field: Field) throws(RequestRejection) -> String? {
