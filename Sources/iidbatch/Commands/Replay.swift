@@ -21,7 +21,10 @@ struct Replay: AsyncParsableCommand {
             request (its dead letter and that of a replay of it that failed again) go as one record: \
             a letter whose items are all in another of the same id, op and target is folded into \
             it (listed on stderr), which goes with the most attempts spent; side by side, the worker \
-            would reject all but the first as duplicates in flight. Undecodable records are \
+            would reject all but the first as duplicates in flight. A letter naming a topic \
+            iidbatch writes for itself (the dead-letter topic read, the control or batch topic, or \
+            an outcome, dead-letter or export topic of the pipeline files here) is not replayed \
+            but listed on stderr. Undecodable records are \
             never replayed (they would be rejected again); fix them and produce them by hand. \
             --dry-run lists what would go and produces nothing. The replays are a batch of their \
             own (--batch, printed first): each names it instead of its original's, and its \
@@ -78,8 +81,19 @@ struct Replay: AsyncParsableCommand {
         }
         if since != nil || until != nil { Output.error(extent.summary("replay", [from])) }
         let selection = ReplaySelection(selected)
-        let items = selection.kept.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
+        // A letter's original topic is its header's word: never one iidbatch writes for itself.
+        let allowed = ReplayDestinations(
+            deadLetterTopic: from, controlTopic: ControlTopic.defaultName, batchTopic: stamp.batches.batchTopic,
+            pipelines: FileManager.default.fileExists(atPath: defaults.pipelines) ? try defaults.load(orName: "--pipelines") : [])
+        let kept = selection.kept.filter { letter in
+            guard let topic = letter.originalTopic, let why = allowed.refusal(of: topic) else { return true }
+            Output.error("\(letter.position) (request \(RequestID.shortForm(letter.request?.id ?? ""))) is not replayed: \(why)")
+            return false
+        }
+        let refused = selection.kept.count - kept.count
+        let items = kept.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
         var skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
+        if refused > 0 { skipped += "; \(refused) naming a topic that is no request topic, not replayed (listed on stderr)" }
         if !selection.folded.isEmpty { skipped += "; \(selection.folded.count) folded into another letter of their request" }
         for fold in selection.folded {
             let id = RequestID.shortForm(fold.letter.request?.id ?? "")
@@ -88,24 +102,24 @@ struct Replay: AsyncParsableCommand {
         if dryRun {
             Output.line(
                 "POSITION".padded(28) + " " + "REQUEST".padded(28) + " " + "OP".padded(20) + " " + "ITEMS".leftPadded(to: 6) + "  " + "ATTEMPTS  CODES → TOPIC")
-            for letter in selection.kept {
+            for letter in kept {
                 let request = letter.request!
                 Output.line(
                     "\(letter.position.padded(28)) \(request.id.padded(28)) \(request.op.rawValue.padded(20)) \(String(request.items.count).leftPadded(to: 6))  \(String(letter.attempts).leftPadded(to: 8))  \(letter.codes.joined(separator: ",")) → \(letter.originalTopic ?? "?")"
                 )
             }
-            Output.line("dry run: would replay \(selection.kept.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
+            Output.line("dry run: would replay \(kept.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
             return
         }
-        guard !selection.kept.isEmpty else {
+        guard !kept.isEmpty else {
             Output.line("nothing to replay: \(read) record(s) in \(from), \(skipped)")
             return
         }
         let cluster = try await kafka.timeout.reach(configuration, for: "replaying from \(from)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
-        let replays = selection.kept.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }
-        var manifest = manifest(batch, replays: replays, selected: selection.kept, at: now)
+        let replays = kept.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }
+        var manifest = manifest(batch, replays: replays, selected: kept, at: now)
         do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
             await producer.close(timeout: .zero)
             throw error
