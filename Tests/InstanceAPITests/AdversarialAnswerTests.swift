@@ -37,6 +37,10 @@ struct AdversarialAnswerTests {
             ),
             (404, #"{"error": {"code": 404, "message": "Instance abcDEFghiJKLmnoPQRstuv not found", "status": "NOT_FOUND"}}"#),
             (404, #"{"error": "Instance ID \"fid\" not found, nor abcDEFghiJKL_noPQRstuv"}"#),
+            (
+                409,
+                #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/other"}]}}"#
+            ),
         ])
     func deletionNoReceipt(status: Int, body: String) {
         let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)
@@ -90,6 +94,15 @@ struct AdversarialAnswerTests {
         ] {
             #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8), naming: Self.subscription), "\(body)")
         }
+        // However Google escapes a token's `:` or a topic's `%`, it is the same subscription.
+        let asked = "registrations/a:b/topicSubscriptions/x%2520y"
+        for name in ["a:b/topicSubscriptions/x%2520y", "a%3Ab/topicSubscriptions/x%2520y", "a%3ab/topicSubscriptions/x%2520y"] {
+            let body = Data(#"{"name": "projects/p/registrations/\#(name)"}"#.utf8)
+            #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: body, naming: asked), "\(name)")
+        }
+        #expect(
+            !ResultClassifier.isSubscriptionAnswer(
+                status: 200, body: Data(#"{"name": "projects/p/registrations/a%3Ac/topicSubscriptions/x%2520y"}"#.utf8), naming: asked))
         for body in ["", "{}", " { } "] {
             #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8), naming: nil), "\(body)")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 
 /// An HTTP request as the emulator's handlers see it, independent of the server library.
 public struct EmulatorRequest: Sendable {

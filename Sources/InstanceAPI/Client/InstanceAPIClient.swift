@@ -34,16 +34,22 @@ public final class InstanceAPIClient: Sendable {
         self.init(source: .serviceAccount(credentials), configuration: configuration, logger: logger)
     }
 
+    /// How the token endpoint and the metadata server are asked: their answers are used as they
+    /// come, never followed elsewhere (a redirect followed would send the signed assertion, or
+    /// take the project id, from wherever it points).
+    static var tokenHTTPConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return configuration
+    }
+
     /// A client that authenticates with tokens from `source`.
     public init(
         source: CredentialSource, configuration: InstanceAPIConfiguration = InstanceAPIConfiguration(),
         logger: Logger = Logger(label: "iidbatch.instance-api")
     ) {
-        var httpConfiguration = HTTPClient.Configuration()
+        var httpConfiguration = Self.tokenHTTPConfiguration
         httpConfiguration.timeout = .init(connect: .seconds(10))
-        // The token endpoint's and metadata server's answers are used as they come: a redirect
-        // followed would send the signed assertion on to wherever it points.
-        httpConfiguration.redirectConfiguration = .disallow
         // iidbatch bootstraps no tracer, so every span would go to the no-op one: without a
         // tracer the client skips building the span and its attributes for every call.
         httpConfiguration.tracing.tracer = nil

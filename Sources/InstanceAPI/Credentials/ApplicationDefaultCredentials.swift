@@ -71,7 +71,7 @@ public enum ApplicationDefaultCredentials {
 
     /// The project id the metadata server at `host` serves, or why it could not be had.
     private static func metadataProject(host: String, probing: MetadataProbing) async -> Result<String, MetadataFailure> {
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: InstanceAPIClient.tokenHTTPConfiguration)
         var request = HTTPClientRequest(url: "http://\(host)/computeMetadata/v1/project/project-id")
         request.headers.add(name: "Metadata-Flavor", value: "Google")
         var result = Result<String, MetadataFailure>.failure(MetadataFailure("not probed", answered: false))

@@ -92,8 +92,8 @@ struct ErrorWords {
 
     /// Whether the rest names a thing other than the item (`otherThings`) or another id (a run of
     /// 8 or more letters, digits, `-` and `_` holding a digit or `-`: `fid-abcdef` beside the item
-    /// `fid-abc`; a code's name, `NOT_FOUND`, is none; or a run of `longestWord` or more letters and
-    /// `_`: a FID of those alone), or the item stands in a quoted path.
+    /// `fid-abc`; a code's name, `NOT_FOUND`, is none; or a run of more than `longestWord` letters
+    /// and `_`: a FID of those alone), or the item stands in a quoted path.
     var namesAnotherThing: Bool {
         quotesItemInPath || namesAnotherID
             || words.contains { word in Self.otherShortThings.contains(word) || Self.otherThings.contains { word.hasPrefix($0) } }

@@ -163,8 +163,8 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     }
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
-    /// is `ALREADY_EXISTS`, whose `code` (when it has one) is 409 and whose message names no other
-    /// thing, or a plain string error naming it (`names(_:)`), saying it is already deleted
+    /// is `ALREADY_EXISTS`, whose `code` (when it has one) is 409, whose details (if any) are each a
+    /// `ResourceInfo` of the item (`detailsAreOnlyAbout`) and whose message names no other thing, or a plain string error naming it (`names(_:)`), saying it is already deleted
     /// (`ErrorWords.alreadyGone`) and naming no other thing. A conflict of another kind
     /// (`ABORTED`, a deletion `already in progress`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {

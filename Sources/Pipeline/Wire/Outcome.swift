@@ -113,7 +113,8 @@ public struct Outcome: Sendable, Hashable, Codable {
     /// topic whose `max.message.bytes` is below `max-outcome-bytes`): its counts, status and times
     /// stay; `failedItems` is empty and `imports`, `receipt`, `topics`, `topicsOmitted` and
     /// `groupMembers` are left out; target values are cut to `maxCompactTargetBytes` bytes, and a
-    /// `notificationKey` longer than that is left out; and
+    /// `notificationKey` longer than an answered key may be (`APILimits.answeredTokenBytes`) is
+    /// left out; and
     /// `reason` says why, quoting `refusal`: a few hundred bytes, plus a count per distinct code.
     public func withoutItemLists(because refusal: String) -> Outcome {
         var compact = self
@@ -124,9 +125,9 @@ public struct Outcome: Sendable, Hashable, Codable {
         compact.topicsOmitted = nil
         compact.groupMembers = nil
         compact.target = target.mapValues { $0.utf8Prefix(maxBytes: Self.maxCompactTargetBytes) }
-        // A key is never cut (a cut key is another key): one longer than a target value may be
-        // (no real one is) is left out.
-        if let key = notificationKey, key.utf8.count > Self.maxCompactTargetBytes { compact.notificationKey = nil }
+        // A key is never cut (a cut key is another key): one longer than an answered key may be
+        // (`APILimits.answeredTokenBytes`, the client's bound) is left out.
+        if let key = notificationKey, key.utf8.count > APILimits.answeredTokenBytes { compact.notificationKey = nil }
         compact.reason =
             ("its item lists are left out: the whole outcome was refused as too large (\(refusal)); keep max-outcome-bytes below the outcome topic's max.message.bytes"
             + (reason.map { "; \($0)" } ?? "")).utf8Prefix(maxBytes: RequestRejection.maxReasonBytes)
