@@ -27,6 +27,16 @@ struct RequestBookTests {
         return handle
     }
 
+    /// A book holding request `id` of one item in `batch`, admitted at offset 0.
+    private func bookHolding(_ id: String, batch: String) throws -> RequestBook {
+        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)
+        _ = book.assign([p0])
+        var first = request(id, items: 1)
+        first.batch = batch
+        _ = try admit(&book, 0, first)
+        return book
+    }
+
     private func settleAll(_ book: inout RequestBook, _ handle: RequestHandle, items: Int) -> [Publication] {
         book.settle((0..<items).map { ItemSettlement(origin: .init(request: handle, index: $0), answer: ItemAnswer(ItemResult(.ok)), attempts: 1) }, at: now)
     }
@@ -114,11 +124,7 @@ struct RequestBookTests {
         "a malformed record with the id of a request in flight is that id's duplicate: its rejection names the request in flight within a batch, so no tool takes it for the id's end"
     )
     func malformedDuplicate() throws {
-        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)
-        _ = book.assign([p0])
-        var first = request("a", items: 1)
-        first.batch = "gdpr-7"
-        _ = try admit(&book, 0, first)
+        var book = try bookHolding("a", batch: "gdpr-7")
         for (offset, batch, named) in [(Int64(1), "gdpr-7", true), (2, "gdpr-8", false)] {
             let bytes = Array(#"{"id":"a","op":"topics.subscribe","topic":"news","tokens":[],"batch":"\#(batch)"}"#.utf8)
             let junk = KafkaRecord(topic: p0.topic, partition: p0.partition, offset: offset, key: nil, value: bytes)
@@ -194,11 +200,7 @@ extension RequestBookTests {
         "a duplicate names the record in flight (duplicateOf) only when both are of one batch: against another batch's request, its rejection is that record's end"
     )
     func duplicateOfOnlyWithinABatch() throws {
-        var book = RequestBook(maxInFlightItems: 100, maxInFlightBytes: 1 << 30)
-        _ = book.assign([p0])
-        var first = request("a", items: 1)
-        first.batch = "b1"
-        _ = try admit(&book, 0, first)
+        var book = try bookHolding("a", batch: "b1")
         for (offset, batch, named) in [(Int64(1), "b1", true), (2, "b2", false)] {
             var again = request("a", items: 1)
             again.batch = batch
