@@ -12,6 +12,8 @@ public enum APILimits {
     public static let topicsPerInstance = 2_000
     /// The largest page of one registration's topic subscriptions the FCM v1 list call returns.
     public static let topicListPage = 2_000
+    /// The most bytes of a topic name (§2.6: `[a-zA-Z0-9-_.~%]{1,900}`).
+    public static let topicNameBytes = 900
     /// The most bytes of a token an answer carries back (a registration token from an import, a
     /// device group's `notification_key`, a group's member): Google's are under 200. A longer one
     /// is not the API's answer; outcomes are bounded by it (`OutcomeSizeBound`).
@@ -115,6 +117,12 @@ public enum APILimits {
             }
         }
         return false
+    }
+
+    /// True for a topic name as the list call may give one: 1 to `topicNameBytes` characters of
+    /// `[a-zA-Z0-9-_.~%]` (§2.6).
+    static func isListedTopicName(_ name: String) -> Bool {
+        (1...topicNameBytes).contains(name.utf8.count) && name.unicodeScalars.allSatisfy(isTopicCharacter)
     }
 
     private static func isTopicCharacter(_ scalar: Unicode.Scalar) -> Bool {

@@ -96,11 +96,13 @@ extension InstanceAPIClient {
     /// §2.6: every topic one registration (an FCM token or a FID) is subscribed to, from the list
     /// call, following `nextPageToken` through all pages. An unknown registration is the item's
     /// `NOT_FOUND`. Pages that list more topics than one registration can hold
-    /// (`APILimits.topicsPerInstance`) are a malformed answer (`TopicListing`). This is what replaces `iid/info?details=true` for topic lookups.
+    /// (`APILimits.topicsPerInstance`), or a name that is no topic name, are a malformed answer, and
+    /// the pages together have one call's timeout (`TopicListing`). This is what replaces
+    /// `iid/info?details=true` for topic lookups.
     public func fcmTopics(registration: String) async throws(InstanceAPIError) -> ItemOutcome<[String]> {
         try APILimits.identifier(registration, field: "registration")
         let base = configuration.fcmBaseURL + subscriptionsPath(registration: registration) + "?pageSize=\(APILimits.topicListPage)"
-        var listing = TopicListing()
+        var listing = TopicListing(start: .now, time: configuration.timeout)
         var pageToken: String?
         repeat {
             let url = base + (pageToken.map { "&pageToken=" + Self.segment($0) } ?? "")
@@ -111,7 +113,7 @@ extension InstanceAPIClient {
                 case .call(let error): throw error
                 }
             }
-            pageToken = try listing.add(Self.decode(TopicSubscriptionList.self, answer, api: .fcmListTopics), status: answer.status)
+            pageToken = try listing.add(Self.decode(TopicSubscriptionList.self, answer, api: .fcmListTopics), status: answer.status, now: .now)
         } while pageToken != nil
         return .success(listing.topics)
     }

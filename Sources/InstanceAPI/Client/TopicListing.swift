@@ -1,16 +1,32 @@
+import Foundation
+
 /// One registration's topics, gathered from the pages of the FCM v1 list call (§2.6), bounded: a
 /// registration holds at most `APILimits.topicsPerInstance` topics, so an answer that lists more,
 /// or pages on past that many pages, is not the API's (a loop, or a proxy's), and is refused
 /// before more than that many names and one page (within its answer limit) are held.
+///
+/// The pages together have one call's time: each is its own request with its own timeout, so
+/// an answer paging on slowly would otherwise hold the call's slot for up to 2,000 timeouts.
 struct TopicListing {
     /// The topics of the pages added so far, in their order.
     private(set) var topics: [String] = []
     private var pages = 0
+    /// When the listing's time is up: no page is asked for after it.
+    private let deadline: ContinuousClock.Instant
+    /// The time the pages together have, for the error that says it passed.
+    private let time: Duration
 
-    /// Adds `page`, answered with `status`; returns the token of the next page, or nil after the
-    /// last. Throws `.malformedResponse` once the pages list more topics, or number more pages,
-    /// than one registration can hold.
-    mutating func add(_ page: TopicSubscriptionList, status: Int) throws(InstanceAPIError) -> String? {
+    /// A listing whose pages together have `time` from `start`.
+    init(start: ContinuousClock.Instant, time: Duration) {
+        self.deadline = start + time
+        self.time = time
+    }
+
+    /// Adds `page`, answered with `status` at `now`; returns the token of the next page, or nil
+    /// after the last. Throws `.timedOut` when a next page is named at or after the deadline. Throws `.malformedResponse` once the pages list more topics, or number more pages,
+    /// than one registration can hold, or a topic that is no topic name
+    /// (`APILimits.isListedTopicName`).
+    mutating func add(_ page: TopicSubscriptionList, status: Int, now: ContinuousClock.Instant) throws(InstanceAPIError) -> String? {
         pages += 1
         let listed = page.topicSubscriptions ?? []
         guard topics.count + listed.count <= APILimits.topicsPerInstance else {
@@ -21,7 +37,16 @@ struct TopicListing {
         guard pages <= APILimits.topicsPerInstance else {
             throw .malformedResponse(api: .fcmListTopics, status: status, message: "more than \(APILimits.topicsPerInstance) pages for one registration")
         }
-        topics += listed.map(\.topic)
-        return page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+        // A name's bytes are bounded too: 2,000 names of 4 MiB each would be held to the outcome.
+        let names = listed.map(\.topic)
+        if let bad = names.first(where: { !APILimits.isListedTopicName($0) }) {
+            throw .malformedResponse(
+                api: .fcmListTopics, status: status,
+                message: "a listed topic is no topic name (1 to \(APILimits.topicNameBytes) of [a-zA-Z0-9-_.~%]): \(ResultClassifier.excerpt(Data(bad.utf8)))")
+        }
+        topics += names
+        guard let next = page.nextPageToken, !next.isEmpty else { return nil }
+        guard now < deadline else { throw .timedOut(api: .fcmListTopics, timeout: time) }
+        return next
     }
 }
