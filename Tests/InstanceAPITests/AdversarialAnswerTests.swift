@@ -37,6 +37,8 @@ struct AdversarialAnswerTests {
             ),
             (404, #"{"error": {"code": 404, "message": "Instance abcDEFghiJKLmnoPQRstuv not found", "status": "NOT_FOUND"}}"#),
             (404, #"{"error": "Instance ID \"fid\" not found, nor abcDEFghiJKL_noPQRstuv"}"#),
+            // A gateway's 400 says nothing of the id: final INVALID_ARGUMENT would end a backlog unretried.
+            (400, #"{"error": "Bad Request"}"#), (400, #"{"error": {"code": 503, "status": "UNAVAILABLE"}}"#),
             (
                 409,
                 #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/other"}]}}"#

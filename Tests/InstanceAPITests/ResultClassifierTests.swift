@@ -82,6 +82,16 @@ struct ResultClassifierTests {
             Issue.record("a proxy's 404 page says nothing about the token")
             return
         }
+        // A web server's bare error, or one about another thing, is no answer about the token;
+        // the code's own name, or one naming the token, is.
+        for (body, isToken) in [
+            (#"{"error": "Not Found"}"#, false), (#"{"error": "not found"}"#, false), (#"{"error": "Project p not found"}"#, false),
+            (#"{"error": "NOT_FOUND"}"#, true), (#"{"error": "Token t not found"}"#, true),
+            (#"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, true),
+        ] {
+            let verdict = ResultClassifier.instanceID(.instanceInfo, item: "t", status: 404, body: Data(body.utf8), retryAfter: nil)
+            #expect((verdict.item?.code == .notFound) == isToken && (verdict.call != nil) == !isToken, "\(body): \(verdict)")
+        }
     }
 
     @Test("§2.5 a 403 naming the token, or saying it is another project's, is the item's PERMISSION_DENIED; a bare one fails the call")
@@ -182,7 +192,11 @@ struct ResultClassifierTests {
             (404, #"{"error": "Instance ID fid: failed to find"}"#, .alreadyAbsent, "not found (HTTP 404)"),
             (409, #"{"error": "Instance ID fid: already deleted"}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
             (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
-            (400, #"{"error": "x"}"#, .invalidArgument, "x"),
+            (400, #"{"error": "Instance ID \"fid\": x"}"#, .invalidArgument, #"Instance ID "fid": x"#),
+            (
+                400, #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT"}}"#, .invalidArgument,
+                "INVALID_ARGUMENT: Request contains an invalid argument."
+            ),
         ])
     func deletionItems(status: Int, body: String, expected: ResultCode, message: String) {
         let result = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil).item

@@ -75,13 +75,14 @@ package enum ResultClassifier {
     /// A non-200 answer of an Instance ID call (§2.5) about `item` (single-item calls).
     ///
     /// For single-item calls (info, relation), and only with the API's own error body for that
-    /// status (`FCMErrorBody.isAnswer(toStatus:)`: not a routing error, no other code): a 404 is
-    /// the item's `NOT_FOUND`, and a 403 that names the item is the item's `PERMISSION_DENIED`.
-    /// Everything else concerns the whole call.
+    /// status (`FCMErrorBody.isAnswer(toStatus:)`: not a routing error, no other code): a 404 that
+    /// says the item is not found (`FCMErrorBody.isInstanceNotFound`: not a web server's bare `Not
+    /// Found`) is the item's `NOT_FOUND`, and a 403 that names the item is the item's
+    /// `PERMISSION_DENIED`. Everything else concerns the whole call.
     public static func instanceID(_ api: BackendAPI, item: String? = nil, status: Int, body: Data, retryAfter: Duration?) -> Verdict {
         if api == .instanceInfo || api == .topicRelation, let error = FCMErrorBody(apiAnswer: body), error.isAnswer(toStatus: status) {
             let message = error.message ?? "HTTP \(status)"
-            if status == 404 { return .item(ItemResult(.notFound, message: message)) }
+            if status == 404, let item, error.isInstanceNotFound(item) { return .item(ItemResult(.notFound, message: message)) }
             if status == 403, let item, error.names(item) { return .item(ItemResult(.permissionDenied, message: message)) }
         }
         return .call(callFailure(api, status: status, body: body, retryAfter: retryAfter))
@@ -176,7 +177,7 @@ package enum ResultClassifier {
             // own (half the answers of a deletion backlog are these).
             case 404 where error.isNotFound(id): return .item(Self.notFound)
             case 409 where error.isAlreadyGone(id): return .item(Self.alreadyDeleted)
-            case 400: return .item(ItemResult(.invalidArgument, message: error.message ?? "HTTP 400"))
+            case 400 where error.isInvalidArgument(id): return .item(ItemResult(.invalidArgument, message: error.message ?? "HTTP 400"))
             case 403 where error.names(id): return .item(ItemResult(.permissionDenied, message: error.message ?? "HTTP 403"))
             default: break
             }

@@ -71,8 +71,9 @@ struct ErrorWords {
     }
 
     /// Phrases of a legacy string error that say an item is not found (a 404): the API's `failed
-    /// to find the instance ID`, and the code's own name.
-    static let notFound = ["failed to find", "not found", "not_found", "not exist", "n't exist", "no such"]
+    /// to find the instance ID`, its `No information found about this instance id.`, and the
+    /// code's own name.
+    static let notFound = ["failed to find", "not found", "not_found", "not exist", "n't exist", "no such", "no information found"]
 
     /// Phrases of a legacy string error that say an item is gone already (a 409): the API's
     /// `already deleted`, and the code's own name.

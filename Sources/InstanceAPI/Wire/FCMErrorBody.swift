@@ -162,6 +162,28 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return !words.namesAnotherThing && (words.holdsItem || words.namesTheThing)
     }
 
+    /// True when the error can be the API's refusal of `item` as an argument (a 400): a structured
+    /// error that is the API's answer to a 400 (`isAnswer(toStatus:)`), or a plain string error
+    /// that names the item (`names(_:)`). A gateway's `{"error": "Bad Request"}` is none: read as
+    /// the item's, it would end every item of a backlog `INVALID_ARGUMENT`, final and unretried.
+    public func isInvalidArgument(_ item: String) -> Bool {
+        if error != nil { return isAnswer(toStatus: 400) }
+        return names(item)
+    }
+
+    /// True when the error is the Instance ID API's `NOT_FOUND` about `item` on a single-item call
+    /// (§2.5 info, §2.2 relation): `isNotFound(item)`; or a plain string error that is the code's
+    /// name (`NOT_FOUND`), or that names the item or the kind of thing asked (`No information
+    /// found about this instance id.`), says it is not found and names no other thing. A web
+    /// server's bare `{"error": "Not Found"}` is none: it would make every token `NOT_FOUND`.
+    public func isInstanceNotFound(_ item: String) -> Bool {
+        if isNotFound(item) { return true }
+        guard let errorString else { return false }
+        if errorString == ResultCode.notFound.rawValue { return true }
+        let words = ErrorWords(errorString, item: item)
+        return (words.holdsItem || words.namesTheThing) && words.says(ErrorWords.notFound) && !words.namesAnotherThing
+    }
+
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
     /// is `ALREADY_EXISTS`, whose `code` (when it has one) is 409, whose details (if any) are each a
     /// `ResourceInfo` of the item (`detailsAreOnlyAbout`) and whose message names no other thing, or a plain string error naming it (`names(_:)`), saying it is already deleted
