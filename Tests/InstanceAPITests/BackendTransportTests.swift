@@ -39,6 +39,18 @@ struct BackendTransportTests {
         try await server.stop()
     }
 
+    @Test("after a 5xx the HTTP/1.1 connection is not kept, though the server keeps it: a proxy that answered early may still send the upstream's late answer on it, which the next call would take for its own")
+    func noReuseAfterServerError() async throws {
+        let server = try await TestHTTPServer(group: group)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        let busy = try await get(transport, server.url("/unavailable"))
+        #expect(busy.status == 503 && busy.keepAlive)
+        let next = try await get(transport, server.url("/echo"))
+        #expect(text(next) == "ok" && server.connections == 2)
+        transport.shutdown()
+        try await server.stop()
+    }
+
     @Test("an answer with Connection: close is returned whole, and the next call connects anew")
     func connectionClose() async throws {
         let server = try await TestHTTPServer(group: group)

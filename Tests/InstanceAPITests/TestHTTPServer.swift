@@ -101,6 +101,9 @@ final class TestHTTPServer: Sendable {
                 return
             case "/close":
                 respond(context, ByteBuffer(string: "bye"), headers: [("Connection", "close")], close: true)
+            case "/unavailable":
+                // A kept-alive 503, as a proxy answers before the upstream has.
+                respond(context, ByteBuffer(string: "upstream busy"), status: .serviceUnavailable)
             case "/big":
                 respond(context, ByteBuffer(repeating: UInt8(ascii: "x"), count: 3_000))
             case "/stall":

@@ -139,7 +139,7 @@ final class BackendTransport: Sendable {
         } onCancel: {
             connection.close()
         }
-        if answer.keepAlive, connection.isActive {
+        if answer.mayCarryNextCall, connection.isActive {
             let extra = state.withLock { state in state.shutDown ? connection : state.idle.put(connection, origin, now: .now) }
             extra?.close()
         } else {

@@ -12,6 +12,13 @@ struct TransportAnswer: Sendable {
     /// Whether the server keeps the connection open (HTTP/1.1 without `Connection: close`).
     var keepAlive: Bool
 
+    /// Whether an HTTP/1.1 connection may carry the next call after this answer: the server keeps
+    /// it, and the answer is not a 5xx or a 408. A proxy or load balancer that answers early (a
+    /// 502, 503, 504 or 408 before the upstream has) may still relay the upstream's late answer
+    /// on that connection, and the next call there would read it as its own (another id's
+    /// deletion `OK`).
+    var mayCarryNextCall: Bool { keepAlive && status != 408 && !(500...599).contains(status) }
+
     /// The status an HTTP/2 `:status` field says: three ASCII digits, 100 to 599 (RFC 9113
     /// §8.3.2, RFC 9110 §15); nil for anything else (`+200`, `0200`, `123456789`), which is no
     /// answer. Every status read is a metric's label: an unbounded set of them would be too.
