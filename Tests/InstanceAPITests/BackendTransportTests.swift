@@ -39,7 +39,9 @@ struct BackendTransportTests {
         try await server.stop()
     }
 
-    @Test("after a 5xx the HTTP/1.1 connection is not kept, though the server keeps it: a proxy that answered early may still send the upstream's late answer on it, which the next call would take for its own")
+    @Test(
+        "after a 5xx the HTTP/1.1 connection is not kept, though the server keeps it: a proxy that answered early may still send the upstream's late answer on it, which the next call would take for its own"
+    )
     func noReuseAfterServerError() async throws {
         let server = try await TestHTTPServer(group: group)
         let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
