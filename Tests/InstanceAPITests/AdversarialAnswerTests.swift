@@ -39,6 +39,7 @@ struct AdversarialAnswerTests {
             (404, #"{"error": "Instance ID \"fid\" not found, nor abcDEFghiJKL_noPQRstuv"}"#),
             // A gateway's 400 says nothing of the id: final INVALID_ARGUMENT would end a backlog unretried.
             (400, #"{"error": "Bad Request"}"#), (400, #"{"error": {"code": 503, "status": "UNAVAILABLE"}}"#),
+            (400, #"{"error": {"code": 400, "message": "Invalid project ID: p-typo", "status": "INVALID_ARGUMENT"}}"#),
             (
                 409,
                 #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/other"}]}}"#
@@ -96,17 +97,26 @@ struct AdversarialAnswerTests {
         ] {
             #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8), naming: Self.subscription), "\(body)")
         }
-        // However Google escapes a token's `:` or a topic's `%`, it is the same subscription.
-        let asked = "registrations/a:b/topicSubscriptions/x%2520y"
-        for name in ["a:b/topicSubscriptions/x%2520y", "a%3Ab/topicSubscriptions/x%2520y", "a%3ab/topicSubscriptions/x%2520y"] {
-            let body = Data(#"{"name": "projects/p/registrations/\#(name)"}"#.utf8)
-            #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: body, naming: asked), "\(name)")
+        // However Google writes a token's `:` or a topic's `%` (as it is, or escaped), it is the
+        // same subscription; the subscription asked for is raw (a topic may hold a bare `%`).
+        for (asked, names) in [
+            (
+                "registrations/a:b/topicSubscriptions/x%20y",
+                ["a:b/topicSubscriptions/x%20y", "a%3Ab/topicSubscriptions/x%2520y", "a%3ab/topicSubscriptions/x%2520y"]
+            ),
+            ("registrations/t/topicSubscriptions/100%", ["t/topicSubscriptions/100%", "t/topicSubscriptions/100%25"]),
+            ("registrations/t/topicSubscriptions/a%zz", ["t/topicSubscriptions/a%zz", "t/topicSubscriptions/a%25zz"]),
+        ] {
+            for name in names {
+                let body = Data(#"{"name": "projects/p/registrations/\#(name)"}"#.utf8)
+                #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: body, naming: asked), "\(asked) answered \(name)")
+            }
         }
-        #expect(
-            !ResultClassifier.isSubscriptionAnswer(
-                status: 200, body: Data(#"{"name": "projects/p/registrations/a%3Ac/topicSubscriptions/x%2520y"}"#.utf8), naming: asked))
-        for body in ["", "{}", " { } "] {
-            #expect(ResultClassifier.isSubscriptionAnswer(status: 200, body: Data(body.utf8), naming: nil), "\(body)")
+        for (asked, name) in [
+            ("registrations/t/topicSubscriptions/x%41", "t/topicSubscriptions/xA"), ("registrations/a:b/topicSubscriptions/n", "a%3Ac/topicSubscriptions/n"),
+        ] {
+            let body = Data(#"{"name": "projects/p/registrations/\#(name)"}"#.utf8)
+            #expect(!ResultClassifier.isSubscriptionAnswer(status: 200, body: body, naming: asked), "\(asked) answered \(name)")
         }
     }
 

@@ -86,6 +86,7 @@ struct ResultClassifierTests {
         // the code's own name, or one naming the token, is.
         for (body, isToken) in [
             (#"{"error": "Not Found"}"#, false), (#"{"error": "not found"}"#, false), (#"{"error": "Project p not found"}"#, false),
+            (#"{"error": "Resource not found"}"#, false), (#"{"error": "Entity not found"}"#, false), (#"{"error": "Token not found"}"#, false),
             (#"{"error": "NOT_FOUND"}"#, true), (#"{"error": "Token t not found"}"#, true),
             (#"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, true),
         ] {
@@ -193,6 +194,7 @@ struct ResultClassifierTests {
             (409, #"{"error": "Instance ID fid: already deleted"}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
             (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
             (400, #"{"error": "Instance ID \"fid\": x"}"#, .invalidArgument, #"Instance ID "fid": x"#),
+            (400, #"{"error": "INVALID_ARGUMENT"}"#, .invalidArgument, "INVALID_ARGUMENT"),
             (
                 400, #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT"}}"#, .invalidArgument,
                 "INVALID_ARGUMENT: Request contains an invalid argument."

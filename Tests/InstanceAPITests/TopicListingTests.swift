@@ -51,6 +51,10 @@ struct TopicListingTests {
         }
         #expect(try listing(String(repeating: "a", count: APILimits.topicNameBytes)).topics.count == 1)
         #expect(try listing("news%20-_.~9").topics == ["news%20-_.~9"])
+        let prefixed = try Self.listing().adding(
+            TopicSubscriptionList(
+                topicSubscriptions: [.init(name: "projects/p/registrations/r/topicSubscriptions/news", topicName: "/topics/news")], nextPageToken: nil))
+        #expect(prefixed.topics == ["news"], "a topic name given with its /topics/ prefix is the topic")
         for topic in [String(repeating: "a", count: APILimits.topicNameBytes + 1), String(repeating: "x", count: 4_000_000), "a b", "caf\u{E9}", ""] {
             #expect(throws: InstanceAPIError.self, "\(topic.prefix(20)) (\(topic.utf8.count) bytes)") { try listing(topic) }
         }

@@ -93,8 +93,10 @@ struct DeadLetterBoundTests {
         let compact = outcome.withoutItemLists(because: "MSG_SIZE_TOO_LARGE")
         #expect(compact.wireBytes(limit: .max).count < 1_000, "\(compact.wireBytes(limit: .max).count) bytes")
         #expect(compact.notificationKey == nil)
-        let key = "APA91b" + String(repeating: "x", count: 140)
-        outcome.notificationKey = key
-        #expect(outcome.withoutItemLists(because: "MSG_SIZE_TOO_LARGE").notificationKey == key)
+        for (bytes, kept) in [(146, true), (APILimits.answeredTokenBytes, true), (APILimits.answeredTokenBytes + 1, false)] {
+            let key = "APA91b" + String(repeating: "x", count: bytes - 6)
+            outcome.notificationKey = key
+            #expect((outcome.withoutItemLists(because: "MSG_SIZE_TOO_LARGE").notificationKey == key) == kept, "\(bytes) bytes")
+        }
     }
 }

@@ -17,6 +17,11 @@ struct ReplayDestinationsTests {
         ] {
             #expect(destinations.refusal(of: topic) != nil, "\(topic)")
         }
+        // A pipeline whose request topic is another's outcome topic takes its replays.
+        let chained = PipelineConfiguration(name: "chained", requestTopic: deletions.outcomeTopic)
+        let both = ReplayDestinations(
+            deadLetterTopic: "dlq", controlTopic: "iidbatch.control", batchTopic: "iidbatch.batches", pipelines: [deletions, chained])
+        #expect(both.refusal(of: deletions.outcomeTopic) == nil && both.refusal(of: chained.outcomeTopic) != nil)
         let none = ReplayDestinations(deadLetterTopic: "dlq", controlTopic: "iidbatch.control", batchTopic: "iidbatch.batches", pipelines: [])
         #expect(none.refusal(of: "iidbatch.control") != nil && none.refusal(of: "anything.requests") == nil)
     }

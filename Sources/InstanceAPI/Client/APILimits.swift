@@ -46,13 +46,18 @@ public enum APILimits {
         }
     }
 
-    /// The topic name without a `/topics/` prefix, checked against `[a-zA-Z0-9-_.~%]+`.
+    /// The topic name without a `/topics/` prefix, checked against `[a-zA-Z0-9-_.~%]{1,900}`
+    /// (`topicNameBytes`): what the API takes, and what its topic list may name.
     ///
-    /// - Throws: `.invalidArgument` naming the topic when it is empty or has other characters.
+    /// - Throws: `.invalidArgument` naming the topic when it is empty, longer than
+    ///   `topicNameBytes` or has other characters.
     public static func topicName(_ topic: String) throws(InstanceAPIError) -> String {
         let name = topic.hasPrefix("/topics/") ? String(topic.dropFirst("/topics/".count)) : topic
         guard !name.isEmpty else {
             throw .invalidArgument(field: "topic", value: topic, reason: "must not be empty")
+        }
+        guard name.utf8.count <= topicNameBytes else {
+            throw .invalidArgument(field: "topic", value: topic, reason: "must be at most \(topicNameBytes) bytes, has \(name.utf8.count)")
         }
         guard name.unicodeScalars.allSatisfy(isTopicCharacter) else {
             throw .invalidArgument(field: "topic", value: topic, reason: "must match [a-zA-Z0-9-_.~%]+")
@@ -117,12 +122,6 @@ public enum APILimits {
             }
         }
         return false
-    }
-
-    /// True for a topic name as the list call may give one: 1 to `topicNameBytes` characters of
-    /// `[a-zA-Z0-9-_.~%]` (§2.6).
-    static func isListedTopicName(_ name: String) -> Bool {
-        (1...topicNameBytes).contains(name.utf8.count) && name.unicodeScalars.allSatisfy(isTopicCharacter)
     }
 
     private static func isTopicCharacter(_ scalar: Unicode.Scalar) -> Bool {

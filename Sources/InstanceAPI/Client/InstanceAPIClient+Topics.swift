@@ -97,7 +97,7 @@ extension InstanceAPIClient {
     /// call, following `nextPageToken` through all pages. An unknown registration is the item's
     /// `NOT_FOUND`. Pages that list more topics than one registration can hold
     /// (`APILimits.topicsPerInstance`), or a name that is no topic name, are a malformed answer, and
-    /// the pages together have one call's timeout (`TopicListing`). This is what replaces
+    /// no page is asked for after one call's timeout from the first (`TopicListing`). This is what replaces
     /// `iid/info?details=true` for topic lookups.
     public func fcmTopics(registration: String) async throws(InstanceAPIError) -> ItemOutcome<[String]> {
         try APILimits.identifier(registration, field: "registration")

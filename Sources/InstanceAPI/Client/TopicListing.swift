@@ -5,8 +5,9 @@ import Foundation
 /// or pages on past that many pages, is not the API's (a loop, or a proxy's), and is refused
 /// before more than that many names and one page (within its answer limit) are held.
 ///
-/// The pages together have one call's time: each is its own request with its own timeout, so
-/// an answer paging on slowly would otherwise hold the call's slot for up to 2,000 timeouts.
+/// No page is asked for after one call's timeout from the first (each page is its own request
+/// with its own timeout, so the listing ends within about two timeouts): an answer paging on
+/// slowly would otherwise hold the call's slot for up to 2,000 timeouts.
 struct TopicListing {
     /// The topics of the pages added so far, in their order.
     private(set) var topics: [String] = []
@@ -24,8 +25,8 @@ struct TopicListing {
 
     /// Adds `page`, answered with `status` at `now`; returns the token of the next page, or nil
     /// after the last. Throws `.timedOut` when a next page is named at or after the deadline. Throws `.malformedResponse` once the pages list more topics, or number more pages,
-    /// than one registration can hold, or a topic that is no topic name
-    /// (`APILimits.isListedTopicName`).
+    /// than one registration can hold, or a topic that is no topic name (`APILimits.topicName`,
+    /// whose `/topics/` prefix, if the page gives one, is taken off).
     mutating func add(_ page: TopicSubscriptionList, status: Int, now: ContinuousClock.Instant) throws(InstanceAPIError) -> String? {
         pages += 1
         let listed = page.topicSubscriptions ?? []
@@ -38,11 +39,14 @@ struct TopicListing {
             throw .malformedResponse(api: .fcmListTopics, status: status, message: "more than \(APILimits.topicsPerInstance) pages for one registration")
         }
         // A name's bytes are bounded too: 2,000 names of 4 MiB each would be held to the outcome.
-        let names = listed.map(\.topic)
-        if let bad = names.first(where: { !APILimits.isListedTopicName($0) }) {
-            throw .malformedResponse(
-                api: .fcmListTopics, status: status,
-                message: "a listed topic is no topic name (1 to \(APILimits.topicNameBytes) of [a-zA-Z0-9-_.~%]): \(ResultClassifier.excerpt(Data(bad.utf8)))")
+        var names: [String] = []
+        names.reserveCapacity(listed.count)
+        for subscription in listed {
+            let topic = subscription.topic
+            do { names.append(try APILimits.topicName(topic)) } catch {
+                throw .malformedResponse(
+                    api: .fcmListTopics, status: status, message: "a listed topic is no topic name (\(error)): \(ResultClassifier.excerpt(Data(topic.utf8)))")
+            }
         }
         topics += names
         guard let next = page.nextPageToken, !next.isEmpty else { return nil }

@@ -261,10 +261,10 @@ package enum ResultClassifier {
 
     /// True when an FCM v1 topic call's answer (`status`, `body`) is its success: a 200 whose
     /// body is, for a subscribe, the subscription it asked for (a JSON object without an `error`
-    /// member whose `name` is `projects/{any one segment}/` followed by `resource`, byte for byte
-    /// once `%XX` escapes are decoded on both sides, however Google chose to escape a token's `:`
-    /// or a topic's `%`; other members may stand beside it), and for an unsubscribe (`resource`
-    /// nil), nothing or
+    /// member whose `name` is `projects/{any one segment}/` followed by `resource` (the raw
+    /// registration and topic), byte for byte as it is or once its `%XX` escapes are decoded,
+    /// whichever way Google writes a token's `:` or a topic's `%`; other members may stand beside
+    /// it), and for an unsubscribe (`resource` nil), nothing or
     /// `{}` (`google.protobuf.Empty`). Another 2xx (Google's APIs answer 200), a page, an error
     /// body, or JSON about anything else (`{"success": false}`, another subscription) is no
     /// receipt, whatever its status says.
@@ -277,11 +277,10 @@ package enum ResultClassifier {
         let projects = "projects/".utf8
         guard name.utf8.starts(with: projects) else { return false }
         let afterProjects = name.utf8.dropFirst(projects.count)
-        guard let slash = afterProjects.firstIndex(of: UInt8(ascii: "/")), slash != afterProjects.startIndex,
-            let named = Substring(afterProjects[afterProjects.index(after: slash)...]).percentDecoded,
-            let asked = Substring(resource).percentDecoded
-        else { return false }
-        return named.utf8.elementsEqual(asked.utf8)
+        guard let slash = afterProjects.firstIndex(of: UInt8(ascii: "/")), slash != afterProjects.startIndex else { return false }
+        let named = Substring(afterProjects[afterProjects.index(after: slash)...])
+        // `resource` is raw (a topic may hold a bare `%`): only the answer's escapes are decoded.
+        return named.utf8.elementsEqual(resource.utf8) || named.percentDecoded?.utf8.elementsEqual(resource.utf8) == true
     }
 
     /// The failure code `name` spells; nil for an unknown name and for a success code's name

@@ -163,25 +163,28 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     }
 
     /// True when the error can be the API's refusal of `item` as an argument (a 400): a structured
-    /// error that is the API's answer to a 400 (`isAnswer(toStatus:)`), or a plain string error
-    /// that names the item (`names(_:)`). A gateway's `{"error": "Bad Request"}` is none: read as
-    /// the item's, it would end every item of a backlog `INVALID_ARGUMENT`, final and unretried.
+    /// error that is the API's answer to a 400 (`isAnswer(toStatus:)`) whose message names no other
+    /// thing (`Invalid project ID` is about the call, not the item), or a plain string error that
+    /// names the item (`names(_:)`) or is the code's name (`INVALID_ARGUMENT`). A gateway's
+    /// `{"error": "Bad Request"}` is none: read as the item's, it would end every item of a
+    /// backlog `INVALID_ARGUMENT`, final and unretried.
     public func isInvalidArgument(_ item: String) -> Bool {
-        if error != nil { return isAnswer(toStatus: 400) }
-        return names(item)
+        if let error { return isAnswer(toStatus: 400) && !ErrorWords(error.message ?? "", item: item).namesAnotherThing }
+        return errorString == ResultCode.invalidArgument.rawValue || names(item)
     }
 
     /// True when the error is the Instance ID API's `NOT_FOUND` about `item` on a single-item call
     /// (§2.5 info, §2.2 relation): `isNotFound(item)`; or a plain string error that is the code's
-    /// name (`NOT_FOUND`), or that names the item or the kind of thing asked (`No information
-    /// found about this instance id.`), says it is not found and names no other thing. A web
-    /// server's bare `{"error": "Not Found"}` is none: it would make every token `NOT_FOUND`.
+    /// name (`NOT_FOUND`), or that names the item or an instance (`No information found about
+    /// this instance id.`), says it is not found and names no other thing. A web server's bare
+    /// `{"error": "Not Found"}`, or its `Resource not found` (or an auth gateway's `Token not
+    /// found`, about the bearer token), is none: it would make every token `NOT_FOUND`.
     public func isInstanceNotFound(_ item: String) -> Bool {
         if isNotFound(item) { return true }
         guard let errorString else { return false }
         if errorString == ResultCode.notFound.rawValue { return true }
         let words = ErrorWords(errorString, item: item)
-        return (words.holdsItem || words.namesTheThing) && words.says(ErrorWords.notFound) && !words.namesAnotherThing
+        return (words.holdsItem || words.words.contains { $0.hasPrefix("instance") }) && words.says(ErrorWords.notFound) && !words.namesAnotherThing
     }
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`

@@ -55,7 +55,22 @@ struct Replay: AsyncParsableCommand {
 
     @OptionGroup var defaults: PipelineTopics
 
+    @OptionGroup var control: ControlOptions
+
     @OptionGroup var kafka: KafkaOptions
+
+    /// The pipeline files, for the topics no letter is replayed to; none, with a warning, when
+    /// they cannot be read (a replay during an incident is not held up by a broken file: the
+    /// dead-letter, control and batch topics are refused whatever the files say).
+    private func pipelineFiles() -> [PipelineConfiguration] {
+        if defaults.pipelines == PipelineTopics.defaultFolder, !FileManager.default.fileExists(atPath: defaults.pipelines) { return [] }
+        do { return try PipelineFile.loadAll(defaults.pipelines) } catch {
+            Output.error(
+                "warning: the pipeline files in \(defaults.pipelines) cannot be read (\(error)): only the dead-letter, control and batch topics are refused as destinations"
+            )
+            return []
+        }
+    }
 
     func run() async throws {
         let ops = try op.map { name in
@@ -67,6 +82,9 @@ struct Replay: AsyncParsableCommand {
         Output.line("batch \(batch)")
         let filter = DeadLetterFilter(codes: Set(code), ops: Set(ops), since: since?.date, until: until?.date)
         let configuration = try kafka.configuration()
+        // A letter's original topic is its header's word: never one iidbatch writes for itself.
+        let allowed = ReplayDestinations(
+            deadLetterTopic: from, controlTopic: control.controlTopic, batchTopic: stamp.batches.batchTopic, pipelines: pipelineFiles())
         var selected: [DeadLetter] = []
         var read = 0
         var undecodable = 0
@@ -81,10 +99,6 @@ struct Replay: AsyncParsableCommand {
         }
         if since != nil || until != nil { Output.error(extent.summary("replay", [from])) }
         let selection = ReplaySelection(selected)
-        // A letter's original topic is its header's word: never one iidbatch writes for itself.
-        let allowed = ReplayDestinations(
-            deadLetterTopic: from, controlTopic: ControlTopic.defaultName, batchTopic: stamp.batches.batchTopic,
-            pipelines: FileManager.default.fileExists(atPath: defaults.pipelines) ? try defaults.load(orName: "--pipelines") : [])
         let kept = selection.kept.filter { letter in
             guard let topic = letter.originalTopic, let why = allowed.refusal(of: topic) else { return true }
             Output.error("\(letter.position) (request \(RequestID.shortForm(letter.request?.id ?? ""))) is not replayed: \(why)")

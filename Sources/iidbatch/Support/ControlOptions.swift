@@ -2,7 +2,7 @@ import ArgumentParser
 import Kafka
 import Pipeline
 
-/// The control topic option `run` and `control` share.
+/// The control topic option `run`, `control` and `replay` share.
 struct ControlOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The compacted topic of operator overrides (see `iidbatch control`).", valueName: "topic"))
     var controlTopic = ControlTopic.defaultName
