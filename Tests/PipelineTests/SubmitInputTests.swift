@@ -37,6 +37,16 @@ struct SubmitInputTests {
         }
     }
 
+    @Test("CSV: a delimiter or quote is cut on by itself, a combining mark after it or not (as any CSV reader does, and as receipts quote)")
+    func csvCutsOnScalars() throws {
+        let text = "token,user\ntok-a,\u{301}u1\n\"tok-b\",\"q\"\"\u{301}\"\n\"tok-c\",\"x\",\u{301}\n"
+        let list = try ItemList(Data(text.utf8), format: .csv(column: "token"), op: .topicsSubscribe)
+        #expect(list.items == ["tok-a", "tok-b", "tok-c"] && list.badLines.isEmpty, "\(list.items) \(list.badLines)")
+        let users = try ItemList(Data(text.utf8), format: .csv(column: "2"), op: .topicsSubscribe)
+        #expect(
+            users.items.map { Array($0.unicodeScalars) } == [Array("\u{301}u1".unicodeScalars), Array("q\"\u{301}".unicodeScalars), Array("x".unicodeScalars)])
+    }
+
     @Test("a CSV saved by Excel as UTF-8 (a byte order mark first) reads its header's first column by name (issue 32)")
     func csvWithByteOrderMark() throws {
         let text = "\u{FEFF}token,user\r\ntok-a,u1\r\ntok-b,u2\r\n"

@@ -127,41 +127,46 @@ package struct ItemList: Sendable {
     }
 
     /// The fields of one CSV line cut on `delimiter` (RFC 4180 quoting; a quoted field may not
-    /// span lines).
+    /// span lines). Cut on Unicode scalars, as every CSV reader and writer (the batch receipt's
+    /// included) does: a quote or delimiter with a combining mark after it is one Swift
+    /// `Character`, yet a quote or a delimiter to them.
     private static func csvFields(_ line: Substring, delimiter: Character) throws(CSVLineError) -> [Substring] {
+        let scalars = line.unicodeScalars
+        let quote: Unicode.Scalar = "\""
+        // Every accepted delimiter (`CSVDelimiter`) is one scalar.
+        let cut = delimiter.unicodeScalars.first ?? ","
         var fields: [Substring] = []
-        var rest = line[...]
+        var index = scalars.startIndex
         while true {
-            if rest.first == "\"" {
-                var value = ""
-                var index = rest.index(after: rest.startIndex)
+            if index < scalars.endIndex, scalars[index] == quote {
+                var value = String.UnicodeScalarView()
+                var next = scalars.index(after: index)
                 var closed = false
-                while index < rest.endIndex {
-                    if rest[index] == "\"" {
-                        let next = rest.index(after: index)
-                        if next < rest.endIndex, rest[next] == "\"" {
-                            value.append("\"")
-                            index = rest.index(after: next)
-                            continue
-                        }
-                        closed = true
-                        index = next
-                        break
+                while next < scalars.endIndex {
+                    let scalar = scalars[next]
+                    next = scalars.index(after: next)
+                    guard scalar == quote else {
+                        value.append(scalar)
+                        continue
                     }
-                    value.append(rest[index])
-                    index = rest.index(after: index)
+                    if next < scalars.endIndex, scalars[next] == quote {
+                        value.append(quote)
+                        next = scalars.index(after: next)
+                        continue
+                    }
+                    closed = true
+                    break
                 }
                 guard closed else { throw CSVLineError(reason: "unterminated quoted field") }
-                fields.append(Substring(value))
-                rest = rest[index...]
-                if rest.isEmpty { return fields }
-                guard rest.first == delimiter else { throw CSVLineError(reason: "text after a closing quote") }
-                rest = rest.dropFirst()
-            } else if let separator = rest.firstIndex(of: delimiter) {
-                fields.append(rest[..<separator])
-                rest = rest[rest.index(after: separator)...]
+                fields.append(Substring(String(value)))
+                if next == scalars.endIndex { return fields }
+                guard scalars[next] == cut else { throw CSVLineError(reason: "text after a closing quote") }
+                index = scalars.index(after: next)
+            } else if let separator = scalars[index...].firstIndex(of: cut) {
+                fields.append(Substring(scalars[index..<separator]))
+                index = scalars.index(after: separator)
             } else {
-                fields.append(rest)
+                fields.append(Substring(scalars[index...]))
                 return fields
             }
         }
