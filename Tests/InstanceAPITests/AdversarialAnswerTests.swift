@@ -40,6 +40,11 @@ struct AdversarialAnswerTests {
             // A gateway's 400 says nothing of the id: final INVALID_ARGUMENT would end a backlog unretried.
             (400, #"{"error": "Bad Request"}"#), (400, #"{"error": {"code": 503, "status": "UNAVAILABLE"}}"#),
             (400, #"{"error": {"code": 400, "message": "Invalid project ID: p-typo", "status": "INVALID_ARGUMENT"}}"#),
+            (400, #"{"error": {"status": "UNAVAILABLE"}}"#),
+            (
+                400,
+                #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest"}]}}"#
+            ),
             (
                 409,
                 #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/other"}]}}"#
@@ -48,6 +53,8 @@ struct AdversarialAnswerTests {
     func deletionNoReceipt(status: Int, body: String) {
         let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)
         #expect(verdict.call != nil, "HTTP \(status) \(body) gave \(String(describing: verdict.item))")
+        // No answer about the id: retried and counted by the breaker, never settled for the items.
+        #expect(verdict.call?.isRetryable == true && verdict.call?.isOutage == true, "HTTP \(status) \(body): \(String(describing: verdict.call))")
     }
 
     @Test("§3 deletion: the API's own NOT_FOUND, with or without a code, is still the receipt; so is the emulator's injected one")

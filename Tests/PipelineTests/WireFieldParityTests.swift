@@ -84,7 +84,7 @@ struct WireFieldParityTests {
     func errorBodies() throws {
         let detail = FCMErrorBody.Detail(
             type: FCMErrorBody.fcmErrorType, errorCode: "UNREGISTERED", reason: "SERVICE_DISABLED", domain: "googleapis.com",
-            metadata: ["service": "iid.googleapis.com"])
+            metadata: ["service": "iid.googleapis.com"], resourceName: "projects/p/installations/fid")
         let body = FCMErrorBody(error: .init(code: 404, message: "gone", status: "NOT_FOUND", details: [detail]))
         let encoded = try JSONEncoder().encode(body)
         let written = try JSONValue.parse(encoded)

@@ -14,6 +14,8 @@ public enum APILimits {
     public static let topicListPage = 2_000
     /// The most bytes of a topic name (§2.6: `[a-zA-Z0-9-_.~%]{1,900}`).
     public static let topicNameBytes = 900
+    /// What a topic name matches, as messages say it.
+    public static let topicNameRule = "[a-zA-Z0-9-_.~%]{1,\(topicNameBytes)}"
     /// The most bytes of a token an answer carries back (a registration token from an import, a
     /// device group's `notification_key`, a group's member): Google's are under 200. A longer one
     /// is not the API's answer; outcomes are bounded by it (`OutcomeSizeBound`).
@@ -60,7 +62,7 @@ public enum APILimits {
             throw .invalidArgument(field: "topic", value: topic, reason: "must be at most \(topicNameBytes) bytes, has \(name.utf8.count)")
         }
         guard name.unicodeScalars.allSatisfy(isTopicCharacter) else {
-            throw .invalidArgument(field: "topic", value: topic, reason: "must match [a-zA-Z0-9-_.~%]+")
+            throw .invalidArgument(field: "topic", value: topic, reason: "must match \(topicNameRule)")
         }
         return name
     }

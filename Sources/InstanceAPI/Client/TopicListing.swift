@@ -43,10 +43,13 @@ struct TopicListing {
         names.reserveCapacity(listed.count)
         for subscription in listed {
             let topic = subscription.topic
-            do { names.append(try APILimits.topicName(topic)) } catch {
+            guard let name = try? APILimits.topicName(topic) else {
+                // Its words, not the name's whole bytes (up to the answer's 4 MiB), go into the outcome.
                 throw .malformedResponse(
-                    api: .fcmListTopics, status: status, message: "a listed topic is no topic name (\(error)): \(ResultClassifier.excerpt(Data(topic.utf8)))")
+                    api: .fcmListTopics, status: status,
+                    message: "a listed topic is no topic name (\(APILimits.topicNameRule)): \(ResultClassifier.excerpt(Data(topic.utf8)))")
             }
+            names.append(name)
         }
         topics += names
         guard let next = page.nextPageToken, !next.isEmpty else { return nil }

@@ -159,8 +159,11 @@ package enum ResultClassifier {
     /// this id: 200 with an empty body (or `{}`) is `OK`; 404 with the API's `NOT_FOUND` (a
     /// structured error of that status, or the legacy string error naming the id) and 409 saying
     /// it is gone (`ALREADY_EXISTS`, or the string naming it) mean the data is gone
-    /// (`ALREADY_ABSENT`); 400 with its error body is this id's `INVALID_ARGUMENT`; 403 whose
-    /// error names the id is this id's `PERMISSION_DENIED`. An error in which the id follows a
+    /// (`ALREADY_ABSENT`); 400 with the API's refusal of this id (`FCMErrorBody.isInvalidArgument`)
+    /// is this id's `INVALID_ARGUMENT`, and any other 400 (a gateway's `Bad Request`, a refusal
+    /// about the project) is no answer about any item: retried and counted by the breaker, never
+    /// settled as the call's refusal; 403 whose error names the id is this id's
+    /// `PERMISSION_DENIED`. An error in which the id follows a
     /// `/` (or another of `FCMErrorBody.pathBytes`) anywhere (a path it quotes: a gateway echoing `DELETE /v1/project/p/instanceId/ID`)
     /// does not name it (`FCMErrorBody.names(_:)`). Anything else (a proxy's page or JSON, a wrong path, a
     /// retired endpoint, a 403 for the caller) fails the call.
@@ -181,6 +184,11 @@ package enum ResultClassifier {
             case 403 where error.names(id): return .item(ItemResult(.permissionDenied, message: error.message ?? "HTTP 403"))
             default: break
             }
+        }
+        if status == 400 {
+            // Not the API's refusal of this id (which would be the id's): read as the call's bad
+            // request it would end a whole backlog with a final code, unretried.
+            return .call(.unexpectedAnswer(api: .deleteInstance, status: 400, message: FCMErrorBody(apiAnswer: body)?.message ?? excerpt(body)))
         }
         return .call(callFailure(.deleteInstance, status: status, body: body, retryAfter: retryAfter))
     }

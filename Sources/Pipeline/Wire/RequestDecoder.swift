@@ -98,7 +98,7 @@ public struct RequestDecoder: Sendable {
             let topic = try fields.requiredString(.topic)
             do { target = .topic(try APILimits.topicName(topic)) } catch {
                 throw RequestRejection(
-                    field: Field.topic.rawValue, reason: "\(RequestRejection.quote(topic)) is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
+                    field: Field.topic.rawValue, reason: "\(RequestRejection.quote(topic)) is not a topic name: it must match \(APILimits.topicNameRule)")
             }
         case .apnsImport:
             let application = try fields.requiredString(.application)

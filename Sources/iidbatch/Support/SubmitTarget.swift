@@ -13,7 +13,7 @@ enum SubmitTarget {
         case .topicsSubscribe, .topicsUnsubscribe:
             guard let topic else { throw ValidationError("--topic is required for \(op.rawValue)") }
             do { return .topic(try APILimits.topicName(topic)) } catch {
-                throw ValidationError("--topic: '\(topic)' is not a topic name: it must match [a-zA-Z0-9-_.~%]+")
+                throw ValidationError("--topic: '\(topic)' is not a topic name: it must match \(APILimits.topicNameRule)")
             }
         case .installationsDelete:
             return .subject(subject)

@@ -107,10 +107,20 @@ struct SimulatedBackend {
 
     private mutating func body(status: Int) -> Data {
         switch random.next() % 4 {
-        case 0: Data(#"{"error": {"code": \#(status), "message": "from the API", "status": "\#(Self.statusName(status))"}}"#.utf8)
+        case 0: Data(#"{"error": {"code": \#(status), "message": "\#(Self.message(status))", "status": "\#(Self.statusName(status))"}}"#.utf8)
         case 1: Data(#"{"error": "\#(Self.statusName(status))"}"#.utf8)
         case 2: Data("<html><body><h1>\(status)</h1>The requested URL was not found on this server. That’s all we know.</body></html>".utf8)
         default: Data()
+        }
+    }
+
+    /// Google's words for `status` in its structured errors (words about no other thing, so the
+    /// classifier's per-item paths are reached).
+    private static func message(_ status: Int) -> String {
+        switch status {
+        case 404: "Requested entity was not found."
+        case 409: "Requested entity already exists."
+        default: "Request contains an invalid argument."
         }
     }
 
