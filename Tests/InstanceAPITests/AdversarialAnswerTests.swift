@@ -41,9 +41,10 @@ struct AdversarialAnswerTests {
             (400, #"{"error": "Bad Request"}"#), (400, #"{"error": {"code": 503, "status": "UNAVAILABLE"}}"#),
             (400, #"{"error": {"code": 400, "message": "Invalid project ID: p-typo", "status": "INVALID_ARGUMENT"}}"#),
             (400, #"{"error": {"status": "UNAVAILABLE"}}"#),
+            (400, #"{"error": {}}"#), (400, #"{"error": {"message": "Bad Request"}}"#), (400, #"{"error": {"code": 400, "message": "Bad Request"}}"#),
             (
                 400,
-                #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest"}]}}"#
+                #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p-typo"}]}}"#
             ),
             (
                 409,

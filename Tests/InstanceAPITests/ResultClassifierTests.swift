@@ -195,6 +195,12 @@ struct ResultClassifierTests {
             (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
             (400, #"{"error": "Instance ID \"fid\": x"}"#, .invalidArgument, #"Instance ID "fid": x"#),
             (400, #"{"error": "INVALID_ARGUMENT"}"#, .invalidArgument, "INVALID_ARGUMENT"),
+            // Google's refusal of a malformed id, with the details its APIs attach: the id's, never an outage.
+            (
+                400,
+                #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.BadRequest"}, {"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "INVALID_ARGUMENT"}, {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INVALID_ID"}]}}"#,
+                .invalidArgument, "INVALID_ARGUMENT (INVALID_ID): Request contains an invalid argument."
+            ),
             (
                 400, #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT"}}"#, .invalidArgument,
                 "INVALID_ARGUMENT: Request contains an invalid argument."

@@ -29,9 +29,11 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformedResponse(api: BackendAPI, status: Int, message: String)
     /// No access token could be had: the key or the token endpoint failed.
     case credentials(String)
-    /// An answer that is not the API's own: a status the API does not give (405, 410, 413, 501…)
-    /// or an error status without the API's error body (a proxy's page, a wrong base URL or path,
-    /// a retired endpoint). It says nothing about any item: the call is retried, the breaker
+    /// An answer that is not the API's own: a status the API does not give (405, 410, 413, 501…),
+    /// an error status without the API's error body (a proxy's page, a wrong base URL or path,
+    /// a retired endpoint), or a deletion's 400 that is not the API's refusal of its id
+    /// (`FCMErrorBody.isInvalidArgument`: a gateway's `Bad Request`, a refusal about the project).
+    /// It says nothing about any item: the call is retried, the breaker
     /// counts it (on every call it is a failure of the whole system), and items that run out of
     /// retries end `UNAVAILABLE`, dead-lettered for replay, never a receipt.
     case unexpectedAnswer(api: BackendAPI, status: Int, message: String)
@@ -70,7 +72,8 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// (5xx, no answer, a timeout, an answer that is not the API's or of the wrong shape), and for
     /// systemic ones: what a circuit breaker counts. A call refused for its own content (a 400
     /// with the API's error body, an id the client rejects before calling) or throttled by quota
-    /// says nothing about an outage, so it is not counted.
+    /// says nothing about an outage, so it is not counted; a deletion's 400 that is not about its
+    /// id is `unexpectedAnswer`, and is.
     public var isOutage: Bool {
         switch self {
         case .transport, .unreachable, .timedOut, .unexpectedAnswer, .malformedResponse: true

@@ -162,17 +162,20 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return !words.namesAnotherThing && (words.holdsItem || words.namesTheThing)
     }
 
-    /// True when the error can be the API's refusal of `item` as an argument (a 400): a structured
-    /// error that is the API's answer to a 400 (`isAnswer(toStatus:)`), whose `status` (when it
-    /// has one) is `INVALID_ARGUMENT`, whose details (if any) are each a `ResourceInfo` of the
-    /// item and whose message names no other thing (`Invalid project ID` is about the call, not
-    /// the item); or a plain string error that names the item (`names(_:)`) or is the code's name
-    /// (`INVALID_ARGUMENT`). A gateway's `{"error": "Bad Request"}` is none: read as the item's,
-    /// it would end every item of a backlog `INVALID_ARGUMENT`, final and unretried.
+    /// True when the error can be the API's refusal of `item` as an argument (a 400), where a call
+    /// carries only the item and the project: a structured error that is the API's answer to a
+    /// 400 (`isAnswer(toStatus:)`) whose `status` is `INVALID_ARGUMENT`, none of whose details is a
+    /// `ResourceInfo` of another resource (other details, `BadRequest`, `ErrorInfo`, FCM's own, say
+    /// more of the refusal) and whose message names no other thing (`Invalid project ID` is about
+    /// the call, not the item); or a plain string error that names the item (`names(_:)`) or is
+    /// the code's name (`INVALID_ARGUMENT`). A gateway's `{"error": "Bad Request"}`, or its
+    /// `{"error": {"message": "Bad Request"}}` without the status, is none: read as the item's, it
+    /// would end every item of a backlog `INVALID_ARGUMENT`, final and unretried.
     public func isInvalidArgument(_ item: String) -> Bool {
         if let error {
-            return isAnswer(toStatus: 400) && (error.status ?? ResultCode.invalidArgument.rawValue) == ResultCode.invalidArgument.rawValue
-                && detailsAreOnlyAbout(item) && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
+            let resources = (error.details ?? []).filter { $0.type == Self.resourceInfoType }
+            return isAnswer(toStatus: 400) && error.status == ResultCode.invalidArgument.rawValue && resources.allSatisfy { $0.isResourceInfo(of: item) }
+                && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
         }
         return errorString == ResultCode.invalidArgument.rawValue || names(item)
     }

@@ -114,8 +114,8 @@ struct SimulatedBackend {
         }
     }
 
-    /// Google's words for `status` in its structured errors (words about no other thing, so the
-    /// classifier's per-item paths are reached).
+    /// Words for `status` in the structured errors: Google's for 404, 409 and 400, and the 400's for
+    /// the rest (words about no other thing, so the classifier's per-item paths are reached).
     private static func message(_ status: Int) -> String {
         switch status {
         case 404: "Requested entity was not found."
