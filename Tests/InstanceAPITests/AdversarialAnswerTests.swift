@@ -36,6 +36,14 @@ struct AdversarialAnswerTests {
                 #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "CONSUMER_INVALID"}]}}"#
             ),
             (404, #"{"error": {"code": 404, "message": "Instance abcDEFghiJKLmnoPQRstuv not found", "status": "NOT_FOUND"}}"#),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "PROJECT_NOT_FOUND"}]}}"#
+            ),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "message": "Project not found"}]}}"#
+            ),
             (404, #"{"error": "Instance ID \"fid\" not found, nor abcDEFghiJKL_noPQRstuv"}"#),
             // A gateway's 400 says nothing of the id: final INVALID_ARGUMENT would end a backlog unretried.
             (400, #"{"error": "Bad Request"}"#), (400, #"{"error": {"code": 503, "status": "UNAVAILABLE"}}"#),
@@ -64,6 +72,8 @@ struct AdversarialAnswerTests {
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#, #"{"error": {"status": "NOT_FOUND"}}"#,
             #"{"error": {"code": 404, "message": "Instance fid not found", "status": "NOT_FOUND"}}"#, #"{"error": "Instance ID \"fid\": NOT_FOUND"}"#,
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceType": "installation", "resourceName": "projects/p/installations/fid"}]}}"#,
+            // Details that say nothing of another thing: a request id, a reason about the instance.
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.RequestInfo", "requestId": "r-1"}, {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INSTANCE_NOT_FOUND", "domain": "googleapis.com"}]}}"#,
         ] {
             #expect(ResultClassifier.deleteInstance(id: "fid", status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .alreadyAbsent, "\(body)")
         }

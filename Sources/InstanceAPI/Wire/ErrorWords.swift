@@ -79,10 +79,11 @@ struct ErrorWords {
     /// `already deleted`, and the code's own name.
     static let alreadyGone = ["already deleted", "already been deleted", "already_exists"]
 
-    /// Words that name a thing other than an installation or instance: a project, an app, a
-    /// sender, a service or API, a method, a topic, a path or URL. Matched as a word or its start
+    /// Words that name a thing other than an installation or instance: a project (or the calling
+    /// one, Google's `consumer`), an app, a sender, a service or API, a method, a topic, a path or
+    /// URL. Matched as a word or its start
     /// (`projects`), the short ones as whole words or plurals.
-    static let otherThings = ["project", "application", "sender", "service", "method", "topic", "bucket", "database", "route", "path"]
+    static let otherThings = ["project", "application", "sender", "service", "method", "topic", "bucket", "database", "route", "path", "consumer"]
     static let otherShortThings: Set<Substring> = ["app", "apps", "api", "apis", "url", "urls", "uri"]
 
     /// Words a generic `NOT_FOUND` uses for the thing asked for: `Requested entity was not found.`

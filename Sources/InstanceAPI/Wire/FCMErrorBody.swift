@@ -66,6 +66,13 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             case errorCode, reason, domain, metadata, resourceName
         }
 
+        /// An `ErrorInfo`'s reason, domain and metadata values as words: the reason's `_` as
+        /// blanks (`INSTANCE_NOT_FOUND` is three words, not one id-like run).
+        var words: String {
+            let reason = reason?.replacingOccurrences(of: "_", with: " ")
+            return ([reason, domain] + (metadata ?? [:]).sorted { $0.key < $1.key }.map(\.value)).compactMap { $0 }.joined(separator: " ")
+        }
+
         /// True when it is a `google.rpc.ResourceInfo` whose `resourceName` is `item` or ends in
         /// `/` and `item`, byte for byte: a detail about that item alone.
         func isResourceInfo(of item: String) -> Bool {
@@ -81,6 +88,12 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
 
     /// The `@type` of the detail that names the resource an error is about.
     public static let resourceInfoType = "type.googleapis.com/google.rpc.ResourceInfo"
+
+    /// The `@type` of the detail that says why, in words of a reason (`SERVICE_DISABLED`).
+    public static let errorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
+
+    /// The `@type` of the detail that names the request (its id): nothing of what is missing.
+    public static let requestInfoType = "type.googleapis.com/google.rpc.RequestInfo"
 
     /// The structured error, when `error` is an object.
     public var error: Status?
@@ -151,9 +164,9 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// thing asked for (`Requested entity was not found.`); or a plain string error (the legacy
     /// endpoints' form) naming it (`names(_:)`: not only inside a quoted path), saying it is not
     /// found (`ErrorWords.notFound`) and naming no other thing. A structured error with details
-    /// is one only when each is a `ResourceInfo` of the item (`detailsAreOnlyAbout`): a detail
-    /// naming another resource (a mistyped project) or of another kind says what is missing is
-    /// something else, or says more than can be read here.
+    /// is one only when none can be about another thing (`detailsAreOnlyAbout`): a detail naming
+    /// another resource (a mistyped project) says what is missing is something else, and one of a
+    /// kind not read here may.
     public func isNotFound(_ item: String) -> Bool {
         guard let error else { return isLegacyWord(ErrorWords.notFound, about: item) }
         guard error.status == "NOT_FOUND", isAnswer(toStatus: 404), detailsAreOnlyAbout(item) else { return false }
@@ -196,7 +209,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
     /// is `ALREADY_EXISTS`, whose `code` (when it has one) is 409, whose details (if any) are each a
-    /// `ResourceInfo` of the item (`detailsAreOnlyAbout`) and whose message names no other thing, or a plain string error naming it (`names(_:)`), saying it is already deleted
+    /// detail about the item alone (`detailsAreOnlyAbout`) and whose message names no other thing, or a plain string error naming it (`names(_:)`), saying it is already deleted
     /// (`ErrorWords.alreadyGone`) and naming no other thing. A conflict of another kind
     /// (`ABORTED`, a deletion `already in progress`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
@@ -205,10 +218,21 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
     }
 
-    /// True when the structured error has no details, or each is a `ResourceInfo` of `item`
-    /// (`Detail.isResourceInfo(of:)`).
+    /// True when no detail of the structured error can say it is about something other than
+    /// `item`: each is a `ResourceInfo` of `item` (`Detail.isResourceInfo(of:)`), a `RequestInfo`
+    /// (a request id), or an `ErrorInfo` whose reason, domain and metadata name no other thing
+    /// (`INSTANCE_NOT_FOUND`, not `PROJECT_NOT_FOUND` or `CONSUMER_INVALID`). A detail of any other
+    /// kind (a `LocalizedMessage` whose words are not read here) is not known to be about the item.
     func detailsAreOnlyAbout(_ item: String) -> Bool {
-        (error?.details ?? []).allSatisfy { $0.isResourceInfo(of: item) }
+        (error?.details ?? []).allSatisfy { detail in
+            switch detail.type {
+            case Self.resourceInfoType: detail.isResourceInfo(of: item)
+            case Self.requestInfoType: true
+            case Self.errorInfoType:
+                !ErrorWords(detail.words, item: item).namesAnotherThing
+            default: false
+            }
+        }
     }
 
     /// Whether the plain string error names `item` and, the item's own bytes set aside,
