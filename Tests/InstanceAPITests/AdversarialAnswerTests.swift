@@ -73,7 +73,7 @@ struct AdversarialAnswerTests {
             #"{"error": {"code": 404, "message": "Instance fid not found", "status": "NOT_FOUND"}}"#, #"{"error": "Instance ID \"fid\": NOT_FOUND"}"#,
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceType": "installation", "resourceName": "projects/p/installations/fid"}]}}"#,
             // Details that say nothing of another thing: a request id, a reason about the instance.
-            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.RequestInfo", "requestId": "r-1"}, {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INSTANCE_NOT_FOUND", "domain": "googleapis.com"}]}}"#,
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.RequestInfo", "requestId": "r-1"}, {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INSTANCE_NOT_FOUND", "domain": "googleapis.com", "metadata": {"service": "firebaseinstallations.googleapis.com"}}]}}"#,
         ] {
             #expect(ResultClassifier.deleteInstance(id: "fid", status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .alreadyAbsent, "\(body)")
         }

@@ -66,12 +66,12 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             case errorCode, reason, domain, metadata, resourceName
         }
 
-        /// An `ErrorInfo`'s reason, domain and metadata values as words: the reason's `_` as
-        /// blanks (`INSTANCE_NOT_FOUND` is three words, not one id-like run).
-        var words: String {
-            let reason = reason?.replacingOccurrences(of: "_", with: " ")
-            return ([reason, domain] + (metadata ?? [:]).sorted { $0.key < $1.key }.map(\.value)).compactMap { $0 }.joined(separator: " ")
-        }
+        /// An `ErrorInfo`'s reason as words, its `_` as blanks (`INSTANCE_NOT_FOUND` is three
+        /// words, not one id-like run). Its domain and metadata are not read: they name the
+        /// service (`firebaseinstallations.googleapis.com`, one long run of letters) on Google's
+        /// answers about an item too, and a reason about another thing says so itself
+        /// (`SERVICE_DISABLED`, `CONSUMER_INVALID`).
+        var words: String { reason?.replacingOccurrences(of: "_", with: " ") ?? "" }
 
         /// True when it is a `google.rpc.ResourceInfo` whose `resourceName` is `item` or ends in
         /// `/` and `item`, byte for byte: a detail about that item alone.
@@ -220,8 +220,8 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
 
     /// True when no detail of the structured error can say it is about something other than
     /// `item`: each is a `ResourceInfo` of `item` (`Detail.isResourceInfo(of:)`), a `RequestInfo`
-    /// (a request id), or an `ErrorInfo` whose reason, domain and metadata name no other thing
-    /// (`INSTANCE_NOT_FOUND`, not `PROJECT_NOT_FOUND` or `CONSUMER_INVALID`). A detail of any other
+    /// (a request id), or an `ErrorInfo` whose reason names no other thing (`INSTANCE_NOT_FOUND`,
+    /// not `PROJECT_NOT_FOUND`, `SERVICE_DISABLED` or `CONSUMER_INVALID`). A detail of any other
     /// kind (a `LocalizedMessage` whose words are not read here) is not known to be about the item.
     func detailsAreOnlyAbout(_ item: String) -> Bool {
         (error?.details ?? []).allSatisfy { detail in
