@@ -49,6 +49,19 @@ struct AdversarialAnswerTests {
             (400, #"{"error": "Bad Request"}"#), (400, #"{"error": {"code": 503, "status": "UNAVAILABLE"}}"#),
             (400, #"{"error": {"code": 400, "message": "Invalid project ID: p-typo", "status": "INVALID_ARGUMENT"}}"#),
             (400, #"{"error": {"status": "UNAVAILABLE"}}"#),
+            // Google's answer for a bad project, and a reason of its infrastructure's domain.
+            (
+                400,
+                #"{"error": {"code": 400, "message": "Invalid resource field value in the request.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "RESOURCE_PROJECT_INVALID", "domain": "googleapis.com", "metadata": {"service": "x.googleapis.com"}}]}}"#
+            ),
+            (
+                400,
+                #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "LOCATION_POLICY_VIOLATED", "domain": "googleapis.com"}]}}"#
+            ),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INSTANCE_NOT_FOUND", "domain": "x.googleapis.com", "metadata": {"consumer": "projects/123"}}]}}"#
+            ),
             (400, #"{"error": {}}"#), (400, #"{"error": {"message": "Bad Request"}}"#), (400, #"{"error": {"code": 400, "message": "Bad Request"}}"#),
             (
                 400,
@@ -73,7 +86,7 @@ struct AdversarialAnswerTests {
             #"{"error": {"code": 404, "message": "Instance fid not found", "status": "NOT_FOUND"}}"#, #"{"error": "Instance ID \"fid\": NOT_FOUND"}"#,
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceType": "installation", "resourceName": "projects/p/installations/fid"}]}}"#,
             // Details that say nothing of another thing: a request id, a reason about the instance.
-            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.RequestInfo", "requestId": "r-1"}, {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INSTANCE_NOT_FOUND", "domain": "googleapis.com", "metadata": {"service": "firebaseinstallations.googleapis.com"}}]}}"#,
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.RequestInfo", "requestId": "r-1"}, {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INSTANCE_NOT_FOUND", "domain": "firebaseinstallations.googleapis.com", "metadata": {"service": "firebaseinstallations.googleapis.com", "method": "google.firebase.installations.v1.FirebaseInstallationsService.DeleteInstallation"}}]}}"#,
         ] {
             #expect(ResultClassifier.deleteInstance(id: "fid", status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .alreadyAbsent, "\(body)")
         }

@@ -66,12 +66,23 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             case errorCode, reason, domain, metadata, resourceName
         }
 
-        /// An `ErrorInfo`'s reason as words, its `_` as blanks (`INSTANCE_NOT_FOUND` is three
-        /// words, not one id-like run). Its domain and metadata are not read: they name the
-        /// service (`firebaseinstallations.googleapis.com`, one long run of letters) on Google's
-        /// answers about an item too, and a reason about another thing says so itself
-        /// (`SERVICE_DISABLED`, `CONSUMER_INVALID`).
-        var words: String { reason?.replacingOccurrences(of: "_", with: " ") ?? "" }
+        /// The domain of Google's infrastructure reasons (`google.api.ErrorReason`): every one is
+        /// about the caller, its credentials or the service (`SERVICE_DISABLED`,
+        /// `BILLING_DISABLED`, `SECURITY_POLICY_VIOLATED`), none about an item.
+        static let infrastructureDomain = "googleapis.com"
+
+        /// Whether this `ErrorInfo` is about something other than `item`: of Google's
+        /// infrastructure domain, or its reason (its `_` as blanks: `INSTANCE_NOT_FOUND` is three
+        /// words, not one id-like run) or a metadata value naming another thing (`consumer`:
+        /// `projects/123`). The `service` and `method` values are not read: they name the API
+        /// (`firebaseinstallations.googleapis.com`, one long run of letters) on its answers about
+        /// an item too.
+        func errorInfoNamesAnotherThing(than item: String) -> Bool {
+            if domain == Self.infrastructureDomain { return true }
+            let values = (metadata ?? [:]).filter { $0.key != "service" && $0.key != "method" }.sorted { $0.key < $1.key }.map(\.value)
+            let words = ([reason?.replacingOccurrences(of: "_", with: " ")] + values).compactMap { $0 }.joined(separator: " ")
+            return ErrorWords(words, item: item).namesAnotherThing
+        }
 
         /// True when it is a `google.rpc.ResourceInfo` whose `resourceName` is `item` or ends in
         /// `/` and `item`, byte for byte: a detail about that item alone.
@@ -178,16 +189,23 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// True when the error can be the API's refusal of `item` as an argument (a 400), where a call
     /// carries only the item and the project: a structured error that is the API's answer to a
     /// 400 (`isAnswer(toStatus:)`) whose `status` is `INVALID_ARGUMENT`, none of whose details is a
-    /// `ResourceInfo` of another resource (other details, `BadRequest`, `ErrorInfo`, FCM's own, say
-    /// more of the refusal) and whose message names no other thing (`Invalid project ID` is about
+    /// `ResourceInfo` of another resource or an `ErrorInfo` about another thing
+    /// (`RESOURCE_PROJECT_INVALID`; other details, `BadRequest`, FCM's own, say more of the
+    /// refusal) and whose message names no other thing (`Invalid project ID` is about
     /// the call, not the item); or a plain string error that names the item (`names(_:)`) or is
     /// the code's name (`INVALID_ARGUMENT`). A gateway's `{"error": "Bad Request"}`, or its
     /// `{"error": {"message": "Bad Request"}}` without the status, is none: read as the item's, it
     /// would end every item of a backlog `INVALID_ARGUMENT`, final and unretried.
     public func isInvalidArgument(_ item: String) -> Bool {
         if let error {
-            let resources = (error.details ?? []).filter { $0.type == Self.resourceInfoType }
-            return isAnswer(toStatus: 400) && error.status == ResultCode.invalidArgument.rawValue && resources.allSatisfy { $0.isResourceInfo(of: item) }
+            let aboutItem = (error.details ?? []).allSatisfy { detail in
+                switch detail.type {
+                case Self.resourceInfoType: detail.isResourceInfo(of: item)
+                case Self.errorInfoType: !detail.errorInfoNamesAnotherThing(than: item)
+                default: true
+                }
+            }
+            return isAnswer(toStatus: 400) && error.status == ResultCode.invalidArgument.rawValue && aboutItem
                 && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
         }
         return errorString == ResultCode.invalidArgument.rawValue || names(item)
@@ -220,16 +238,16 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
 
     /// True when no detail of the structured error can say it is about something other than
     /// `item`: each is a `ResourceInfo` of `item` (`Detail.isResourceInfo(of:)`), a `RequestInfo`
-    /// (a request id), or an `ErrorInfo` whose reason names no other thing (`INSTANCE_NOT_FOUND`,
-    /// not `PROJECT_NOT_FOUND`, `SERVICE_DISABLED` or `CONSUMER_INVALID`). A detail of any other
+    /// (a request id), or an `ErrorInfo` about no other thing (`Detail.errorInfoNamesAnotherThing`:
+    /// `INSTANCE_NOT_FOUND`, not `PROJECT_NOT_FOUND`, `CONSUMER_INVALID` or any reason of
+    /// Google's infrastructure domain). A detail of any other
     /// kind (a `LocalizedMessage` whose words are not read here) is not known to be about the item.
     func detailsAreOnlyAbout(_ item: String) -> Bool {
         (error?.details ?? []).allSatisfy { detail in
             switch detail.type {
             case Self.resourceInfoType: detail.isResourceInfo(of: item)
             case Self.requestInfoType: true
-            case Self.errorInfoType:
-                !ErrorWords(detail.words, item: item).namesAnotherThing
+            case Self.errorInfoType: !detail.errorInfoNamesAnotherThing(than: item)
             default: false
             }
         }
