@@ -39,6 +39,17 @@ struct ResultClassifierTests {
     }
 
     @Test(
+        "a 408 says the server did not take the whole request: retried, never read as a call that may have been carried out (a 504, the upstream's timeout, may)"
+    )
+    func requestTimeoutNotCarriedOut() {
+        for api in [BackendAPI.deviceGroup, .deleteInstance, .batchAdd] {
+            let timeout = ResultClassifier.callFailure(api, status: 408, body: Data(), retryAfter: nil)
+            #expect(timeout.isRetryable && !timeout.mayHaveBeenCarriedOut && timeout.resultCode == .unavailable, "\(api): \(timeout)")
+            #expect(ResultClassifier.callFailure(api, status: 504, body: Data(), retryAfter: nil).mayHaveBeenCarriedOut)
+        }
+    }
+
+    @Test(
         "§2.4 import statuses",
         arguments: [
             ("OK", ResultCode.ok), ("Internal Server Error", .internal), ("Invalid APNs token", .invalidArgument),

@@ -226,7 +226,11 @@ package enum ResultClassifier {
         case 401: return .unauthenticated(api: api, message: message)
         case 403: return .permissionDenied(api: api, message: message)
         case 429: return .throttled(api: api, retryAfter: retryAfter)
-        case 408, 504: return .timedOut(api: api, timeout: .zero)
+        // A 408: the server did not take the whole request, so nothing of it was carried out
+        // (a retried group removal must not read a later NOT_FOUND as its own doing); a 504:
+        // the upstream's timeout, after which it may have been.
+        case 408: return .unexpectedAnswer(api: api, status: 408, message: "request timeout (HTTP 408): the server did not take the whole request")
+        case 504: return .timedOut(api: api, timeout: .zero)
         case 500, 502, 503: return .serverError(api: api, status: status, message: message, retryAfter: retryAfter)
         default: return .unexpectedAnswer(api: api, status: status, message: message)
         }
