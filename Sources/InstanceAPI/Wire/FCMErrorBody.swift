@@ -66,6 +66,18 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             case errorCode, reason, domain, metadata, resourceName
         }
 
+        /// Whether this detail can be about nothing but `item`: a `ResourceInfo` of it, a
+        /// `RequestInfo` (a request id), an `ErrorInfo` about no other thing; nil for a kind not
+        /// read here.
+        func isOnlyAbout(_ item: String) -> Bool? {
+            switch type {
+            case FCMErrorBody.resourceInfoType: isResourceInfo(of: item)
+            case FCMErrorBody.requestInfoType: true
+            case FCMErrorBody.errorInfoType: !errorInfoNamesAnotherThing(than: item)
+            default: nil
+            }
+        }
+
         /// The domain of Google's infrastructure reasons (`google.api.ErrorReason`): every one is
         /// about the caller, its credentials or the service (`SERVICE_DISABLED`,
         /// `BILLING_DISABLED`, `SECURITY_POLICY_VIOLATED`), none about an item.
@@ -198,14 +210,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// would end every item of a backlog `INVALID_ARGUMENT`, final and unretried.
     public func isInvalidArgument(_ item: String) -> Bool {
         if let error {
-            let aboutItem = (error.details ?? []).allSatisfy { detail in
-                switch detail.type {
-                case Self.resourceInfoType: detail.isResourceInfo(of: item)
-                case Self.errorInfoType: !detail.errorInfoNamesAnotherThing(than: item)
-                default: true
-                }
-            }
-            return isAnswer(toStatus: 400) && error.status == ResultCode.invalidArgument.rawValue && aboutItem
+            return isAnswer(toStatus: 400) && error.status == ResultCode.invalidArgument.rawValue && detailsAreOnlyAbout(item, unreadKinds: true)
                 && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
         }
         return errorString == ResultCode.invalidArgument.rawValue || names(item)
@@ -242,15 +247,10 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// `INSTANCE_NOT_FOUND`, not `PROJECT_NOT_FOUND`, `CONSUMER_INVALID` or any reason of
     /// Google's infrastructure domain). A detail of any other
     /// kind (a `LocalizedMessage` whose words are not read here) is not known to be about the item.
-    func detailsAreOnlyAbout(_ item: String) -> Bool {
-        (error?.details ?? []).allSatisfy { detail in
-            switch detail.type {
-            case Self.resourceInfoType: detail.isResourceInfo(of: item)
-            case Self.requestInfoType: true
-            case Self.errorInfoType: !detail.errorInfoNamesAnotherThing(than: item)
-            default: false
-            }
-        }
+    /// Kinds this code does not read count as `unreadKinds` says: a receipt needs them to be
+    /// none, a refusal of the item may carry them (`BadRequest`, FCM's own).
+    func detailsAreOnlyAbout(_ item: String, unreadKinds: Bool = false) -> Bool {
+        (error?.details ?? []).allSatisfy { $0.isOnlyAbout(item) ?? unreadKinds }
     }
 
     /// Whether the plain string error names `item` and, the item's own bytes set aside,
