@@ -100,6 +100,20 @@ struct BackendTransportHTTP2Tests {
         try await server.stop()
     }
 
+    @Test("a server that refuses every stream unprocessed: the call is sent a few times, then fails as not sent, not re-sent until its deadline")
+    func refusedEveryTime() async throws {
+        let server = try await TestHTTP2Server(group: group)
+        let transport = try transport()
+        let error = await #expect(throws: TransportError.self) { try await get(transport, server.url("/refuse"), timeout: .seconds(20)) }
+        guard case .notConnected? = error else {
+            Issue.record("a call refused every time: \(String(describing: error))")
+            return
+        }
+        #expect(server.requests == BackendTransport.maxRefusedSends, "sent \(server.requests) times")
+        transport.shutdown()
+        try await server.stop()
+    }
+
     @Test("a connection lost mid-answer fails its calls, which are not sent again; the next call opens a new one")
     func lostConnection() async throws {
         let server = try await TestHTTP2Server(group: group)

@@ -8,7 +8,7 @@ import TestSupport
 
 /// A small HTTP/2 server over TLS on loopback (ALPN `h2` only), for the transport's HTTP/2
 /// tests: `/echo` answers `ok` at once; `/hold` is answered only when a test says
-/// (`answerHeld`). Tests wait for held requests to arrive (`held(_:)`), send GOAWAY
+/// (`answerHeld`); `/refuse` is reset with REFUSED_STREAM (not processed). Tests wait for held requests to arrive (`held(_:)`), send GOAWAY
 /// (`goAway(lastStreamID:)`) or close every connection mid-answer (`closeConnections`).
 final class TestHTTP2Server: Sendable {
     /// A request held for an answer.
@@ -218,7 +218,11 @@ final class TestHTTP2Server: Sendable {
                 break
             case .end:
                 shared.state.withLock { $0.requests += 1 }
-                if uri == "/hold" { hold(context) } else { respond(context) }
+                switch uri {
+                case "/hold": hold(context)
+                case "/refuse": refuse(context)
+                default: respond(context)
+                }
             }
         }
 
@@ -234,6 +238,13 @@ final class TestHTTP2Server: Sendable {
                 return state.readyWaiters()
             }
             for continuation in ready { continuation.resume(returning: all) }
+        }
+
+        /// Resets the request's stream with REFUSED_STREAM, written on its connection.
+        private func refuse(_ context: ChannelHandlerContext) {
+            guard let streamID = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID), let connection = context.channel.parent
+            else { return }
+            connection.writeAndFlush(HTTP2Frame(streamID: streamID, payload: .rstStream(.refusedStream)), promise: nil)
         }
 
         private func respond(_ context: ChannelHandlerContext) {

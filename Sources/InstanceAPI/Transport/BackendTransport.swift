@@ -13,7 +13,10 @@ import Synchronization
 /// server's stream limit, at most `maxHTTP2ConnectionsPerOrigin` per origin; beyond that a call
 /// waits for a stream. A connection stays while streams use it and closes after `idleTimeout`
 /// without; after a GOAWAY, new calls go to another, and a call the server refused unprocessed
-/// is sent again on another. A cancelled call resets its stream, not the connection.
+/// is sent again, at most `maxRefusedSends` times in all: a server that refuses every stream
+/// fails the call as not sent (`.notConnected`), for the caller's backoff and breaker, rather
+/// than having it re-sent at round-trip speed until its deadline. A cancelled call resets its
+/// stream, not the connection.
 ///
 /// HTTP/1.1: a call takes an idle connection to its origin, or connects a new one; the
 /// connection returns to the idle set when the answer is complete and the server keeps it open.
@@ -153,10 +156,12 @@ final class BackendTransport: Sendable {
     private func sendHTTP2(
         _ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, origin: BackendOrigin, deadline: NIODeadline
     ) async throws -> TransportAnswer {
+        var refusedSends = 0
         while true {
             // Nothing of this call is out at the top of the loop (it comes back only after a
             // stream the server refused unprocessed, or a connection that was gone).
             guard NIODeadline.now() < deadline else { throw TransportError.notConnected(Self.noStream) }
+            guard refusedSends < Self.maxRefusedSends else { throw TransportError.notConnected(Self.refusedEveryTime) }
             // The origin chose HTTP/1.1 while this call waited: it goes that way, rather than
             // each woken call offering h2 in a handshake of its own, one after another.
             if state.withLock({ $0.http1Origins.contains(origin) }) {
@@ -246,12 +251,20 @@ final class BackendTransport: Sendable {
                     })
                 // The server did not process it: sent again, on another stream.
                 guard connection.refusedUnprocessed(error), !Task.isCancelled else { throw error }
+                refusedSends += 1
             }
         }
     }
 
     /// Why a call that got no stream before its deadline failed: it was not sent.
     private static let noStream = "no stream free before the call's deadline"
+
+    /// How many times an HTTP/2 call is sent when the server refuses it unprocessed each time
+    /// (REFUSED_STREAM, above a GOAWAY's last stream, a connection that takes no new streams):
+    /// enough for a GOAWAY's race, after which the refusal is the server's state, not a race.
+    static let maxRefusedSends = 4
+    /// Why a call the server refused `maxRefusedSends` times failed: it was not processed.
+    private static let refusedEveryTime = "the server refused the call's HTTP/2 stream unprocessed \(maxRefusedSends) times"
 
     /// Parks a call `StreamConnections` told to wait until it is handed a stream, woken, its
     /// deadline passes (`.notConnected`: it was not sent) or it is cancelled.
