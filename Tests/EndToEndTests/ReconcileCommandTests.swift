@@ -58,6 +58,31 @@ struct ReconcileCommandTests {
         #expect(complete.output.contains("complete: every request has an outcome"))
     }
 
+    @Test(
+        "a request topic's records are read with its pipeline's limits: one the worker rejected for its size is expected under its position, as the worker answered it"
+    )
+    func pipelineLimits() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        try kafka.createTopic("small-requests")
+        try kafka.createTopic("outcomes")
+        let folder = try OperatorCommand.temporaryFolder("reconcile-limits")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "request-topic: small-requests\ngroup: g\noutcome-topic: outcomes\ndead-letter-topic: dl\nmax-record-bytes: 64\n"
+            .write(to: folder.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        // Over the pipeline's 64 bytes: its worker rejects it unread, keyed by the record's position.
+        let request = PipelineRequest(id: "too-large", op: .topicsSubscribe, target: .topic("movies"), items: ["token-a", "token-b", "token-c"])
+        let sent = try await producer.send(topic: "small-requests", key: nil, value: Array(request.jsonBody()))
+        let position = "small-requests/\(sent.partition)/\(sent.offset)"
+        let rejected = Outcome(
+            requestID: position, op: nil, target: [:], status: .rejected, counts: [:], failedItems: [], reason: "record exceeds the limit",
+            backendCalls: 0, receivedAt: .now, completedAt: .now)
+        _ = try await producer.send(topic: "outcomes", key: Array(position.utf8), value: Array(try Outcome.encoder().encode(rejected)))
+        await producer.close()
+        let audit = try await OperatorCommand.run(["reconcile", "--pipelines", folder.path], brokers: kafka.bootstrapServers)
+        #expect(audit.status == 0 && audit.output.contains("answered 1 of 1; missing 0"), "\(audit.output)")
+    }
+
     @Test("a topic the cluster does not have is named; no request topic is refused")
     func badArguments() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)

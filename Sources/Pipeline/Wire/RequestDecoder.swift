@@ -40,6 +40,13 @@ public struct RequestDecoder: Sendable {
         acceptedOps = configuration.ops
     }
 
+    /// The decoder of the worker reading request topic `topic`: that of the first of `pipelines`
+    /// whose request topic it is, so a record reads here as that worker read it (one it rejected
+    /// for its size is rejected here too); the default limits for a topic none of them reads.
+    public init(readingTopic topic: String, of pipelines: [PipelineConfiguration]) {
+        if let pipeline = pipelines.first(where: { $0.requestTopic == topic }) { self.init(configuration: pipeline) } else { self.init() }
+    }
+
     /// Decodes one record's value.
     public func decode(_ bytes: [UInt8]) -> Result<PipelineRequest, RequestRejection> {
         guard bytes.count <= maxRecordBytes else {

@@ -40,7 +40,7 @@ struct Reconcile: AsyncParsableCommand {
             outcomes: try outcomes.map { [$0] } ?? defaults.outcomeTopics(orName: "--outcomes"))
         let configuration = try kafka.configuration()
         let deadline = ContinuousClock.now + (wait?.duration ?? .zero)
-        var audit = Audit()
+        var audit = Audit(pipelines: defaults.readable(without: "request records are read with the default limits"))
         // The outcomes' snapshot is taken before the requests are read: each outcome in it then
         // answers a request in theirs, and whatever comes later is followed.
         let outcomeReader = try await TopicScan.open(topics.outcomes, kafka: configuration, timeout: kafka.timeout)
@@ -112,13 +112,18 @@ struct Reconcile: AsyncParsableCommand {
         var behind = false
         var records = 0
         var replayRecords = 0
-        let decoder = RequestDecoder()
+        /// The pipelines whose workers read the request topics: a record is read as its worker
+        /// read it (`RequestDecoder(readingTopic:of:)`), so one it rejected for its size is
+        /// expected under its position, as that worker answered it.
+        let pipelines: [PipelineConfiguration]
         let outcomeDecoder = Outcome.decoder()
+
+        init(pipelines: [PipelineConfiguration]) { self.pipelines = pipelines }
 
         /// Expects what a request record asks for.
         mutating func add(request record: KafkaRecord) {
             records += 1
-            switch decoder.decode(record.value ?? []) {
+            switch RequestDecoder(readingTopic: record.topic, of: pipelines).decode(record.value ?? []) {
             case .success(let request):
                 if RequestID.isReplay(id: request.id, replayOf: request.replayOf) {
                     replayRecords += 1

@@ -59,19 +59,6 @@ struct Replay: AsyncParsableCommand {
 
     @OptionGroup var kafka: KafkaOptions
 
-    /// The pipeline files, for the topics no letter is replayed to; none, with a warning, when
-    /// they cannot be read (a replay during an incident is not held up by a broken file: the
-    /// dead-letter, control and batch topics are refused whatever the files say).
-    private func pipelineFiles() -> [PipelineConfiguration] {
-        if defaults.pipelines == PipelineTopics.defaultFolder, !FileManager.default.fileExists(atPath: defaults.pipelines) { return [] }
-        do { return try PipelineFile.loadAll(defaults.pipelines) } catch {
-            Output.error(
-                "warning: the pipeline files in \(defaults.pipelines) cannot be read (\(error)): only the dead-letter, control and batch topics are refused as destinations"
-            )
-            return []
-        }
-    }
-
     func run() async throws {
         let ops = try op.map { name in
             guard let op = RequestOp(rawValue: name) else { throw ValidationError("--op: unknown op '\(name)'; expected one of \(RequestOp.names)") }
@@ -84,7 +71,8 @@ struct Replay: AsyncParsableCommand {
         let configuration = try kafka.configuration()
         // A letter's original topic is its header's word: never one iidbatch writes for itself.
         let allowed = ReplayDestinations(
-            deadLetterTopic: from, controlTopic: control.controlTopic, batchTopic: stamp.batches.batchTopic, pipelines: pipelineFiles())
+            deadLetterTopic: from, controlTopic: control.controlTopic, batchTopic: stamp.batches.batchTopic,
+            pipelines: defaults.readable(without: "only the dead-letter, control and batch topics are refused as destinations"))
         var selected: [DeadLetter] = []
         var read = 0
         var undecodable = 0

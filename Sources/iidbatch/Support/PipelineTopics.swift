@@ -29,6 +29,18 @@ struct PipelineTopics: ParsableArguments {
         }
     }
 
+    /// The pipeline files, when there are any to read; none without `--pipelines` and a
+    /// `pipelines/` folder here, and none, with a warning saying `without` (what the command does
+    /// without them), when they cannot be read: a command that only takes more from them is not
+    /// held up by a broken file.
+    func readable(without: String) -> [PipelineConfiguration] {
+        if pipelines == Self.defaultFolder, !FileManager.default.fileExists(atPath: pipelines) { return [] }
+        do { return try PipelineFile.loadAll(pipelines) } catch {
+            Output.error("warning: the pipeline files in \(pipelines) cannot be read (\(error)): \(without)")
+            return []
+        }
+    }
+
     /// The request topic of the pipeline that takes `op`.
     func requestTopic(for op: RequestOp, orName option: String) throws -> String {
         let files = try load(orName: option)

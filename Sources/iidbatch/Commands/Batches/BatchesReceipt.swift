@@ -50,13 +50,19 @@ struct BatchesReceipt: AsyncParsableCommand {
         }
         Output.error(extent.summary("receipt", outcomeTopics))
         var records: [PipelineRequest] = []
-        let decoder = RequestDecoder()
+        // Each request record read as its pipeline's worker read it: one within that worker's
+        // limits but past the defaults is the batch's.
+        let pipelines = sources.defaults.readable(without: "request records are read with the default limits")
         let configuration = try sources.kafka.configuration()
         try await TopicScan.read(
             requests.isEmpty ? manifest.requestTopics : requests, kafka: configuration, timeout: sources.kafka.timeout, since: manifest.outcomesSince
         ) {
             record in
-            if case .success(let request) = decoder.decode(record.value ?? []), request.batch == manifest.name { records.append(request) }
+            if case .success(let request) = RequestDecoder(readingTopic: record.topic, of: pipelines).decode(record.value ?? []),
+                request.batch == manifest.name
+            {
+                records.append(request)
+            }
             return true
         }
         let board = await sources.board()
