@@ -31,10 +31,12 @@ struct SimulatedBackend {
     /// Per-item codes of a batchAdd/batchRemove answer (nil is `{}`, success).
     static let batchErrors: [String?] = [
         nil, nil, nil, "NOT_FOUND", "INVALID_ARGUMENT", "INTERNAL", "TOO_MANY_TOPICS", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "PERMISSION_DENIED",
-        "SOMETHING_NEW",
+        "SOMETHING_NEW", "OK", "ALREADY_ABSENT",
     ]
     /// Per-entry statuses of a batchImport answer.
-    static let importStatuses = ["OK", "OK", "OK", "Internal Server Error", "Invalid APNs token", "Quota exceeded", "RESOURCE_EXHAUSTED", "Unavailable", "Odd"]
+    static let importStatuses = [
+        "OK", "OK", "OK", "Internal Server Error", "Invalid APNs token", "Quota exceeded", "RESOURCE_EXHAUSTED", "Unavailable", "Odd", "ok", "ALREADY_ABSENT",
+    ]
 
     /// What one drawn answer looks like, before classification.
     enum Kind {
@@ -48,31 +50,51 @@ struct SimulatedBackend {
         case credentials
     }
 
+    /// An answer drawn, and what it means, known to the draw and not read from the answer: for
+    /// each item of the call, whether the backend said the item's change is done (or, for a
+    /// deletion, the data gone). A success code the client reads from an answer that did not say
+    /// so is a false receipt.
+    struct Drawn {
+        var answer: CallAnswer
+        var saidDone: [Bool]
+    }
+
     var random: SplitMix64
 
     /// A chaotic answer to a call of `job` on `api`.
-    mutating func answer(_ job: CallJob, api: BackendAPI) -> CallAnswer {
-        if let foreign = foreignAnswer(job, api: api) { return foreign }
-        if let stuck = stuckAnswer(job, api: api) { return stuck }
+    mutating func answer(_ job: CallJob, api: BackendAPI) -> Drawn {
+        if let foreign = foreignAnswer(job, api: api) { return Drawn(answer: foreign, saidDone: none(job)) }
+        if let stuck = stuckAnswer(job, api: api) { return Drawn(answer: stuck, saidDone: none(job)) }
         switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .unreachable, .timeout, .credentials]) {
         case .perItem: return perItem(job, api: api)
-        case .credentials: return .failed(.credentials("token endpoint https://oauth2.googleapis.com/token did not answer"))
-        case .transport: return .failed(.transport(api: api, message: "connection reset by peer"))
-        case .unreachable: return .failed(.unreachable(api: api, message: "connection refused"))
-        case .timeout: return .failed(.timedOut(api: api, timeout: .seconds(30)))
+        case .credentials: return Drawn(answer: .failed(.credentials("token endpoint https://oauth2.googleapis.com/token did not answer")), saidDone: none(job))
+        case .transport: return Drawn(answer: .failed(.transport(api: api, message: "connection reset by peer")), saidDone: none(job))
+        case .unreachable: return Drawn(answer: .failed(.unreachable(api: api, message: "connection refused")), saidDone: none(job))
+        case .timeout: return Drawn(answer: .failed(.timedOut(api: api, timeout: .seconds(30))), saidDone: none(job))
         case .status:
             let status = pick(Self.statuses)
             let retryAfter = pick(Self.retryAfters).flatMap { RetryAfter.parse($0) }
-            return whole(job, api: api, status: status, body: body(status: status), retryAfter: retryAfter)
+            let (body, saysDone) = body(status: status, api: api)
+            return Drawn(
+                answer: whole(job, api: api, status: status, body: body, retryAfter: retryAfter),
+                saidDone: Array(repeating: saysDone, count: job.items.count))
         }
     }
+
+    /// Nothing said done, for each item of `job`.
+    private func none(_ job: CallJob) -> [Bool] { Array(repeating: false, count: job.items.count) }
+
+    /// The registration token the backend gives APNs token `item`: its own, the same on every
+    /// import (§2.4), so an answer given to another item reads as another token.
+    static func registration(of item: String) -> String { "reg-" + item }
 
     /// A healthy answer to `job`: every item OK, but items of another project, which are refused
     /// whatever the backend's health.
     func healthy(_ job: CallJob, api: BackendAPI) -> CallAnswer {
         if let foreign = foreignAnswer(job, api: api) { return foreign }
         if let stuck = stuckAnswer(job, api: api) { return stuck }
-        return .items(RunLengthList(repeating: ItemAnswer(.ok, value: job.op == .apnsImport ? "registration" : nil), count: job.items.count))
+        if job.op == .apnsImport { return .items(RunLengthList(job.items.map { ItemAnswer(.ok, value: Self.registration(of: $0)) })) }
+        return .items(RunLengthList(repeating: ItemAnswer(.ok, value: nil), count: job.items.count))
     }
 
     // MARK: - Drawing
@@ -81,37 +103,75 @@ struct SimulatedBackend {
         choices[Int(random.next() % UInt64(choices.count))]
     }
 
-    private mutating func perItem(_ job: CallJob, api: BackendAPI) -> CallAnswer {
+    private mutating func perItem(_ job: CallJob, api: BackendAPI) -> Drawn {
         var answers: [ItemAnswer] = []
+        var saidDone: [Bool] = []
         switch api {
         case .batchAdd, .batchRemove:
             var index = 0
             while index < job.items.count {
                 let run = min(job.items.count - index, 1 + Int(random.next() % 300))
-                answers += Array(repeating: ItemAnswer(ResultClassifier.batchItem(error: pick(Self.batchErrors))), count: run)
+                let error = pick(Self.batchErrors)
+                answers += Array(repeating: ItemAnswer(ResultClassifier.batchItem(error: error)), count: run)
+                saidDone += Array(repeating: error == nil, count: run)
                 index += run
             }
         case .batchImport:
-            for _ in 0..<job.items.count {
-                let result = ResultClassifier.importStatus(pick(Self.importStatuses))
-                answers.append(ItemAnswer(result, value: result.code == .ok ? "registration" : nil))
+            for item in job.items {
+                let status = pick(Self.importStatuses)
+                let result = ResultClassifier.importStatus(status)
+                answers.append(ItemAnswer(result, value: result.code == .ok ? Self.registration(of: item) : nil))
+                saidDone.append(status == "OK")
             }
         default:
             // A single-item or group API answered 200: success.
             answers = Array(repeating: ItemAnswer(.ok, value: api == .deviceGroup ? "key" : nil), count: job.items.count)
+            saidDone = Array(repeating: true, count: job.items.count)
         }
         // Now and then an answer lists fewer results than the call had items.
         if answers.count > 1, random.next() % 20 == 0 { answers.removeLast(1 + Int(random.next() % UInt64(answers.count - 1))) }
-        return .items(RunLengthList(answers))
+        return Drawn(answer: .items(RunLengthList(answers)), saidDone: saidDone)
     }
 
-    private mutating func body(status: Int) -> Data {
-        switch random.next() % 4 {
-        case 0: Data(#"{"error": {"code": \#(status), "message": "\#(Self.message(status))", "status": "\#(Self.statusName(status))"}}"#.utf8)
-        case 1: Data(#"{"error": "\#(Self.statusName(status))"}"#.utf8)
-        case 2: Data("<html><body><h1>\(status)</h1>The requested URL was not found on this server. That’s all we know.</body></html>".utf8)
-        default: Data()
+    /// A body for a non-200 `status` of `api`, and whether it says the item's change is done: the
+    /// API's own error for the status (a deletion's 404 and 409 say the data is gone; a
+    /// subscribe's 409 says the token is subscribed), a legacy string error, a page, nothing, or
+    /// the API's error form about something else (another project, a method, another resource),
+    /// which says nothing of the item.
+    private mutating func body(status: Int, api: BackendAPI) -> (Data, saysDone: Bool) {
+        let apiOwn = (api == .deleteInstance && (status == 404 || status == 409)) || (api == .fcmSubscribe && status == 409)
+        switch random.next() % 5 {
+        case 0:
+            return (Data(#"{"error": {"code": \#(status), "message": "\#(Self.message(status))", "status": "\#(Self.statusName(status))"}}"#.utf8), apiOwn)
+        case 1: return (Data(#"{"error": "\#(Self.statusName(status))"}"#.utf8), apiOwn)
+        case 2: return (Data("<html><body><h1>\(status)</h1>The requested URL was not found on this server. That’s all we know.</body></html>".utf8), false)
+        case 3: return (Data(), false)
+        default:
+            let other = pick(Self.aboutSomethingElse(status: status))
+            // A subscribe's 409 in the API's form with ALREADY_EXISTS is its success whatever its
+            // words (api-reference §2.6, as the Admin SDKs read it).
+            return (Data(other.body.utf8), api == .fcmSubscribe && status == 409 && other.alreadyExists)
         }
+    }
+
+    /// Errors in the API's form, on `status`, about something other than any item of the call;
+    /// `alreadyExists` when one is the API's `ALREADY_EXISTS` on it (not a front end's routing error).
+    static func aboutSomethingElse(status: Int) -> [(body: String, alreadyExists: Bool)] {
+        let name = statusName(status)
+        let resource =
+            #""details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/cAnotherFid0000000000x"}]"#
+        let service =
+            #""details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "SERVICE_DISABLED", "domain": "googleapis.com", "metadata": {"consumer": "projects/123"}}]"#
+        return [
+            (#"{"error": {"code": \#(status), "message": "Project 'other-project' not found.", "status": "\#(name)"}}"#, name == "ALREADY_EXISTS"),
+            (#"{"error": {"code": \#(status), "message": "Method not found.", "status": "\#(name)"}}"#, false),
+            (#"{"error": {"code": \#(status), "message": "\#(message(status))", "status": "\#(name)", \#(resource)}}"#, name == "ALREADY_EXISTS"),
+            (#"{"error": {"code": \#(status), "message": "\#(message(status))", "status": "\#(name)", \#(service)}}"#, name == "ALREADY_EXISTS"),
+            (#"{"error": {"code": \#(status), "message": "The operation was aborted.", "status": "ABORTED"}}"#, false),
+            (#"{"error": "Not Found"}"#, false),
+            (#"{"error": "OK"}"#, false),
+            (#"{"error": "ALREADY_ABSENT"}"#, false),
+        ]
     }
 
     /// Words for `status` in the structured errors: Google's for 404, 409 and 400, and the 400's for

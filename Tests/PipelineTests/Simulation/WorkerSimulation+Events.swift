@@ -85,12 +85,24 @@ extension WorkerSimulation {
         let id = ids[Int(random.next() % UInt64(ids.count))]
         let job = running.removeValue(forKey: id)!
         let api = job.op.api(on: configuration.topicBackend)
-        let answer = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
+        let drawn =
+            healthy
+            ? SimulatedBackend.Drawn(answer: backend.healthy(job, api: api), saidDone: Array(repeating: true, count: job.items.count))
+            : backend.answer(job, api: api)
+        let answer = drawn.answer
         if !healthy, random.next() % 10 == 0 { now += .milliseconds(Int64(random.next() % 2_000)) }
         // Each item's code in this answer, at its own position in the call.
         let codes = Self.codes(of: answer, count: job.items.count)
+        // A success only from an answer that said so, whatever its bytes.
+        for (position, code) in codes.enumerated() where code.isSuccess && !drawn.saidDone[position] {
+            throw violation("item \(job.items[position]) of a call on \(api) read \(code) from an answer that did not say it is done: \(answer)")
+        }
+        let values = Self.values(of: answer, count: job.items.count)
         for run in job.origins.runs where admitted[run.request] != nil {
-            for (index, position) in zip(run.indexes, run.positions) { admitted[run.request]!.lastCodes[index] = codes[position] }
+            for (index, position) in zip(run.indexes, run.positions) {
+                admitted[run.request]!.lastCodes[index] = codes[position]
+                admitted[run.request]!.lastValues[index] = values[position]
+            }
         }
         try perform(machine.callFinished(id, of: api, answer, now: now, date: Date()))
     }
@@ -101,6 +113,14 @@ extension WorkerSimulation {
         switch answer {
         case .items(let answers): (0..<count).map { $0 < answers.count ? answers[$0].result.code : .internal }
         case .failed(let error, _): Array(repeating: error.resultCode, count: count)
+        }
+    }
+
+    /// The value each item of a call of `count` items gets from `answer` (nil without one).
+    static func values(of answer: CallAnswer, count: Int) -> [String?] {
+        switch answer {
+        case .items(let answers): (0..<count).map { $0 < answers.count ? answers[$0].value : nil }
+        case .failed: Array(repeating: nil, count: count)
         }
     }
 

@@ -212,6 +212,17 @@ extension WorkerSimulation {
         } else if request.request.op == .installationsDelete, outcome.reason == nil {
             throw violation("deletion \(request.id) published \(outcome.status) without its erasure receipt")
         }
+        // Each imported APNs token with the registration token its own last answer gave it.
+        if request.request.op == .apnsImport {
+            var expectedImports: [String: String] = [:]
+            for (index, code) in request.lastCodes where code == .ok {
+                if let value = request.lastValues[index] { expectedImports[request.request.items[index]] = value }
+            }
+            guard (outcome.imports ?? [:]) == expectedImports else {
+                let wrong = (outcome.imports ?? [:]).filter { expectedImports[$0.key] != $0.value }.prefix(3)
+                throw violation("imports of \(request.id) differ from their answers: \(wrong.map { "\($0.key) → \($0.value)" })")
+            }
+        }
         // The healthy backend's new work, after the chaos: nothing of it may fail.
         if request.id.hasPrefix("heal-"), outcome.status != .succeeded {
             throw violation("\(request.id), sent to the healed backend, ended \(outcome.status): \(outcome.counts)")

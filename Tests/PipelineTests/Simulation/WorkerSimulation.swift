@@ -30,6 +30,8 @@ struct WorkerSimulation {
         /// Each item's code in the last answer that carried it: its final code once the request
         /// is published.
         var lastCodes: [Int: ResultCode] = [:]
+        /// Each item's value (an import's registration token) in the last answer that carried it.
+        var lastValues: [Int: String] = [:]
         var published = false
         /// The request, and when its record was produced: what a cancel matches.
         var request: PipelineRequest
