@@ -43,8 +43,26 @@ struct CallQueue: Sendable {
     /// The retries waiting to start, which hold their keys.
     var waitingRetries: some Sequence<CallJob> { retries + suspects }
 
-    /// True when jobs wait and every one of them is suspect.
-    var holdsOnlySuspects: Bool { count > 0 && count == suspects.count }
+    /// True when suspects wait and every other job waiting waits for its key (`keyBlockedCount`):
+    /// nothing but a suspect could be the next probe.
+    var holdsOnlySuspects: Bool { !suspects.isEmpty && count == suspects.count + keyBlockedCount }
+
+    /// True when every job waiting (none included) waits for its key: behind a job of its key that
+    /// runs, backs off or is suspect, with an op that may not run beside it. Such jobs hold no
+    /// slot, whatever the concurrency, rate or quota, so they must not keep other keys' work from
+    /// being formed into calls.
+    var waitsOnlyForKeys: Bool { count == keyBlockedCount }
+
+    /// Jobs that wait for their key: each key's whose first job may not start beside its holders
+    /// (`OrderingRule`), all of them (the rest are behind that first one).
+    private var keyBlockedCount: Int {
+        guard count > retries.count + suspects.count + unordered.count else { return 0 }
+        var blocked = 0
+        for (key, jobs) in ordered {
+            if let first = jobs.first, !admissible(first, key: key) { blocked += jobs.count }
+        }
+        return blocked
+    }
 
     /// Queues a new job behind earlier work of its key.
     mutating func enqueue(_ job: CallJob) {

@@ -81,8 +81,8 @@ struct DispatchMachine: Sendable {
     /// True while the circuit breaker lets calls flow.
     var breakerClosed: Bool { breaker.isClosed }
 
-    /// Whether the breaker is open and only suspects wait: new work alone can show whether the
-    /// system or those items fail (consumption goes on for it).
+    /// Whether the breaker is open and only suspects wait (with work behind their keys): new work
+    /// alone can show whether the system or those items fail (consumption goes on for it).
     var awaitsNewWork: Bool { !breaker.isClosed && queue.holdsOnlySuspects }
 
     /// Running calls that carry an item of a request in `handles`.
@@ -154,9 +154,12 @@ struct DispatchMachine: Sendable {
             let wasClosed = breaker.isClosed
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
-            if let retryAfter = error.retryAfter {
+            if let retryAfter = error.retryAfter, !alone || error.resultCode == .resourceExhausted {
                 // A server's wait holds every call of its API, so it is held to the longest backoff:
                 // one answer must not stop an API for a day (or trap on a wait past the clock's end).
+                // A failure that is this call's own (its API answered others meanwhile) holds this
+                // call only (its backoff honours the wait): one id answered 503 with an hour's wait
+                // held every call of its API for each of its retries. A quota's wait is the API's.
                 pacing.block(job.api, for: min(retryAfter, configuration.retry.maxBackoff), now: now)
             }
             job.lastError = error.description
@@ -257,14 +260,19 @@ struct DispatchMachine: Sendable {
         // Partial calls are formed once their linger has passed, and only as many as could start:
         // while every slot is busy or calls wait in the queue (concurrency, rate, quota), the
         // items go on gathering into fuller calls, and each call that frees a slot takes the
-        // oldest key's items. While the breaker is open and only suspect attempts wait, one call
-        // is formed: the probe, which new work must be rather than a suspect; held back by them,
-        // a suspect that always fails was the only probe, forever (simulation seed 1301).
-        let freeSlots =
-            awaitsNewWork ? min(1, configuration.concurrency - running.count) : queue.count == 0 ? configuration.concurrency - running.count : 0
-        if let due = lingerDue, due <= now, freeSlots > 0 {
-            enqueue(planner.take(flush: true, maxPartialCalls: freeSlots))
-            lingerDue = planner.isEmpty ? nil : due
+        // oldest key's items. Calls that wait only for their key (behind a call of their topic or
+        // group that backs off) wait for no slot: counted, they kept every other key's items
+        // unformed for as long as that call's retries took (an engine audit). While the breaker
+        // is open and only suspect attempts wait (and what waits behind their keys), one call is
+        // formed: the probe, which new work must be rather than a suspect; held back by them, a
+        // suspect that always fails was the only probe, forever (simulation seed 1301).
+        if let due = lingerDue, due <= now {
+            let idle = configuration.concurrency - running.count
+            let freeSlots = awaitsNewWork ? min(1, idle) : queue.waitsOnlyForKeys ? idle : 0
+            if freeSlots > 0 {
+                enqueue(planner.take(flush: true, maxPartialCalls: freeSlots))
+                lingerDue = planner.isEmpty ? nil : due
+            }
         }
         while let first = backoffs.min, first.due <= now {
             queue.enqueueRetry(backoffs.removeMin().job)

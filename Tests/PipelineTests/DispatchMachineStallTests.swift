@@ -1,0 +1,86 @@
+import InstanceAPI
+import Testing
+import WireJSON
+
+@testable import Pipeline
+
+/// Found by a read-only audit of the engine for stalls: work that waits only for its key (behind
+/// a call of the same topic or group that is backing off, or a suspect) held no slot, yet counted
+/// as the queue's, so no other key's partial call was formed, and with the breaker open the
+/// suspect was every probe; and one id's own `Retry-After` held every call of its API.
+@Suite("Dispatch machine: work waiting for its key does not hold back other keys; one id's wait is its own")
+struct DispatchMachineStallTests {
+    let t0 = ContinuousClock.now
+
+    private func configuration(breakerThreshold: Int = 5) -> PipelineConfiguration {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 5, initialBackoff: .seconds(10), maxBackoff: .seconds(30), maxElapsed: .seconds(600)),
+            breakerThreshold: breakerThreshold, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
+        configuration.topicBackend = .iidBatch
+        configuration.adaptiveRate.start = 1_000
+        return configuration
+    }
+
+    @Test("a topic's unsubscribe waiting behind its subscribe's backoff does not keep another topic's partial call from starting")
+    func keyBlockedWorkHoldsNoSlot() throws {
+        var machine = DispatchMachine(configuration: configuration(), random: SplitMix64(seed: 7))
+        _ = machine.add(Self.request("s", .topicsSubscribe, topic: "a"), handle: RequestHandle(0), now: t0)
+        let subscribe = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
+        // The unsubscribe of the same topic is formed, and waits for the subscribe to end.
+        _ = machine.add(Self.request("u", .topicsUnsubscribe, topic: "a"), handle: RequestHandle(1), now: t0 + .milliseconds(10))
+        #expect(started(machine.timerFired(now: t0 + .milliseconds(20))).isEmpty)
+        // The subscribe's items fail INTERNAL: backed off for seconds, holding the topic.
+        let failedItems = CallAnswer.items(RunLengthList(repeating: ItemAnswer(ItemResult(.internal, message: "internal")), count: subscribe.items.count))
+        _ = machine.finished(jobID: subscribe.id, failedItems, now: t0 + .milliseconds(20))
+        // Another topic's request lingers, then starts: every slot is free.
+        _ = machine.add(Self.request("b", .topicsSubscribe, topic: "b"), handle: RequestHandle(2), now: t0 + .milliseconds(20))
+        let other = started(machine.timerFired(now: t0 + .milliseconds(30)))
+        #expect(other.map { Array($0.items) } == [["b-0", "b-1"]], "started: \(other.map { Array($0.items) })")
+    }
+
+    @Test("with the breaker open, a suspect and work behind its key wait: new work is formed and is the probe, and reading goes on")
+    func suspectWithWorkBehindItsKey() throws {
+        var machine = DispatchMachine(configuration: configuration(breakerThreshold: 1), random: SplitMix64(seed: 7))
+        _ = machine.add(Self.request("s", .topicsSubscribe, topic: "stuck"), handle: RequestHandle(0), now: t0)
+        let stuck = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
+        _ = machine.add(Self.request("u", .topicsUnsubscribe, topic: "stuck"), handle: RequestHandle(1), now: t0 + .milliseconds(10))
+        #expect(started(machine.timerFired(now: t0 + .milliseconds(20))).isEmpty)
+        // The subscribe fails for the whole system: the breaker opens, the subscribe is a suspect.
+        let refused = machine.finished(jobID: stuck.id, .failed(.unauthenticated(api: .batchAdd, message: "401")), now: t0 + .milliseconds(20))
+        #expect(!machine.breakerClosed)
+        #expect(machine.awaitsNewWork, "only the suspect and work behind its key wait")
+        #expect(!refused.contains { if case .pauseForOutage(true) = $0 { true } else { false } }, "reading paused: no new work could probe")
+        _ = machine.add(Self.request("w", .topicsSubscribe, topic: "waiting"), handle: RequestHandle(2), now: t0 + .milliseconds(20))
+        let probe = try #require(started(machine.timerFired(now: t0 + .milliseconds(20) + .seconds(1))).first)
+        #expect(Array(probe.items) == ["w-0", "w-1"], "the probe carried \(Array(probe.items)): the suspect again")
+    }
+
+    @Test("a server's Retry-After for one id's call, while other calls of its API are answered, backs off that call only")
+    func ownRetryAfterHoldsOnlyItsCall() throws {
+        var machine = DispatchMachine(configuration: configuration(), random: SplitMix64(seed: 7))
+        let first = started(
+            machine.add(Self.deletion("poisoned"), handle: RequestHandle(0), now: t0)
+                + machine.add(Self.deletion("fine"), handle: RequestHandle(1), now: t0))
+        try #require(first.count == 2)
+        let poisoned = try #require(first.first { Array($0.items) == ["poisoned"] })
+        let fine = try #require(first.first { Array($0.items) == ["fine"] })
+        _ = machine.finished(jobID: fine.id, .items(RunLengthList([ItemAnswer(.ok)])), now: t0 + .milliseconds(5))
+        let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: .seconds(3_600))
+        _ = machine.finished(jobID: poisoned.id, .failed(unavailable), now: t0 + .milliseconds(10))
+        let next = started(machine.add(Self.deletion("next"), handle: RequestHandle(2), now: t0 + .milliseconds(10)))
+        #expect(next.map { Array($0.items) } == [["next"]], "the API was held for one id's wait")
+    }
+
+    private static func request(_ id: String, _ op: RequestOp, topic: String) -> PipelineRequest {
+        PipelineRequest(id: id, op: op, target: .topic(topic), items: ["\(id)-0", "\(id)-1"])
+    }
+
+    private static func deletion(_ id: String) -> PipelineRequest {
+        PipelineRequest(id: id, op: .installationsDelete, target: .subject("s"), items: [id])
+    }
+
+    private func started(_ actions: [DispatchAction]) -> [CallJob] {
+        actions.compactMap { if case .start(let job) = $0 { job } else { nil } }
+    }
+}
