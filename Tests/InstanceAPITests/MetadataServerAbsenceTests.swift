@@ -52,6 +52,38 @@ struct MetadataServerAbsenceTests {
         #expect(error?.unansweredMetadataServer == host, "\(String(describing: error))")
     }
 
+    @Test("a metadata server that sends its answer's head and stalls in its body: not found within the probe's timeout, naming it as unanswered")
+    func stallsInBody() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        // The probe's path under /stall: the server stalls after the head.
+        let host = "127.0.0.1:\(server.port)/stall"
+        let found = try await withThrowingTaskGroup(of: String?.self) { probes in
+            probes.addTask {
+                do {
+                    _ = try await ApplicationDefaultCredentials.find(
+                        explicitPath: nil,
+                        environment: [
+                            "GCE_METADATA_HOST": host, "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_TIMEOUT": "0.3", "GCE_METADATA_DETECT_RETRIES": "1",
+                        ])
+                    return "found"
+                } catch let error as ApplicationDefaultCredentials.NotFound {
+                    return error.unansweredMetadataServer == host ? "unanswered" : "\(error)"
+                }
+            }
+            // A hang guard: before the fix the probe waited for the body forever.
+            probes.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            defer { probes.cancelAll() }
+            return try await probes.next() ?? nil
+        }
+        #expect(found == "unanswered", "\(found ?? "still probing after 60 s")")
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
+
     @Test("GCE_METADATA_DETECT_RETRIES sets how many times a server that does not answer is probed, as google-auth reads it")
     func probes() async throws {
         let silent = try LoopbackSocket.open(listening: true)

@@ -6,7 +6,7 @@ import Synchronization
 
 /// A small HTTP/1.1 server on loopback, plain or TLS, whose paths misbehave on purpose, for the
 /// transport's tests: `/echo` answers the request body (or `ok`), `/close` answers and closes,
-/// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer, `/stall` sends a head and a few bytes
+/// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer, `/stall` (and any path under it) sends a head and a few bytes
 /// of its body and then nothing;
 /// the metadata server's token path answers a token, but 404 to a `scopes` query.
 final class TestHTTPServer: Sendable {
@@ -106,7 +106,7 @@ final class TestHTTPServer: Sendable {
                 respond(context, ByteBuffer(string: "upstream busy"), status: .serviceUnavailable)
             case "/big":
                 respond(context, ByteBuffer(repeating: UInt8(ascii: "x"), count: 3_000))
-            case "/stall":
+            case let uri where uri.hasPrefix("/stall"):
                 // The head and the start of a body, then nothing more: a server that stalls mid-answer.
                 let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "200"])
                 context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -171,7 +171,7 @@ public actor AccessTokenProvider {
             // answer's time, else a server that stalls mid-body holds every call's token forever.
             let deadline = ContinuousClock.now + answerTimeout
             response = try await httpClient.execute(request, timeout: TimeAmount(answerTimeout))
-            body = try await Self.collect(response.body, upTo: 1 << 20, before: deadline)
+            body = try await response.body.collect(upTo: 1 << 20, before: deadline)
         } catch {
             throw InstanceAPIError.credentials("token endpoint \(tokenURI) did not answer: \(HTTPFailure.describe(error))")
         }
@@ -203,20 +203,5 @@ public actor AccessTokenProvider {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-
-    /// `body`, at most `limit` bytes, read before `deadline`; past it the read is cancelled (and
-    /// with it the request) and this throws.
-    private static func collect(_ body: HTTPClientResponse.Body, upTo limit: Int, before deadline: ContinuousClock.Instant) async throws -> ByteBuffer {
-        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await body.collect(upTo: limit) }
-            group.addTask {
-                try await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let collected = first else { throw HTTPClientError.deadlineExceeded }
-            return collected
-        }
     }
 }

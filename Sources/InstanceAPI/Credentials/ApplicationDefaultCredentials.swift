@@ -77,8 +77,10 @@ public enum ApplicationDefaultCredentials {
         var result = Result<String, MetadataFailure>.failure(MetadataFailure("not probed", answered: false))
         for probe in 1...probing.probes {
             do {
+                // One timeout for the whole answer: the client's own ends with its head.
+                let deadline = ContinuousClock.now + probing.timeout
                 let response = try await client.execute(request, timeout: .milliseconds(Int64(probing.timeout / .milliseconds(1))))
-                let body = String(buffer: try await response.body.collect(upTo: 4_096)).trimmingCharacters(in: .whitespacesAndNewlines)
+                let body = String(buffer: try await response.body.collect(upTo: 4_096, before: deadline)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if response.status != .ok {
                     result = .failure(MetadataFailure("answered HTTP \(response.status.code)", answered: true))
                 } else if body.isEmpty {
