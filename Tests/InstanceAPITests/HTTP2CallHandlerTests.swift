@@ -27,6 +27,15 @@ struct HTTP2CallHandlerTests {
         }
     }
 
+    /// Holds every write unsent, as NIO's frame handler holds a stream's HEADERS while the
+    /// server allows no more streams, or its DATA while the flow-control window is shut.
+    private final class HoldWrites: ChannelOutboundHandler {
+        typealias OutboundIn = HTTP2Frame
+        var held: [EventLoopPromise<Void>?] = []
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) { held.append(promise) }
+        func flush(context: ChannelHandlerContext) {}
+    }
+
     /// A call's outcome, once there is one.
     private final class Outcome: @unchecked Sendable {
         var result: Result<TransportAnswer, any Error>?
@@ -45,9 +54,10 @@ struct HTTP2CallHandlerTests {
         /// The answer limit of every call this fixture starts.
         let bodyLimit: Int
 
-        init(bodyLimit: Int = 1 << 20, firstStreamID: HTTP2StreamID = 1, budget: AnswerBudget = AnswerBudget()) throws {
+        init(bodyLimit: Int = 1 << 20, firstStreamID: HTTP2StreamID = 1, budget: AnswerBudget = AnswerBudget(), holdingWrites: Bool = false) throws {
             self.bodyLimit = bodyLimit
             handler = HTTP2CallHandler(budget: budget, firstStreamID: firstStreamID)
+            if holdingWrites { try channel.pipeline.syncOperations.addHandler(HoldWrites()) }
             try channel.pipeline.syncOperations.addHandler(counter)
             try channel.pipeline.syncOperations.addHandler(handler)
         }
@@ -192,6 +202,21 @@ struct HTTP2CallHandlerTests {
         }
         fixture.loop.advanceTime(by: .seconds(10))
         #expect(later.error as? TransportError == .timedOut)
+    }
+
+    @Test("a call whose request never left (the server allowed no stream, or shut the window on its body) fails as not sent at its deadline, not as timed out")
+    func deadlineUnsent() throws {
+        let fixture = try Fixture(holdingWrites: true)
+        let (_, get) = fixture.start(timeout: .milliseconds(100))
+        let (_, post) = fixture.start(body: ByteBuffer(string: #"{"a":1}"#), timeout: .milliseconds(100))
+        fixture.loop.run()
+        fixture.loop.advanceTime(by: .milliseconds(150))
+        for outcome in [get, post] {
+            guard case .notConnected? = outcome.error as? TransportError else {
+                Issue.record("an unsent call failed with \(String(describing: outcome.error)): one that may have been carried out")
+                continue
+            }
+        }
     }
 
     @Test("an answer larger than the body limit fails its call and resets its stream")

@@ -12,7 +12,8 @@ import NIOHTTP2
 /// write). A call fails when the server resets its stream (`.refusedStream` for
 /// REFUSED_STREAM, else why), when its stream was above a GOAWAY's last stream
 /// (`.refusedStream`: the server did not process it), when its answer passes the call's limit, at its
-/// deadline (`.timedOut`) or when cancelled; those reset that stream only. The connection lost
+/// deadline (`.timedOut`, or `.notConnected` when its request had not all left: NIO held it for
+/// the server's stream limit or flow-control window) or when cancelled; those reset that stream only. The connection lost
 /// fails every call (`.closedBeforeAnswer`). After any error NIO's frame handler reports, the
 /// connection takes no new streams (`.noNewStreams`: the transport retires it and closes it once
 /// its calls have ended): after a connection error NIO sends GOAWAY and reads no more, but leaves
@@ -40,6 +41,9 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         var status: Int?
         var headers = HTTPHeaders()
         var body: ByteBuffer?
+        /// The request's last frame (its END_STREAM) has been written out: until then the server
+        /// cannot have the whole request, so the call cannot have been carried out.
+        var sent = false
     }
 
     private let scheme: String
@@ -66,6 +70,9 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         self.budget = budget
         self.nextStreamID = firstStreamID
     }
+
+    /// Why a call whose request had not all left by its deadline failed: it was not sent.
+    static let notSent = "the request had not all left before the call's deadline (the server allowed no stream, or no window for its body)"
 
     /// The settings the client announces: no server push, and each stream's receive window.
     static var initialSettings: HTTP2Settings {
@@ -103,9 +110,13 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         calls[streamID] = Call(promise: promise, limit: limit, deadline: deadline)
         let hasBody = body.map { $0.readableBytes > 0 } ?? false
         let headers = HTTP2Frame.FramePayload.Headers(headers: Self.requestHeaders(head, scheme: scheme), endStream: !hasBody)
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: nil)
+        // NIO holds a stream's frames while the server allows no more streams, and its DATA while
+        // the window is shut: the last frame's write says when the request has left.
+        let sent = context.eventLoop.makePromise(of: Void.self)
+        sent.futureResult.assumeIsolated().whenSuccess { [self] in calls[streamID]?.sent = true }
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: hasBody ? nil : sent)
         if hasBody, let body {
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
         }
         scheduleFlush(context)
         armTimer(for: deadline, context)
@@ -300,7 +311,9 @@ final class HTTP2CallHandler: ChannelInboundHandler {
                 next = call.deadline
             }
         }
-        for streamID in due { fail(streamID, TransportError.timedOut) }
+        // A request that never left fails as not sent: a retry must not read what it finds as the
+        // doing of an attempt the server never had (a groups.remove's NOT_FOUND as ALREADY_ABSENT).
+        for streamID in due { fail(streamID, calls[streamID]?.sent == false ? TransportError.notConnected(Self.notSent) : TransportError.timedOut) }
         if let next { armTimer(for: next, context) }
     }
 

@@ -5,8 +5,8 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
     /// No complete answer before the call's deadline.
     case timedOut
     /// No connection to the server could be made (refused, a name that does not resolve, a TLS
-    /// handshake that failed, none within the deadline), or no HTTP/2 stream came free before
-    /// the deadline: the call was not sent.
+    /// handshake that failed, none within the deadline), no HTTP/2 stream came free before the
+    /// deadline, or the request had not all left by then: the call was not sent.
     case notConnected(String)
     /// The server closed the connection before its answer was complete.
     case closedBeforeAnswer
