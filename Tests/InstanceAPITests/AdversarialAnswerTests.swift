@@ -163,6 +163,31 @@ struct AdversarialAnswerTests {
         #expect(verdict != .item(.ok), "HTTP \(status) \(body)")
     }
 
+    @Test(
+        "§2.6 an FCM v1 404 is the token's NOT_FOUND (which consumers purge) only when it names no other thing: one about the project, a service or another id fails the call",
+        arguments: [
+            #"{"error": {"code": 404, "message": "Project 'other-project' not found.", "status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "SERVICE_DISABLED", "domain": "googleapis.com", "metadata": {"consumer": "projects/123"}}]}}"#,
+            #"{"error": {"code": 404, "message": "Topic subscription of projects/p/registrations/x1234567/topicSubscriptions/t not found", "status": "NOT_FOUND"}}"#,
+        ])
+    func fcmNotFoundAboutSomethingElse(body: String) {
+        for api in [BackendAPI.fcmSubscribe, .fcmUnsubscribe] {
+            let verdict = ResultClassifier.fcmV1(api, status: 404, body: Data(body.utf8), retryAfter: nil)
+            guard case .call(.unexpectedAnswer) = verdict else {
+                Issue.record("\(api): \(body) read as \(verdict)")
+                continue
+            }
+        }
+    }
+
+    @Test("§2.6 an FCM v1 404 in the API's words, with FCM's own detail, is the token's NOT_FOUND")
+    func fcmNotFoundOfTheToken() {
+        let body =
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
+        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .notFound)
+        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(#"{"error": "NOT_FOUND"}"#.utf8), retryAfter: nil).item?.code == .notFound)
+    }
+
     @Test("§2.6 on subscribe, a 409 whose status is ALREADY_EXISTS is success, whatever code an FcmError detail names")
     func alreadyExistsByStatus() {
         let body =

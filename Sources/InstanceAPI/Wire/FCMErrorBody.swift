@@ -216,6 +216,18 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return errorString == ResultCode.invalidArgument.rawValue || names(item)
     }
 
+    /// True when a structured error names a thing other than the token of the FCM v1 call it
+    /// answers (which its words never quote): its message names one (`ErrorWords`: a project,
+    /// a service, a method, a topic, another id), or an `ErrorInfo` detail does
+    /// (`Detail.errorInfoNamesAnotherThing`: Google's infrastructure reasons, a consumer). A
+    /// `NOT_FOUND` that does is not the token's: read as it, every token of a misconfigured
+    /// project would be reported gone, and purged.
+    public var namesAnotherThingThanItsToken: Bool {
+        guard let error else { return false }
+        return ErrorWords(error.message ?? "", item: "").namesAnotherThing
+            || (error.details ?? []).contains { $0.type == Self.errorInfoType && $0.errorInfoNamesAnotherThing(than: "") }
+    }
+
     /// True when the error is the Instance ID API's `NOT_FOUND` about `item` on a single-item call
     /// (§2.5 info, §2.2 relation): `isNotFound(item)`; or a plain string error that is the code's
     /// name (`NOT_FOUND`), or that names the item or an instance (`No information found about
