@@ -212,6 +212,25 @@ extension WorkerSimulation {
         } else if request.request.op == .installationsDelete, outcome.reason == nil {
             throw violation("deletion \(request.id) published \(outcome.status) without its erasure receipt")
         }
+        // The dead letter: exactly the items whose last code is retryable, in order, as a request
+        // that replays (its id, op and target), or none; nothing else leaves for the replay.
+        let retryable = (0..<request.items).filter { request.lastCodes[$0]?.isRetryable == true }
+        if retryable.isEmpty {
+            guard publication.deadLetter == nil else { throw violation("\(request.id) dead-lettered with no retryable item: \(outcome.counts)") }
+        } else {
+            guard let letter = publication.deadLetter, letter.kind == .retryExhausted, let value = letter.value else {
+                throw violation("\(request.id): \(retryable.count) retryable item(s) and no replayable dead letter")
+            }
+            guard case .success(let replay) = RequestDecoder.unlimited.decode(value) else {
+                throw violation("the dead letter of \(request.id) does not decode: \(String(decoding: value, as: UTF8.self).prefix(200))")
+            }
+            let expectedItems = retryable.map { request.request.items[$0] }
+            guard replay.id == request.id, replay.op == request.request.op, replay.target == request.request.target, Array(replay.items) == expectedItems,
+                replay.priorAttempts <= PipelineRequest.maxPriorAttempts
+            else {
+                throw violation("the dead letter of \(request.id) holds \(Array(replay.items).prefix(5)), its retryable items are \(expectedItems.prefix(5))")
+            }
+        }
         // Each imported APNs token with the registration token its own last answer gave it.
         if request.request.op == .apnsImport {
             var expectedImports: [String: String] = [:]
