@@ -16,7 +16,13 @@ struct CallExecutor: Sendable {
     /// member gone then ends `ALREADY_ABSENT`, not `NOT_FOUND`, since removing what the earlier
     /// attempt removed is success.
     func perform(_ op: RequestOp, calling api: BackendAPI, target: RequestTarget, items: PackedStrings, isRetry: Bool = false) async -> CallAnswer {
-        let answer = await attempt(op, calling: api, target: target, items: items)
+        Self.read(await attempt(op, calling: api, target: target, items: items), of: op, isRetry: isRetry)
+    }
+
+    /// `answer` to an attempt of `op`, as its items end: on a retry after an attempt that may have
+    /// taken effect unseen (`isRetry`), a `groups.remove` member `NOT_FOUND` is `ALREADY_ABSENT`
+    /// (removing what the earlier attempt removed is success); anything else as it came.
+    static func read(_ answer: CallAnswer, of op: RequestOp, isRetry: Bool) -> CallAnswer {
         guard isRetry, op == .groupsRemove, case .items(let answers) = answer else { return answer }
         return .items(
             answers.mapRuns { answer in

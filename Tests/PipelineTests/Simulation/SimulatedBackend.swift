@@ -65,6 +65,12 @@ struct SimulatedBackend {
     mutating func answer(_ job: CallJob, api: BackendAPI) -> Drawn {
         if let foreign = foreignAnswer(job, api: api) { return Drawn(answer: foreign, saidDone: none(job)) }
         if let stuck = stuckAnswer(job, api: api) { return Drawn(answer: stuck, saidDone: none(job)) }
+        // A device group's 400 names the group's problem: its key not found (gone, or never there),
+        // which a retried removal reads as done only after an attempt that may have removed it.
+        if api == .deviceGroup, random.next() % 6 == 0 {
+            return Drawn(
+                answer: whole(job, api: api, status: 400, body: Data(#"{"error": "notification_key not found"}"#.utf8), retryAfter: nil), saidDone: none(job))
+        }
         switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .unreachable, .timeout, .credentials]) {
         case .perItem: return perItem(job, api: api)
         case .credentials: return Drawn(answer: .failed(.credentials("token endpoint https://oauth2.googleapis.com/token did not answer")), saidDone: none(job))
@@ -90,11 +96,14 @@ struct SimulatedBackend {
 
     /// A healthy answer to `job`: every item OK, but items of another project, which are refused
     /// whatever the backend's health.
-    func healthy(_ job: CallJob, api: BackendAPI) -> CallAnswer {
-        if let foreign = foreignAnswer(job, api: api) { return foreign }
-        if let stuck = stuckAnswer(job, api: api) { return stuck }
-        if job.op == .apnsImport { return .items(RunLengthList(job.items.map { ItemAnswer(.ok, value: Self.registration(of: $0)) })) }
-        return .items(RunLengthList(repeating: ItemAnswer(.ok, value: nil), count: job.items.count))
+    func healthy(_ job: CallJob, api: BackendAPI) -> Drawn {
+        if let foreign = foreignAnswer(job, api: api) { return Drawn(answer: foreign, saidDone: none(job)) }
+        if let stuck = stuckAnswer(job, api: api) { return Drawn(answer: stuck, saidDone: none(job)) }
+        let done = Array(repeating: true, count: job.items.count)
+        if job.op == .apnsImport {
+            return Drawn(answer: .items(RunLengthList(job.items.map { ItemAnswer(.ok, value: Self.registration(of: $0)) })), saidDone: done)
+        }
+        return Drawn(answer: .items(RunLengthList(repeating: ItemAnswer(.ok, value: nil), count: job.items.count)), saidDone: done)
     }
 
     // MARK: - Drawing

@@ -85,17 +85,26 @@ extension WorkerSimulation {
         let id = ids[Int(random.next() % UInt64(ids.count))]
         let job = running.removeValue(forKey: id)!
         let api = job.op.api(on: configuration.topicBackend)
-        let drawn =
-            healthy
-            ? SimulatedBackend.Drawn(answer: backend.healthy(job, api: api), saidDone: Array(repeating: true, count: job.items.count))
-            : backend.answer(job, api: api)
-        let answer = drawn.answer
+        let drawn = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
+        // As the worker's executor reads it (a retried group removal's NOT_FOUND).
+        let answer = CallExecutor.read(drawn.answer, of: job.op, isRetry: job.mayHaveTakenEffect)
         if !healthy, random.next() % 10 == 0 { now += .milliseconds(Int64(random.next() % 2_000)) }
         // Each item's code in this answer, at its own position in the call.
         let codes = Self.codes(of: answer, count: job.items.count)
-        // A success only from an answer that said so, whatever its bytes.
+        // A success only from an answer that said so, whatever its bytes; or a group member not
+        // found on a retry after an attempt that may have removed it unseen.
         for (position, code) in codes.enumerated() where code.isSuccess && !drawn.saidDone[position] {
+            if code == .alreadyAbsent, job.op == .groupsRemove, mayHaveTakenEffect.contains(job.items[position]) { continue }
             throw violation("item \(job.items[position]) of a call on \(api) read \(code) from an answer that did not say it is done: \(answer)")
+        }
+        // An attempt that may have been carried out though no answer said so: the whole call's
+        // (a timeout, a lost connection, a 5xx), or an item's retryable answer (INTERNAL) other
+        // than a throttle.
+        switch answer {
+        case .failed(let error, let changeSent):
+            if changeSent, error.mayHaveBeenCarriedOut { mayHaveTakenEffect.formUnion(job.items) }
+        case .items:
+            for (position, code) in codes.enumerated() where code.isRetryable && code != .resourceExhausted { mayHaveTakenEffect.insert(job.items[position]) }
         }
         let values = Self.values(of: answer, count: job.items.count)
         for run in job.origins.runs where admitted[run.request] != nil {
@@ -245,7 +254,7 @@ extension WorkerSimulation {
             let op: RequestOp = [.groupsCreate, .groupsAdd, .groupsRemove][Int(random.next() % 3)]
             return PipelineRequest(
                 id: id, op: op, target: .group(name: "g\(random.next() % 3)", key: op == .groupsCreate ? nil : "key"),
-                items: items(Int(1 + random.next() % 45)) { "tok-\(id)-\($0)" })
+                items: items(Int(1 + random.next() % (random.next() % 8 == 0 ? 45 : 20))) { "tok-\(id)-\($0)" })
         }
     }
 

@@ -30,6 +30,10 @@ extension WorkerSimulation {
                         "call \(job.id) of \(api) started with \(ofAPI) of its calls running, its limit \(limit), the cap \(configuration.concurrency)")
                 }
                 guard !operatorPaused else { throw violation("call \(job.id) started while the operator paused the pipeline") }
+                // A retry reads NOT_FOUND as done only after an attempt that may have taken effect.
+                if job.mayHaveTakenEffect, let unseen = job.items.first(where: { !mayHaveTakenEffect.contains($0) }) {
+                    throw violation("call \(job.id) of \(job.op) is a retry that may have taken effect, though no attempt of \(unseen) may have")
+                }
                 // A request no call has carried yet is never called once a cancel matches it.
                 for run in job.origins.runs {
                     guard let request = admitted[run.request] else { continue }

@@ -59,6 +59,8 @@ struct WorkerSimulation {
     let partitions = [KafkaTopicPartition(topic: "requests", partition: 0), KafkaTopicPartition(topic: "requests", partition: 1)]
     var configuration: PipelineConfiguration
     let decoder: RequestDecoder
+    /// Items a failed attempt may have changed unseen (a timeout, a lost connection, a 5xx).
+    var mayHaveTakenEffect: Set<String> = []
     var machine: WorkerMachine
     var controls = 0
     var backend: SimulatedBackend
