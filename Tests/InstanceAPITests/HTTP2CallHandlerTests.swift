@@ -27,13 +27,21 @@ struct HTTP2CallHandlerTests {
         }
     }
 
-    /// Holds every write unsent, as NIO's frame handler holds a stream's HEADERS while the
+    /// Tells the call handler of each frame it writes, as NIO's frame handler does when it passes
+    /// a frame on; with `holding`, tells it of none, as NIO's holds a stream's HEADERS while the
     /// server allows no more streams, or its DATA while the flow-control window is shut.
-    private final class HoldWrites: ChannelOutboundHandler {
+    private final class FrameHandlerStandIn: ChannelOutboundHandler {
         typealias OutboundIn = HTTP2Frame
-        var held: [EventLoopPromise<Void>?] = []
-        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) { held.append(promise) }
-        func flush(context: ChannelHandlerContext) {}
+        let delegate: HTTP2CallHandler
+        let holding: Bool
+        init(delegate: HTTP2CallHandler, holding: Bool) {
+            self.delegate = delegate
+            self.holding = holding
+        }
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if !holding { delegate.wroteFrame(unwrapOutboundIn(data)) }
+            context.write(data, promise: promise)
+        }
     }
 
     /// A call's outcome, once there is one.
@@ -57,8 +65,8 @@ struct HTTP2CallHandlerTests {
         init(bodyLimit: Int = 1 << 20, firstStreamID: HTTP2StreamID = 1, budget: AnswerBudget = AnswerBudget(), holdingWrites: Bool = false) throws {
             self.bodyLimit = bodyLimit
             handler = HTTP2CallHandler(budget: budget, firstStreamID: firstStreamID)
-            if holdingWrites { try channel.pipeline.syncOperations.addHandler(HoldWrites()) }
             try channel.pipeline.syncOperations.addHandler(counter)
+            try channel.pipeline.syncOperations.addHandler(FrameHandlerStandIn(delegate: handler, holding: holdingWrites))
             try channel.pipeline.syncOperations.addHandler(handler)
         }
 
@@ -204,7 +212,9 @@ struct HTTP2CallHandlerTests {
         #expect(later.error as? TransportError == .timedOut)
     }
 
-    @Test("a call whose request never left (the server allowed no stream, or shut the window on its body) fails as not sent at its deadline, not as timed out")
+    @Test(
+        "a call whose request never left NIO's frame handler (the server allowed no stream, or shut the window on its body) fails as not sent at its deadline, not as timed out"
+    )
     func deadlineUnsent() throws {
         let fixture = try Fixture(holdingWrites: true)
         let (_, get) = fixture.start(timeout: .milliseconds(100))

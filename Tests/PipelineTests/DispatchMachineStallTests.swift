@@ -34,9 +34,24 @@ struct DispatchMachineStallTests {
         let failedItems = CallAnswer.items(RunLengthList(repeating: ItemAnswer(ItemResult(.internal, message: "internal")), count: subscribe.items.count))
         _ = machine.finished(jobID: subscribe.id, failedItems, now: t0 + .milliseconds(20))
         // Another topic's request lingers, then starts: every slot is free.
-        _ = machine.add(Self.request("b", .topicsSubscribe, topic: "b"), handle: RequestHandle(2), now: t0 + .milliseconds(20))
-        let other = started(machine.timerFired(now: t0 + .milliseconds(30)))
+        let other = started(
+            machine.add(Self.request("b", .topicsSubscribe, topic: "b"), handle: RequestHandle(2), now: t0 + .milliseconds(20))
+                + machine.timerFired(now: t0 + .milliseconds(30)))
         #expect(other.map { Array($0.items) } == [["b-0", "b-1"]], "started: \(other.map { Array($0.items) })")
+    }
+
+    @Test("items of a topic whose key is held by another op wait unformed, so the call that starts once it is free carries them all")
+    func blockedKeyGathers() throws {
+        var machine = DispatchMachine(configuration: configuration(), random: SplitMix64(seed: 7))
+        _ = machine.add(Self.request("u", .topicsUnsubscribe, topic: "a"), handle: RequestHandle(0), now: t0)
+        let unsubscribe = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
+        _ = machine.add(Self.request("s1", .topicsSubscribe, topic: "a"), handle: RequestHandle(1), now: t0 + .milliseconds(10))
+        #expect(started(machine.timerFired(now: t0 + .milliseconds(20))).isEmpty)
+        _ = machine.add(Self.request("s2", .topicsSubscribe, topic: "a"), handle: RequestHandle(2), now: t0 + .milliseconds(20))
+        #expect(started(machine.timerFired(now: t0 + .milliseconds(30))).isEmpty)
+        let ok = CallAnswer.items(RunLengthList(repeating: ItemAnswer(.ok), count: unsubscribe.items.count))
+        let next = started(machine.finished(jobID: unsubscribe.id, ok, now: t0 + .milliseconds(30)))
+        #expect(next.map { Array($0.items) } == [["s1-0", "s1-1", "s2-0", "s2-1"]], "cut while the topic was held: \(next.map { Array($0.items) })")
     }
 
     @Test("with the breaker open, a suspect and work behind its key wait: new work is formed and is the probe, and reading goes on")
@@ -56,19 +71,21 @@ struct DispatchMachineStallTests {
         #expect(Array(probe.items) == ["w-0", "w-1"], "the probe carried \(Array(probe.items)): the suspect again")
     }
 
-    @Test("a server's Retry-After for one id's call, while other calls of its API are answered, backs off that call only")
+    @Test("a server's Retry-After to one id's retry that fails again on its own, while other calls of its API are answered, backs off that call only")
     func ownRetryAfterHoldsOnlyItsCall() throws {
         var machine = DispatchMachine(configuration: configuration(), random: SplitMix64(seed: 7))
-        let first = started(
-            machine.add(Self.deletion("poisoned"), handle: RequestHandle(0), now: t0)
-                + machine.add(Self.deletion("fine"), handle: RequestHandle(1), now: t0))
-        try #require(first.count == 2)
-        let poisoned = try #require(first.first { Array($0.items) == ["poisoned"] })
-        let fine = try #require(first.first { Array($0.items) == ["fine"] })
-        _ = machine.finished(jobID: fine.id, .items(RunLengthList([ItemAnswer(.ok)])), now: t0 + .milliseconds(5))
         let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: .seconds(3_600))
-        _ = machine.finished(jobID: poisoned.id, .failed(unavailable), now: t0 + .milliseconds(10))
-        let next = started(machine.add(Self.deletion("next"), handle: RequestHandle(2), now: t0 + .milliseconds(10)))
+        let first = try #require(started(machine.add(Self.deletion("poisoned"), handle: RequestHandle(0), now: t0)).first)
+        // Its first failure holds the API (a server shedding load looks the same): for max-backoff.
+        _ = machine.finished(jobID: first.id, .failed(unavailable), now: t0 + .milliseconds(10))
+        #expect(started(machine.add(Self.deletion("held"), handle: RequestHandle(1), now: t0 + .milliseconds(10))).isEmpty)
+        // After it, the retry and the held call start; the other is answered, the retry fails again.
+        let resumed = started(machine.timerFired(now: t0 + .seconds(31)))
+        let retry = try #require(resumed.first { Array($0.items) == ["poisoned"] }, "\(resumed.map { Array($0.items) })")
+        let held = try #require(resumed.first { Array($0.items) == ["held"] }, "\(resumed.map { Array($0.items) })")
+        _ = machine.finished(jobID: held.id, .items(RunLengthList([ItemAnswer(.ok)])), now: t0 + .seconds(31) + .milliseconds(5))
+        _ = machine.finished(jobID: retry.id, .failed(unavailable), now: t0 + .seconds(31) + .milliseconds(10))
+        let next = started(machine.add(Self.deletion("next"), handle: RequestHandle(2), now: t0 + .seconds(31) + .milliseconds(10)))
         #expect(next.map { Array($0.items) } == [["next"]], "the API was held for one id's wait")
     }
 

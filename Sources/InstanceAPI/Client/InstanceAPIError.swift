@@ -20,8 +20,9 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// not be read. The call may have been carried out.
     case transport(api: BackendAPI, message: String)
     /// No connection could be made (refused, a name that does not resolve, a TLS handshake that
-    /// failed, none within the deadline), or no HTTP/2 stream came free in time: the call was
-    /// surely not sent.
+    /// failed, none within the deadline), no HTTP/2 stream came free in time, the server refused
+    /// its stream unprocessed each time, or its request never left the HTTP/2 frame handler (held
+    /// for the server's stream limit or window): the server cannot have had the whole call.
     case unreachable(api: BackendAPI, message: String)
     /// No answer within the timeout.
     case timedOut(api: BackendAPI, timeout: Duration)

@@ -165,7 +165,11 @@ final class BackendConnector: Sendable {
                 events.goingAway(connection)
             })
         let sync = channel.pipeline.syncOperations
-        try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: HTTP2CallHandler.initialSettings))
+        var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+        configuration.initialSettings = HTTP2CallHandler.initialSettings
+        // The call handler learns when each request has left (a call NIO still holds at its
+        // deadline was not sent).
+        try sync.addHandler(NIOHTTP2Handler(mode: .client, frameDelegate: handler, connectionConfiguration: configuration))
         try sync.addHandler(watcher)
         try sync.addHandler(handler)
     }

@@ -71,8 +71,10 @@ final class BackendTransport: Sendable {
 
     /// Sends one call and returns the complete answer, of at most `answerLimit` bytes of body.
     /// Throws `TransportError`: bad URL; `.notConnected` when the call was not sent (no
-    /// connection could be made, or no stream came free, by `timeout`); no answer by `timeout`,
-    /// connection closed early, answer too large; shut down.
+    /// connection could be made, or no stream came free, by `timeout`; the server refused its
+    /// stream unprocessed `maxRefusedSends` times; over HTTP/2, its request had not left NIO's
+    /// frame handler, unanswered, by `timeout`); no answer by `timeout`, connection closed early,
+    /// answer too large; shut down.
     func send(
         _ method: HTTPMethod, _ url: String, headers: HTTPHeaders, body: ByteBuffer?, answerLimit: Int, timeout: Duration
     ) async throws -> TransportAnswer {
@@ -251,7 +253,9 @@ final class BackendTransport: Sendable {
                     })
                 // The server did not process it: sent again, on another stream.
                 guard connection.refusedUnprocessed(error), !Task.isCancelled else { throw error }
-                refusedSends += 1
+                // Counted when the server refused it; a connection already retiring here (out of
+                // stream ids, a GOAWAY read before) took nothing, and is not handed out again.
+                if error as? TransportError != .noNewStreams { refusedSends += 1 }
             }
         }
     }
@@ -260,7 +264,7 @@ final class BackendTransport: Sendable {
     private static let noStream = "no stream free before the call's deadline"
 
     /// How many times an HTTP/2 call is sent when the server refuses it unprocessed each time
-    /// (REFUSED_STREAM, above a GOAWAY's last stream, a connection that takes no new streams):
+    /// (REFUSED_STREAM, above a GOAWAY's last stream):
     /// enough for a GOAWAY's race, after which the refusal is the server's state, not a race.
     static let maxRefusedSends = 4
     /// Why a call the server refused `maxRefusedSends` times failed: it was not processed.

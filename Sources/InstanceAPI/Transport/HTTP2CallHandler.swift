@@ -12,8 +12,9 @@ import NIOHTTP2
 /// write). A call fails when the server resets its stream (`.refusedStream` for
 /// REFUSED_STREAM, else why), when its stream was above a GOAWAY's last stream
 /// (`.refusedStream`: the server did not process it), when its answer passes the call's limit, at its
-/// deadline (`.timedOut`, or `.notConnected` when its request had not all left: NIO held it for
-/// the server's stream limit or flow-control window) or when cancelled; those reset that stream only. The connection lost
+/// deadline (`.timedOut`, or `.notConnected` when, unanswered, its request had not all left NIO's
+/// frame handler, held for the server's stream limit or flow-control window: the handler is that
+/// frame handler's `NIOHTTP2FrameDelegate`) or when cancelled; those reset that stream only. The connection lost
 /// fails every call (`.closedBeforeAnswer`). After any error NIO's frame handler reports, the
 /// connection takes no new streams (`.noNewStreams`: the transport retires it and closes it once
 /// its calls have ended): after a connection error NIO sends GOAWAY and reads no more, but leaves
@@ -22,7 +23,7 @@ import NIOHTTP2
 /// request was still being sent, and left open by the server, is reset: its slot in the
 /// server's concurrent streams is given back. It keeps the server's flow-control windows for the
 /// connection and each stream open. Runs on the connection's event loop only.
-final class HTTP2CallHandler: ChannelInboundHandler {
+final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
 
@@ -41,8 +42,9 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         var status: Int?
         var headers = HTTPHeaders()
         var body: ByteBuffer?
-        /// The request's last frame (its END_STREAM) has been written out: until then the server
-        /// cannot have the whole request, so the call cannot have been carried out.
+        /// NIO's frame handler has passed the request's last frame (its END_STREAM) on to TLS
+        /// (`wroteFrame`): until then it holds it, for the server's stream limit or flow-control
+        /// window, and the server cannot have the whole request.
         var sent = false
     }
 
@@ -110,13 +112,9 @@ final class HTTP2CallHandler: ChannelInboundHandler {
         calls[streamID] = Call(promise: promise, limit: limit, deadline: deadline)
         let hasBody = body.map { $0.readableBytes > 0 } ?? false
         let headers = HTTP2Frame.FramePayload.Headers(headers: Self.requestHeaders(head, scheme: scheme), endStream: !hasBody)
-        // NIO holds a stream's frames while the server allows no more streams, and its DATA while
-        // the window is shut: the last frame's write says when the request has left.
-        let sent = context.eventLoop.makePromise(of: Void.self)
-        sent.futureResult.assumeIsolated().whenSuccess { [self] in calls[streamID]?.sent = true }
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: hasBody ? nil : sent)
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: nil)
         if hasBody, let body {
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
         }
         scheduleFlush(context)
         armTimer(for: deadline, context)
@@ -311,10 +309,24 @@ final class HTTP2CallHandler: ChannelInboundHandler {
                 next = call.deadline
             }
         }
-        // A request that never left fails as not sent: a retry must not read what it finds as the
-        // doing of an attempt the server never had (a groups.remove's NOT_FOUND as ALREADY_ABSENT).
-        for streamID in due { fail(streamID, calls[streamID]?.sent == false ? TransportError.notConnected(Self.notSent) : TransportError.timedOut) }
+        // A request NIO still held, unanswered, fails as not sent: a retry must not read what it
+        // finds as the doing of an attempt the server never had (a groups.remove's NOT_FOUND as
+        // ALREADY_ABSENT).
+        for streamID in due {
+            let unsent = calls[streamID].map { !$0.sent && $0.status == nil } ?? false
+            fail(streamID, unsent ? TransportError.notConnected(Self.notSent) : TransportError.timedOut)
+        }
         if let next { armTimer(for: next, context) }
+    }
+
+    /// NIO's frame handler passed `frame` on (encoded, to TLS; `NIOHTTP2FrameDelegate`): a
+    /// request's END_STREAM marks its call sent. Called on the connection's event loop.
+    func wroteFrame(_ frame: HTTP2Frame) {
+        switch frame.payload {
+        case .headers(let headers) where headers.endStream: calls[frame.streamID]?.sent = true
+        case .data(let data) where data.endStream: calls[frame.streamID]?.sent = true
+        default: break
+        }
     }
 
     /// Opens the connection's, or a call's stream's, receive window again once it fell below half.

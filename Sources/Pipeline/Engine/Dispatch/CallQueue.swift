@@ -43,25 +43,29 @@ struct CallQueue: Sendable {
     /// The retries waiting to start, which hold their keys.
     var waitingRetries: some Sequence<CallJob> { retries + suspects }
 
-    /// True when suspects wait and every other job waiting waits for its key (`keyBlockedCount`):
+    /// True when suspects wait and every other job waiting waits for its key (`waitsOnlyForKeys`):
     /// nothing but a suspect could be the next probe.
-    var holdsOnlySuspects: Bool { !suspects.isEmpty && count == suspects.count + keyBlockedCount }
+    var holdsOnlySuspects: Bool { !suspects.isEmpty && retries.isEmpty && unordered.isEmpty && everyKeyWaits }
 
     /// True when every job waiting (none included) waits for its key: behind a job of its key that
     /// runs, backs off or is suspect, with an op that may not run beside it. Such jobs hold no
     /// slot, whatever the concurrency, rate or quota, so they must not keep other keys' work from
     /// being formed into calls.
-    var waitsOnlyForKeys: Bool { count == keyBlockedCount }
+    var waitsOnlyForKeys: Bool { retries.isEmpty && suspects.isEmpty && unordered.isEmpty && everyKeyWaits }
 
-    /// Jobs that wait for their key: each key's whose first job may not start beside its holders
-    /// (`OrderingRule`), all of them (the rest are behind that first one).
-    private var keyBlockedCount: Int {
-        guard count > retries.count + suspects.count + unordered.count else { return 0 }
-        var blocked = 0
-        for (key, jobs) in ordered {
-            if let first = jobs.first, !admissible(first, key: key) { blocked += jobs.count }
-        }
-        return blocked
+    /// Whether the first job of every key with jobs queued may not start beside its key's
+    /// holders (`OrderingRule`): the rest of each key's are behind it. Stops at the first that may.
+    private var everyKeyWaits: Bool {
+        ordered.allSatisfy { key, jobs in jobs.first.map { !admissible($0, key: key) } ?? true }
+    }
+
+    /// Whether a call of `op` on `target` queued now would wait for its key: earlier jobs of its
+    /// key wait, or the key's holders run an op it may not run beside (`OrderingRule`).
+    func waitsForKey(op: RequestOp, target: RequestTarget) -> Bool {
+        guard let key = OrderingRule.key(op: op, target: target) else { return false }
+        if ordered[key]?.isEmpty == false { return true }
+        guard let holder = holders[key] else { return false }
+        return !OrderingRule.mayRunBeside(op: op, target: target, heldOp: holder.op, heldTarget: holder.target)
     }
 
     /// Queues a new job behind earlier work of its key.

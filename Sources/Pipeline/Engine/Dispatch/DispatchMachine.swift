@@ -15,7 +15,8 @@ import InstanceAPI
 /// - At most `concurrency` calls run at once, and per API at most its `ConcurrencyLimit`: enough
 ///   for its current rate at its observed latency, never above `concurrency`. Per API, calls
 ///   start no faster than its adaptive rate allows (unpaced until its first throttle, never
-///   above `callsPerSecond`), and never before a `Retry-After` the API sent has passed.
+///   above `callsPerSecond`), and never before a `Retry-After` the API sent has passed (one sent
+///   again to a call that keeps failing alone, while others are answered, holds only that call).
 /// - Only outages count toward the breaker; while it is open (or an operator paused the pipeline)
 ///   nothing starts, running calls finish, and that time is not charged to any item's
 ///   `max-elapsed`. When its cooldown ends consumption resumes even with nothing queued, so the
@@ -154,12 +155,13 @@ struct DispatchMachine: Sendable {
             let wasClosed = breaker.isClosed
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
-            if let retryAfter = error.retryAfter, !alone || error.resultCode == .resourceExhausted {
+            if let retryAfter = error.retryAfter, !alone || job.attempts == 0 {
                 // A server's wait holds every call of its API, so it is held to the longest backoff:
                 // one answer must not stop an API for a day (or trap on a wait past the clock's end).
-                // A failure that is this call's own (its API answered others meanwhile) holds this
-                // call only (its backoff honours the wait): one id answered 503 with an hour's wait
-                // held every call of its API for each of its retries. A quota's wait is the API's.
+                // A retry that fails again on its own (its API answered others meanwhile) holds
+                // only its call (its backoff honours the wait): one id answered 503 with an hour's
+                // wait held every call of its API for each of its retries. A first failure cannot
+                // tell one id's trouble from a server shedding load, so it holds the API.
                 pacing.block(job.api, for: min(retryAfter, configuration.retry.maxBackoff), now: now)
             }
             job.lastError = error.description
@@ -270,7 +272,10 @@ struct DispatchMachine: Sendable {
             let idle = configuration.concurrency - running.count
             let freeSlots = awaitsNewWork ? min(1, idle) : queue.waitsOnlyForKeys ? idle : 0
             if freeSlots > 0 {
-                enqueue(planner.take(flush: true, maxPartialCalls: freeSlots))
+                // Not for a key that is itself held: its call could not start, and cut at every
+                // linger it would go out in many small calls once the key is free.
+                let queue = self.queue
+                enqueue(planner.take(flush: true, maxPartialCalls: freeSlots) { queue.waitsForKey(op: $0, target: $1) })
                 lingerDue = planner.isEmpty ? nil : due
             }
         }
