@@ -24,12 +24,8 @@ struct DispatchMachineStallTests {
 
     @Test("a topic's unsubscribe waiting behind its subscribe's backoff does not keep another topic's partial call from starting")
     func keyBlockedWorkHoldsNoSlot() throws {
-        var machine = DispatchMachine(configuration: configuration(), random: SplitMix64(seed: 7))
-        _ = machine.add(Self.request("s", .topicsSubscribe, topic: "a"), handle: RequestHandle(0), now: t0)
-        let subscribe = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
-        // The unsubscribe of the same topic is formed, and waits for the subscribe to end.
-        _ = machine.add(Self.request("u", .topicsUnsubscribe, topic: "a"), handle: RequestHandle(1), now: t0 + .milliseconds(10))
-        #expect(started(machine.timerFired(now: t0 + .milliseconds(20))).isEmpty)
+        // The unsubscribe of the same topic waits for the subscribe to end.
+        var (machine, subscribe) = try topic("a", heldBy: .topicsSubscribe, then: .topicsUnsubscribe)
         // The subscribe's items fail INTERNAL: backed off for seconds, holding the topic.
         let failedItems = CallAnswer.items(RunLengthList(repeating: ItemAnswer(ItemResult(.internal, message: "internal")), count: subscribe.items.count))
         _ = machine.finished(jobID: subscribe.id, failedItems, now: t0 + .milliseconds(20))
@@ -42,25 +38,17 @@ struct DispatchMachineStallTests {
 
     @Test("items of a topic whose key is held by another op wait unformed, so the call that starts once it is free carries them all")
     func blockedKeyGathers() throws {
-        var machine = DispatchMachine(configuration: configuration(), random: SplitMix64(seed: 7))
-        _ = machine.add(Self.request("u", .topicsUnsubscribe, topic: "a"), handle: RequestHandle(0), now: t0)
-        let unsubscribe = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
-        _ = machine.add(Self.request("s1", .topicsSubscribe, topic: "a"), handle: RequestHandle(1), now: t0 + .milliseconds(10))
-        #expect(started(machine.timerFired(now: t0 + .milliseconds(20))).isEmpty)
+        var (machine, unsubscribe) = try topic("a", heldBy: .topicsUnsubscribe, then: .topicsSubscribe)
         _ = machine.add(Self.request("s2", .topicsSubscribe, topic: "a"), handle: RequestHandle(2), now: t0 + .milliseconds(20))
         #expect(started(machine.timerFired(now: t0 + .milliseconds(30))).isEmpty)
         let ok = CallAnswer.items(RunLengthList(repeating: ItemAnswer(.ok), count: unsubscribe.items.count))
         let next = started(machine.finished(jobID: unsubscribe.id, ok, now: t0 + .milliseconds(30)))
-        #expect(next.map { Array($0.items) } == [["s1-0", "s1-1", "s2-0", "s2-1"]], "cut while the topic was held: \(next.map { Array($0.items) })")
+        #expect(next.map { Array($0.items) } == [["second-0", "second-1", "s2-0", "s2-1"]], "cut while the topic was held: \(next.map { Array($0.items) })")
     }
 
     @Test("with the breaker open, a suspect and work behind its key wait: new work is formed and is the probe, and reading goes on")
     func suspectWithWorkBehindItsKey() throws {
-        var machine = DispatchMachine(configuration: configuration(breakerThreshold: 1), random: SplitMix64(seed: 7))
-        _ = machine.add(Self.request("s", .topicsSubscribe, topic: "stuck"), handle: RequestHandle(0), now: t0)
-        let stuck = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
-        _ = machine.add(Self.request("u", .topicsUnsubscribe, topic: "stuck"), handle: RequestHandle(1), now: t0 + .milliseconds(10))
-        #expect(started(machine.timerFired(now: t0 + .milliseconds(20))).isEmpty)
+        var (machine, stuck) = try topic("stuck", heldBy: .topicsSubscribe, then: .topicsUnsubscribe, breakerThreshold: 1)
         // The subscribe fails for the whole system: the breaker opens, the subscribe is a suspect.
         let refused = machine.finished(jobID: stuck.id, .failed(.unauthenticated(api: .batchAdd, message: "401")), now: t0 + .milliseconds(20))
         #expect(!machine.breakerClosed)
@@ -87,6 +75,17 @@ struct DispatchMachineStallTests {
         _ = machine.finished(jobID: retry.id, .failed(unavailable), now: t0 + .seconds(31) + .milliseconds(10))
         let next = started(machine.add(Self.deletion("next"), handle: RequestHandle(2), now: t0 + .seconds(31) + .milliseconds(10)))
         #expect(next.map { Array($0.items) } == [["next"]], "the API was held for one id's wait")
+    }
+
+    /// A machine whose call of `held` on `topic` (request `first`) runs, and a request of `then`
+    /// on it (`second`, items `second-0`, `second-1`) was added and has lingered: it waits.
+    private func topic(_ topic: String, heldBy held: RequestOp, then: RequestOp, breakerThreshold: Int = 5) throws -> (DispatchMachine, CallJob) {
+        var machine = DispatchMachine(configuration: configuration(breakerThreshold: breakerThreshold), random: SplitMix64(seed: 7))
+        _ = machine.add(Self.request("first", held, topic: topic), handle: RequestHandle(0), now: t0)
+        let running = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
+        _ = machine.add(Self.request("second", then, topic: topic), handle: RequestHandle(1), now: t0 + .milliseconds(10))
+        #expect(started(machine.timerFired(now: t0 + .milliseconds(20))).isEmpty)
+        return (machine, running)
     }
 
     private static func request(_ id: String, _ op: RequestOp, topic: String) -> PipelineRequest {
