@@ -164,11 +164,12 @@ struct AdversarialAnswerTests {
     }
 
     @Test(
-        "§2.6 an FCM v1 404 is the token's NOT_FOUND (which consumers purge) only when it names no other thing: one about the project, a service or another id fails the call",
+        "§2.6 an FCM v1 404 is the token's NOT_FOUND (which consumers purge) only when it is not about the project or the caller: one that is fails the call",
         arguments: [
             #"{"error": {"code": 404, "message": "Project 'other-project' not found.", "status": "NOT_FOUND"}}"#,
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "SERVICE_DISABLED", "domain": "googleapis.com", "metadata": {"consumer": "projects/123"}}]}}"#,
-            #"{"error": {"code": 404, "message": "Topic subscription of projects/p/registrations/x1234567/topicSubscriptions/t not found", "status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Consumer 'projects/123' has been suspended.", "status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "PROJECT_NOT_FOUND", "domain": "fcm.googleapis.com"}]}}"#,
         ])
     func fcmNotFoundAboutSomethingElse(body: String) {
         for api in [BackendAPI.fcmSubscribe, .fcmUnsubscribe] {
@@ -180,12 +181,18 @@ struct AdversarialAnswerTests {
         }
     }
 
-    @Test("§2.6 an FCM v1 404 in the API's words, with FCM's own detail, is the token's NOT_FOUND")
-    func fcmNotFoundOfTheToken() {
-        let body =
-            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#
-        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .notFound)
-        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(#"{"error": "NOT_FOUND"}"#.utf8), retryAfter: nil).item?.code == .notFound)
+    @Test(
+        "§2.6 an FCM v1 404 in the API's words is the token's NOT_FOUND: FCM's own detail, its text for an unregistered app instance, the call's own resource or token quoted",
+        arguments: [
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#,
+            #"{"error": "NOT_FOUND"}"#,
+            #"{"error": {"code": 404, "message": "App instance was unregistered from FCM. This usually means that the token used is no longer valid.", "status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Topic subscription projects/my-project/registrations/cJ3x-9ab:APA91bH/topicSubscriptions/news not found", "status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Project mismatch for this app instance", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#,
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNREGISTERED", "domain": "fcm.googleapis.com", "metadata": {"registration": "cJ3x-9ab:APA91bH1234567"}}]}}"#,
+        ])
+    func fcmNotFoundOfTheToken(body: String) {
+        #expect(ResultClassifier.fcmV1(.fcmSubscribe, status: 404, body: Data(body.utf8), retryAfter: nil).item?.code == .notFound, "\(body)")
     }
 
     @Test("§2.6 on subscribe, a 409 whose status is ALREADY_EXISTS is success, whatever code an FcmError detail names")

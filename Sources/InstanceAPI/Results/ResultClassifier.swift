@@ -99,7 +99,7 @@ package enum ResultClassifier {
     /// body for that status (`FCMErrorBody.isAnswer(toStatus:)`: not a front end's routing error,
     /// no other `code`), and a string error only when it names a code: without them the answer
     /// is not the API's and says nothing about the token; nor is a 404 whose error names another
-    /// thing (`FCMErrorBody.namesAnotherThingThanItsToken`: `Project 'p' not found.`). Any other 403 is the caller's refusal;
+    /// thing (`FCMErrorBody.isAboutTheProjectNotTheToken`: `Project 'p' not found.`). Any other 403 is the caller's refusal;
     /// any other status is no answer the API gives about one token, and fails the call.
     public static func fcmV1(
         _ api: BackendAPI, status: Int, body: Data, retryAfter: Duration?
@@ -127,7 +127,7 @@ package enum ResultClassifier {
             guard aboutToken else { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
             // A 404 about the project or another thing says nothing of the token (its NOT_FOUND is
             // purged by consumers).
-            if status == 404, parsed?.namesAnotherThingThanItsToken == true { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
+            if status == 404, parsed?.isAboutTheProjectNotTheToken == true { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
             return .item(ItemResult(code, message: message))
         default:
             return .call(.unexpectedAnswer(api: api, status: status, message: message))

@@ -124,6 +124,32 @@ struct ErrorWords {
     /// Google's errors (`NOT_FOUND`, `unauthenticated`), shorter than a FID (22).
     static let longestWord = 15
 
+    /// Whether `text` names a project (or the calling one, Google's `consumer`) as a word or its
+    /// start (`projects`), in any case: what says an error is about the caller, not an item.
+    static func namesProjectOrConsumer(_ text: String) -> Bool {
+        text.lowercased().split { !$0.isLetter }.contains { $0.hasPrefix("project") || $0.hasPrefix("consumer") }
+    }
+
+    /// `text` without the start of each FCM registration's resource name in it
+    /// (`projects/<one segment>/registrations/`), which names the call's own project.
+    static func withoutRegistrationNames(_ text: String) -> String {
+        var rest = Substring(text)
+        var kept = ""
+        while let start = rest.range(of: "projects/") {
+            let afterProjects = rest[start.upperBound...]
+            let segmentEnd = afterProjects.firstIndex { $0 == "/" || $0.isWhitespace } ?? afterProjects.endIndex
+            let registrations = afterProjects[segmentEnd...]
+            if segmentEnd != afterProjects.startIndex, registrations.hasPrefix("/registrations/") {
+                kept += rest[..<start.lowerBound] + " "
+                rest = registrations.dropFirst("/registrations/".count)
+            } else {
+                kept += rest[..<start.upperBound]
+                rest = afterProjects
+            }
+        }
+        return kept + rest
+    }
+
     /// Whether the rest names the kind of thing asked for (`theThing`), as a word or its start.
     var namesTheThing: Bool { words.contains { word in Self.theThing.contains { word.hasPrefix($0) } } }
 }

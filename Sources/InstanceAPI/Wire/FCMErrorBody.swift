@@ -216,16 +216,28 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         return errorString == ResultCode.invalidArgument.rawValue || names(item)
     }
 
-    /// True when a structured error names a thing other than the token of the FCM v1 call it
-    /// answers (which its words never quote): its message names one (`ErrorWords`: a project,
-    /// a service, a method, a topic, another id), or an `ErrorInfo` detail does
-    /// (`Detail.errorInfoNamesAnotherThing`: Google's infrastructure reasons, a consumer). A
-    /// `NOT_FOUND` that does is not the token's: read as it, every token of a misconfigured
-    /// project would be reported gone, and purged.
-    public var namesAnotherThingThanItsToken: Bool {
+    /// True when a structured error says it is about the project or the caller, not the token
+    /// of the FCM v1 call it answers: an `ErrorInfo` of Google's infrastructure domain, or whose
+    /// reason or metadata (but the service and method) name a project or a consumer; or, unless
+    /// FCM's own detail (`FcmError`) says what became of the token, a message naming a project or
+    /// a consumer outside a registration's resource name (`projects/<p>/registrations/…`, the
+    /// call's own). Only those strong words are read: FCM's own text for an unregistered token is
+    /// `App instance was unregistered from FCM`, and a message may quote the token or the
+    /// call's resource. A `NOT_FOUND` about the project is not the token's: read as it, every
+    /// token of a misconfigured project would be reported gone, and purged.
+    public var isAboutTheProjectNotTheToken: Bool {
         guard let error else { return false }
-        return ErrorWords(error.message ?? "", item: "").namesAnotherThing
-            || (error.details ?? []).contains { $0.type == Self.errorInfoType && $0.errorInfoNamesAnotherThing(than: "") }
+        let details = error.details ?? []
+        let errorInfo = details.contains { detail in
+            guard detail.type == Self.errorInfoType else { return false }
+            if detail.domain == Detail.infrastructureDomain { return true }
+            let values = (detail.metadata ?? [:]).filter { $0.key != "service" && $0.key != "method" }.map(\.value)
+            let words = ([detail.reason?.replacingOccurrences(of: "_", with: " ")] + values).compactMap { $0 }.joined(separator: " ")
+            return ErrorWords.namesProjectOrConsumer(words)
+        }
+        if errorInfo { return true }
+        guard !details.contains(where: { $0.type == Self.fcmErrorType }) else { return false }
+        return ErrorWords.namesProjectOrConsumer(ErrorWords.withoutRegistrationNames(error.message ?? ""))
     }
 
     /// True when the error is the Instance ID API's `NOT_FOUND` about `item` on a single-item call
