@@ -114,6 +114,20 @@ struct BackendTransportHTTP2Tests {
         try await server.stop()
     }
 
+    @Test("a server that goes away on every new connection before any stream: the call opens a few, then fails as not sent, not until its deadline")
+    func goingAwayEveryTime() async throws {
+        let server = try await TestHTTP2Server(group: group, goingAway: true)
+        let transport = try transport()
+        let error = await #expect(throws: TransportError.self) { try await get(transport, server.url("/echo"), timeout: .seconds(20)) }
+        guard case .notConnected? = error else {
+            Issue.record("a call no connection took: \(String(describing: error))")
+            return
+        }
+        #expect(server.connections <= BackendTransport.maxRefusedSends, "\(server.connections) connections opened")
+        transport.shutdown()
+        try await server.stop()
+    }
+
     @Test("a connection lost mid-answer fails its calls, which are not sent again; the next call opens a new one")
     func lostConnection() async throws {
         let server = try await TestHTTP2Server(group: group)

@@ -60,7 +60,9 @@ final class TestHTTP2Server: Sendable {
 
     /// Starts listening on 127.0.0.1 with `TestHTTPServer`'s certificate. With `laterSettings`,
     /// each connection sends a second SETTINGS once the client's preface has come.
-    init(group: any EventLoopGroup, laterSettings: HTTP2Settings? = nil) async throws {
+    /// With `goingAway`, each connection sends GOAWAY (last stream 0) as soon as the client's
+    /// preface has come: a server draining before it took any stream.
+    init(group: any EventLoopGroup, laterSettings: HTTP2Settings? = nil, goingAway: Bool = false) async throws {
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(TestHTTPServer.certificatePEM.utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(TestHTTPServer.keyPEM.utf8), format: .pem)))
@@ -86,7 +88,7 @@ final class TestHTTP2Server: Sendable {
                         }
                     }.flatMapThrowing { _ in
                         try channel.pipeline.syncOperations.addHandler(
-                            ConnectionFrames(connection: number, shared: shared, laterSettings: laterSettings))
+                            ConnectionFrames(connection: number, shared: shared, laterSettings: laterSettings, goingAway: goingAway))
                     }
                 }
             }
@@ -170,16 +172,22 @@ final class TestHTTP2Server: Sendable {
         private let connection: Int
         private let shared: Shared
         private var laterSettings: HTTP2Settings?
+        private let goingAway: Bool
 
-        init(connection: Int, shared: Shared, laterSettings: HTTP2Settings?) {
+        init(connection: Int, shared: Shared, laterSettings: HTTP2Settings?, goingAway: Bool) {
             self.connection = connection
             self.shared = shared
             self.laterSettings = laterSettings
+            self.goingAway = goingAway
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data).payload {
             case .settings(.settings):
+                if goingAway {
+                    let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 0, errorCode: .noError, opaqueData: nil))
+                    context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+                }
                 if let laterSettings {
                     self.laterSettings = nil
                     context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(laterSettings)))), promise: nil)

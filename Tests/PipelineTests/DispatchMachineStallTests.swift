@@ -79,6 +79,22 @@ struct DispatchMachineStallTests {
 
     /// A machine whose call of `held` on `topic` (request `first`) runs, and a request of `then`
     /// on it (`second`, items `second-0`, `second-1`) was added and has lingered: it waits.
+    @Test("a server's Retry-After to one id's first call that fails on its own holds the API for the first backoff, not the longest")
+    func ownFirstRetryAfterHoldsBriefly() throws {
+        var machine = DispatchMachine(configuration: configuration(), random: SplitMix64(seed: 7))
+        let first = started(
+            machine.add(Self.deletion("poisoned"), handle: RequestHandle(0), now: t0)
+                + machine.add(Self.deletion("fine"), handle: RequestHandle(1), now: t0))
+        let poisoned = try #require(first.first { Array($0.items) == ["poisoned"] })
+        let fine = try #require(first.first { Array($0.items) == ["fine"] })
+        _ = machine.finished(jobID: fine.id, .items(RunLengthList([ItemAnswer(.ok)])), now: t0 + .milliseconds(5))
+        let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: .seconds(3_600))
+        _ = machine.finished(jobID: poisoned.id, .failed(unavailable), now: t0 + .milliseconds(10))
+        #expect(started(machine.add(Self.deletion("next"), handle: RequestHandle(2), now: t0 + .milliseconds(10))).isEmpty)
+        let next = started(machine.timerFired(now: t0 + .milliseconds(10) + .seconds(10)))
+        #expect(next.map { Array($0.items) } == [["next"]], "held past the first backoff (10 s): \(next.map { Array($0.items) })")
+    }
+
     private func topic(_ topic: String, heldBy held: RequestOp, then: RequestOp, breakerThreshold: Int = 5) throws -> (DispatchMachine, CallJob) {
         var machine = DispatchMachine(configuration: configuration(breakerThreshold: breakerThreshold), random: SplitMix64(seed: 7))
         _ = machine.add(Self.request("first", held, topic: topic), handle: RequestHandle(0), now: t0)

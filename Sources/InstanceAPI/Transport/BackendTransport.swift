@@ -179,6 +179,8 @@ final class BackendTransport: Sendable {
             }
             for connection in close { connection.close() }
             let connection: HTTP2BackendConnection
+            // Whether this call opened the connection it goes on.
+            var openedHere = false
             switch choice {
             case .stream(let open):
                 // One closed just now may not have been reported yet: forgotten, and ask again.
@@ -226,6 +228,7 @@ final class BackendTransport: Sendable {
                         self.perform(self.state.withLock { $0.streams.closed(opened, origin) })
                     }
                     connection = opened
+                    openedHere = true
                 }
             }
             let call = StreamCall()
@@ -253,9 +256,10 @@ final class BackendTransport: Sendable {
                     })
                 // The server did not process it: sent again, on another stream.
                 guard connection.refusedUnprocessed(error), !Task.isCancelled else { throw error }
-                // Counted when the server refused it; a connection already retiring here (out of
-                // stream ids, a GOAWAY read before) took nothing, and is not handed out again.
-                if error as? TransportError != .noNewStreams { refusedSends += 1 }
+                // Counted when the server refused it, or when the connection this call opened took
+                // no stream (a GOAWAY with its SETTINGS: each turn would be a new handshake); one
+                // already retiring (out of stream ids, a GOAWAY read before) is not handed out again.
+                if error as? TransportError != .noNewStreams || openedHere { refusedSends += 1 }
             }
         }
     }

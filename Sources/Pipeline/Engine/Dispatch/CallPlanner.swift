@@ -50,12 +50,13 @@ package struct CallPlanner: Sendable {
 
     /// Takes calls off the queues: every full call, and with `flush` (the linger time passed) the
     /// partial ones too, at most `maxPartialCalls` of them, from the keys that got work first (the
-    /// others go on gathering items), but none of a key whose next call `waitsForKey` says could
-    /// not start now (its items go on gathering until it could). Calls of one key come out in
+    /// others go on gathering items), but none of a key whose next call `waitsForKey` (given the
+    /// key, which is `OrderingRule.key` for an op that has one, the op and the target) says could
+    /// not start now: its items go on gathering until it could. Calls of one key come out in
     /// arrival order.
-    public mutating func take(flush: Bool, maxPartialCalls: Int = .max, waitsForKey: (RequestOp, RequestTarget) -> Bool = { _, _ in false })
-        -> [PlannedCall]
-    {
+    public mutating func take(
+        flush: Bool, maxPartialCalls: Int = .max, waitsForKey: (String, RequestOp, RequestTarget) -> Bool = { _, _, _ in false }
+    ) -> [PlannedCall] {
         // Without a flush only keys that got items can have a full call: the others are not
         // visited (a worker takes after every request, and may hold thousands of keys).
         let visited = flush ? keyOrder : touched
@@ -68,7 +69,7 @@ package struct CallPlanner: Sendable {
             // where it is (most keys, when a freed slot takes one partial call).
             // (Read in place: a copy of the first call would retain each of its buffers.)
             if let segments = queues[key], !segments.isEmpty, segments[0].items.count < limit(segments[0].op),
-                !(flush && partialCalls < maxPartialCalls) || waitsForKey(segments[0].op, segments[0].target)
+                !(flush && partialCalls < maxPartialCalls) || waitsForKey(key, segments[0].op, segments[0].target)
             {
                 continue
             }
@@ -77,7 +78,7 @@ package struct CallPlanner: Sendable {
             while !segments.isEmpty {
                 let perCall = limit(segments[0].op)
                 let full = segments[0].items.count >= perCall
-                guard full || (flush && partialCalls < maxPartialCalls && !waitsForKey(segments[0].op, segments[0].target)) else { break }
+                guard full || (flush && partialCalls < maxPartialCalls && !waitsForKey(key, segments[0].op, segments[0].target)) else { break }
                 if !full { partialCalls += 1 }
                 let count = min(perCall, segments[0].items.count)
                 calls.append(

@@ -59,10 +59,11 @@ struct CallQueue: Sendable {
         ordered.allSatisfy { key, jobs in jobs.first.map { !admissible($0, key: key) } ?? true }
     }
 
-    /// Whether a call of `op` on `target` queued now would wait for its key: earlier jobs of its
-    /// key wait, or the key's holders run an op it may not run beside (`OrderingRule`).
-    func waitsForKey(op: RequestOp, target: RequestTarget) -> Bool {
-        guard let key = OrderingRule.key(op: op, target: target) else { return false }
+    /// Whether a call of `op` on `target` queued now would wait for its key (`key`, its
+    /// `OrderingRule.key`, when `op` has one): earlier jobs of its key wait, or the key's holders
+    /// run an op it may not run beside (`OrderingRule`).
+    func waitsForKey(_ key: String, op: RequestOp, target: RequestTarget) -> Bool {
+        guard OrderingRule.isOrdered(op) else { return false }
         if ordered[key]?.isEmpty == false { return true }
         guard let holder = holders[key] else { return false }
         return !OrderingRule.mayRunBeside(op: op, target: target, heldOp: holder.op, heldTarget: holder.target)

@@ -16,7 +16,8 @@ import InstanceAPI
 ///   for its current rate at its observed latency, never above `concurrency`. Per API, calls
 ///   start no faster than its adaptive rate allows (unpaced until its first throttle, never
 ///   above `callsPerSecond`), and never before a `Retry-After` the API sent has passed (one sent
-///   again to a call that keeps failing alone, while others are answered, holds only that call).
+///   to a call that fails on its own, while others are answered, holds the API for the first
+///   backoff at most, and on its retries only that call).
 /// - Only outages count toward the breaker; while it is open (or an operator paused the pipeline)
 ///   nothing starts, running calls finish, and that time is not charged to any item's
 ///   `max-elapsed`. When its cooldown ends consumption resumes even with nothing queued, so the
@@ -155,14 +156,16 @@ struct DispatchMachine: Sendable {
             let wasClosed = breaker.isClosed
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
-            if let retryAfter = error.retryAfter, !alone || job.attempts == 0 {
-                // A server's wait holds every call of its API, so it is held to the longest backoff:
-                // one answer must not stop an API for a day (or trap on a wait past the clock's end).
-                // A retry that fails again on its own (its API answered others meanwhile) holds
-                // only its call (its backoff honours the wait): one id answered 503 with an hour's
-                // wait held every call of its API for each of its retries. A first failure cannot
-                // tell one id's trouble from a server shedding load, so it holds the API.
-                pacing.block(job.api, for: min(retryAfter, configuration.retry.maxBackoff), now: now)
+            if let retryAfter = error.retryAfter {
+                // A server's wait holds every call of its API, held to the longest backoff: one
+                // answer must not stop an API for a day (or trap on a wait past the clock's end).
+                // A failure of its own (its API answered others meanwhile) may be one id's trouble
+                // or a server shedding some load: its first holds the API for the first backoff
+                // only, a retry's not at all (its own backoff honours the wait). One id answered
+                // 503 with an hour's wait held every call of its API for each of its retries, and
+                // each such id for the longest backoff.
+                let longest = !alone ? configuration.retry.maxBackoff : job.attempts == 0 ? configuration.retry.initialBackoff : .zero
+                if longest > .zero { pacing.block(job.api, for: min(retryAfter, longest), now: now) }
             }
             job.lastError = error.description
             job.drop(revokedHandles(call))
@@ -274,8 +277,8 @@ struct DispatchMachine: Sendable {
             if freeSlots > 0 {
                 // Not for a key that is itself held: its call could not start, and cut at every
                 // linger it would go out in many small calls once the key is free.
-                let queue = self.queue
-                enqueue(planner.take(flush: true, maxPartialCalls: freeSlots) { queue.waitsForKey(op: $0, target: $1) })
+                let calls = { [queue] in planner.take(flush: true, maxPartialCalls: freeSlots) { queue.waitsForKey($0, op: $1, target: $2) } }()
+                enqueue(calls)
                 lingerDue = planner.isEmpty ? nil : due
             }
         }

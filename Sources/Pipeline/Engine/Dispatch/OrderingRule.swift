@@ -9,9 +9,14 @@
 enum OrderingRule {
     /// The ordering key of `op` on `target`, or nil for independent work.
     static func key(op: RequestOp, target: RequestTarget) -> String? {
+        isOrdered(op) ? target.batchKey : nil
+    }
+
+    /// Whether work of `op` has an ordering key.
+    static func isOrdered(_ op: RequestOp) -> Bool {
         switch op {
-        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: target.batchKey
-        case .installationsDelete, .apnsImport, .instancesInfo, .groupsExport: nil
+        case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: true
+        case .installationsDelete, .apnsImport, .instancesInfo, .groupsExport: false
         }
     }
 
