@@ -57,6 +57,10 @@ struct SimulatedBackend {
     struct Drawn {
         var answer: CallAnswer
         var saidDone: [Bool]
+        /// The call reached the server, which may have carried it out though its answer did not
+        /// say so (a connection reset after the request, no answer in time, a 500, 502, 503 or 504,
+        /// a 200 that is not the API's), as the draw knows it, not as the client reads the error.
+        var mayHaveBeenCarriedOut = false
     }
 
     var random: SplitMix64
@@ -64,7 +68,7 @@ struct SimulatedBackend {
     /// A chaotic answer to a call of `job` on `api`.
     mutating func answer(_ job: CallJob, api: BackendAPI) -> Drawn {
         if let foreign = foreignAnswer(job, api: api) { return Drawn(answer: foreign, saidDone: none(job)) }
-        if let stuck = stuckAnswer(job, api: api) { return Drawn(answer: stuck, saidDone: none(job)) }
+        if let stuck = stuckAnswer(job, api: api) { return Drawn(answer: stuck, saidDone: none(job), mayHaveBeenCarriedOut: Self.stuckAnswerWas200(job)) }
         // A device group's 400 names the group's problem: its key not found (gone, or never there),
         // which a retried removal reads as done only after an attempt that may have removed it.
         if api == .deviceGroup, random.next() % 6 == 0 {
@@ -74,16 +78,19 @@ struct SimulatedBackend {
         switch pick([Kind.perItem, .perItem, .perItem, .status, .status, .transport, .unreachable, .timeout, .credentials]) {
         case .perItem: return perItem(job, api: api)
         case .credentials: return Drawn(answer: .failed(.credentials("token endpoint https://oauth2.googleapis.com/token did not answer")), saidDone: none(job))
-        case .transport: return Drawn(answer: .failed(.transport(api: api, message: "connection reset by peer")), saidDone: none(job))
+        case .transport:
+            return Drawn(answer: .failed(.transport(api: api, message: "connection reset by peer")), saidDone: none(job), mayHaveBeenCarriedOut: true)
         case .unreachable: return Drawn(answer: .failed(.unreachable(api: api, message: "connection refused")), saidDone: none(job))
-        case .timeout: return Drawn(answer: .failed(.timedOut(api: api, timeout: .seconds(30))), saidDone: none(job))
+        case .timeout: return Drawn(answer: .failed(.timedOut(api: api, timeout: .seconds(30))), saidDone: none(job), mayHaveBeenCarriedOut: true)
         case .status:
             let status = pick(Self.statuses)
             let retryAfter = pick(Self.retryAfters).flatMap { RetryAfter.parse($0) }
             let (body, saysDone) = body(status: status, api: api)
+            // The server (or the gateway's upstream) may have acted on these; on a 408, 501 or any
+            // 4xx it did not.
             return Drawn(
                 answer: whole(job, api: api, status: status, body: body, retryAfter: retryAfter),
-                saidDone: Array(repeating: saysDone, count: job.items.count))
+                saidDone: Array(repeating: saysDone, count: job.items.count), mayHaveBeenCarriedOut: [500, 502, 503, 504].contains(status))
         }
     }
 
@@ -98,7 +105,7 @@ struct SimulatedBackend {
     /// whatever the backend's health.
     func healthy(_ job: CallJob, api: BackendAPI) -> Drawn {
         if let foreign = foreignAnswer(job, api: api) { return Drawn(answer: foreign, saidDone: none(job)) }
-        if let stuck = stuckAnswer(job, api: api) { return Drawn(answer: stuck, saidDone: none(job)) }
+        if let stuck = stuckAnswer(job, api: api) { return Drawn(answer: stuck, saidDone: none(job), mayHaveBeenCarriedOut: Self.stuckAnswerWas200(job)) }
         let done = Array(repeating: true, count: job.items.count)
         if job.op == .apnsImport {
             return Drawn(answer: .items(RunLengthList(job.items.map { ItemAnswer(.ok, value: Self.registration(of: $0)) })), saidDone: done)
@@ -213,10 +220,16 @@ struct SimulatedBackend {
         return whole(job, api: api, status: 403, body: body, retryAfter: nil)
     }
 
+    /// The kind of stuck answer `job`'s item gets: 0 a 403, 1 a page, 2 a 200 that is not the API's.
+    private static func stuckKind(_ job: CallJob) -> Int { job.items[0].utf8.last.map { Int($0) % 3 } ?? 0 }
+
+    /// Whether `job`'s stuck answer is a 200 (after which the call may have been carried out).
+    private static func stuckAnswerWas200(_ job: CallJob) -> Bool { stuckKind(job) == 2 }
+
     /// The same failure on every call of a stuck item, chosen by its text.
     private func stuckAnswer(_ job: CallJob, api: BackendAPI) -> CallAnswer? {
         guard job.items.count == 1, job.items[0].hasPrefix(Self.stuckPrefix) else { return nil }
-        switch job.items[0].utf8.last.map({ Int($0) % 3 }) ?? 0 {
+        switch Self.stuckKind(job) {
         case 0:
             let iam = Data(#"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#.utf8)
             return whole(job, api: api, status: 403, body: iam, retryAfter: nil)

@@ -101,8 +101,9 @@ extension WorkerSimulation {
         // (a timeout, a lost connection, a 5xx), or an item's retryable answer (INTERNAL) other
         // than a throttle.
         switch answer {
-        case .failed(let error, let changeSent):
-            if changeSent, error.mayHaveBeenCarriedOut { mayHaveTakenEffect.formUnion(job.items) }
+        case .failed(_, let changeSent):
+            // As the draw knows it, not as the client reads the error.
+            if changeSent, drawn.mayHaveBeenCarriedOut { mayHaveTakenEffect.formUnion(job.items) }
         case .items:
             for (position, code) in codes.enumerated() where code.isRetryable && code != .resourceExhausted { mayHaveTakenEffect.insert(job.items[position]) }
         }
