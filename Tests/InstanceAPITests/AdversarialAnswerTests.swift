@@ -170,6 +170,7 @@ struct AdversarialAnswerTests {
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "SERVICE_DISABLED", "domain": "googleapis.com", "metadata": {"consumer": "projects/123"}}]}}"#,
             #"{"error": {"code": 404, "message": "Consumer 'projects/123' has been suspended.", "status": "NOT_FOUND"}}"#,
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "PROJECT_NOT_FOUND", "domain": "fcm.googleapis.com"}]}}"#,
+            #"{"error": {"code": 404, "message": "Project 'p' not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError"}]}}"#,
         ])
     func fcmNotFoundAboutSomethingElse(body: String) {
         for api in [BackendAPI.fcmSubscribe, .fcmUnsubscribe] {
@@ -188,6 +189,8 @@ struct AdversarialAnswerTests {
             #"{"error": "NOT_FOUND"}"#,
             #"{"error": {"code": 404, "message": "App instance was unregistered from FCM. This usually means that the token used is no longer valid.", "status": "NOT_FOUND"}}"#,
             #"{"error": {"code": 404, "message": "Topic subscription projects/my-project/registrations/cJ3x-9ab:APA91bH/topicSubscriptions/news not found", "status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Topic subscription 'projects/my-project/registrations/project-cJ3x-9ab:APA91bH/topicSubscriptions/project-news' not found", "status": "NOT_FOUND"}}"#,
+            #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}, {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNREGISTERED", "domain": "fcm.googleapis.com", "metadata": {"resource": "projects/p/registrations/tok/topicSubscriptions/consumer_alerts"}}]}}"#,
             #"{"error": {"code": 404, "message": "Project mismatch for this app instance", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"}]}}"#,
             #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "UNREGISTERED", "domain": "fcm.googleapis.com", "metadata": {"registration": "cJ3x-9ab:APA91bH1234567"}}]}}"#,
         ])

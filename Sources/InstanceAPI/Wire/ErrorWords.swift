@@ -130,22 +130,28 @@ struct ErrorWords {
         text.lowercased().split { !$0.isLetter }.contains { $0.hasPrefix("project") || $0.hasPrefix("consumer") }
     }
 
-    /// `text` without the start of each FCM registration's resource name in it
-    /// (`projects/<one segment>/registrations/`), which names the call's own project.
+    /// `text` without each FCM registration's resource name in it
+    /// (`projects/<p>/registrations/<token>`, and `/topicSubscriptions/<topic>` after it), which
+    /// names the call's own project, token and topic; read within its first
+    /// `FCMErrorBody.searchedBytes`.
     static func withoutRegistrationNames(_ text: String) -> String {
-        var rest = Substring(text)
+        var rest = Substring(String(decoding: text.utf8.prefix(FCMErrorBody.searchedBytes), as: UTF8.self))
         var kept = ""
+        /// `text` after its first segment (up to a `/`, a blank or a quote).
+        func afterSegment(_ text: Substring) -> Substring {
+            text[(text.firstIndex { $0 == "/" || $0.isWhitespace || $0 == "\"" || $0 == "'" } ?? text.endIndex)...]
+        }
         while let start = rest.range(of: "projects/") {
             let afterProjects = rest[start.upperBound...]
-            let segmentEnd = afterProjects.firstIndex { $0 == "/" || $0.isWhitespace } ?? afterProjects.endIndex
-            let registrations = afterProjects[segmentEnd...]
-            if segmentEnd != afterProjects.startIndex, registrations.hasPrefix("/registrations/") {
-                kept += rest[..<start.lowerBound] + " "
-                rest = registrations.dropFirst("/registrations/".count)
-            } else {
+            let registrations = afterSegment(afterProjects)
+            guard registrations.startIndex != afterProjects.startIndex, registrations.hasPrefix("/registrations/") else {
                 kept += rest[..<start.upperBound]
                 rest = afterProjects
+                continue
             }
+            kept += rest[..<start.lowerBound] + " "
+            rest = afterSegment(registrations.dropFirst("/registrations/".count))
+            if rest.hasPrefix("/topicSubscriptions/") { rest = afterSegment(rest.dropFirst("/topicSubscriptions/".count)) }
         }
         return kept + rest
     }

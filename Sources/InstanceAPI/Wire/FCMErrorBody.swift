@@ -219,9 +219,10 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
     /// True when a structured error says it is about the project or the caller, not the token
     /// of the FCM v1 call it answers: an `ErrorInfo` of Google's infrastructure domain, or whose
     /// reason or metadata (but the service and method) name a project or a consumer; or, unless
-    /// FCM's own detail (`FcmError`) says what became of the token, a message naming a project or
-    /// a consumer outside a registration's resource name (`projects/<p>/registrations/…`, the
-    /// call's own). Only those strong words are read: FCM's own text for an unregistered token is
+    /// FCM's own detail (`FcmError` with a code's name) says what became of the token, a message
+    /// naming a project or a consumer outside a registration's resource name
+    /// (`projects/<p>/registrations/<token>[/topicSubscriptions/<topic>]`, the call's own); words
+    /// are read within the first `searchedBytes`. Only those strong words are read: FCM's own text for an unregistered token is
     /// `App instance was unregistered from FCM`, and a message may quote the token or the
     /// call's resource. A `NOT_FOUND` about the project is not the token's: read as it, every
     /// token of a misconfigured project would be reported gone, and purged.
@@ -233,10 +234,11 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             if detail.domain == Detail.infrastructureDomain { return true }
             let values = (detail.metadata ?? [:]).filter { $0.key != "service" && $0.key != "method" }.map(\.value)
             let words = ([detail.reason?.replacingOccurrences(of: "_", with: " ")] + values).compactMap { $0 }.joined(separator: " ")
-            return ErrorWords.namesProjectOrConsumer(words)
+            return ErrorWords.namesProjectOrConsumer(ErrorWords.withoutRegistrationNames(words))
         }
         if errorInfo { return true }
-        guard !details.contains(where: { $0.type == Self.fcmErrorType }) else { return false }
+        // FCM's own word on the token: a detail naming its code (`UNREGISTERED`).
+        guard !details.contains(where: { $0.type == Self.fcmErrorType && $0.errorCode.map(ResultClassifier.isCodeName) == true }) else { return false }
         return ErrorWords.namesProjectOrConsumer(ErrorWords.withoutRegistrationNames(error.message ?? ""))
     }
 
