@@ -35,9 +35,12 @@ extension WorkerSimulation {
     }
 
     /// Delivers the next unread record of `partition` to the machine, as the consumer would: not
-    /// while the partition is paused or unassigned, nor while the machine holds reads.
+    /// while the partition is paused or unassigned, nor while the reader is parked. The reader
+    /// parks when it finds reads held, as the worker's does, and only the machine's
+    /// `.releaseReads` or `.wakeReader` wakes it: reads no longer held wake nothing by themselves.
     mutating func deliverNext(_ partition: KafkaTopicPartition) throws {
-        guard !stopping, let log = logs[partition], log.assigned, !log.paused, !machine.readsHeld, log.readPosition < Int64(log.records.count) else { return }
+        if machine.readsHeld { readerParked = true }
+        guard !stopping, !readerParked, let log = logs[partition], log.assigned, !log.paused, log.readPosition < Int64(log.records.count) else { return }
         // Bounded memory: at either in-flight bound a record is read only as the breaker's probe
         // (`WorkerMachine.backpressureWaived`): while it is open and only new work could close it,
         // a few per opening.
@@ -146,8 +149,15 @@ extension WorkerSimulation {
             hold = nil
             try perform(machine.holdExpired(now: now))
         }
-        if let due = timer, due <= now { timer = nil }
-        try perform(machine.timerFired(now: now, date: Date()))
+        // The shell's timer fires when due; now and then a stale one fires early (one asked for
+        // before a newer), as the shell allows. Fired at every step, it hid a wake the machine
+        // forgot to ask for.
+        if let due = timer, due <= now {
+            timer = nil
+            try perform(machine.timerFired(now: now, date: Date()))
+        } else if random.next() % 10 == 0 {
+            try perform(machine.timerFired(now: now, date: Date()))
+        }
     }
 
     mutating func acknowledgeOne() throws {

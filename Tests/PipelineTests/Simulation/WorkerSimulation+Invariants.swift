@@ -77,8 +77,9 @@ extension WorkerSimulation {
                 hold = deadline
             case .releaseReads:
                 hold = nil
+                readerParked = false
             case .wakeReader:
-                break
+                readerParked = false
             case .pausePartitions(let paused), .resumePartitions(let paused):
                 let pausing = if case .pausePartitions = action { true } else { false }
                 guard pausing || !stopping else { throw violation("\(paused) resumed after the stop began") }

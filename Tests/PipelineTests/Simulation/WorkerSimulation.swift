@@ -68,6 +68,8 @@ struct WorkerSimulation {
     var now: ContinuousClock.Instant
     let startedAt: ContinuousClock.Instant
     var timer: ContinuousClock.Instant?
+    /// The reader found reads held and waits to be woken (`.releaseReads`, `.wakeReader`).
+    var readerParked = false
     /// The deadline of the machine's read hold (`.holdReads`), until `.releaseReads`.
     var hold: ContinuousClock.Instant?
     var running: [Int: CallJob] = [:]
@@ -182,7 +184,7 @@ struct WorkerSimulation {
             var choices: [Int] = []
             if !running.isEmpty { choices.append(0) }
             if !pending.isEmpty { choices.append(1) }
-            if !machine.readsHeld, partitions.contains(where: { hasUnread($0) && !logs[$0]!.paused }) { choices.append(2) }
+            if !readerParked, partitions.contains(where: { hasUnread($0) && !logs[$0]!.paused }) { choices.append(2) }
             if choices.isEmpty {
                 guard timer != nil || hold != nil else {
                     throw violation("stalled: nothing running, nothing to acknowledge, no timer set, and \(unfinished)")
