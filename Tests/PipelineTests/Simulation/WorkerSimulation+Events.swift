@@ -70,7 +70,8 @@ extension WorkerSimulation {
         if let handle = added.first, case .success(let request) = decoded {
             guard added.count == 1 else { throw violation("one record admitted as \(added.count) requests") }
             admitted[handle] = Admitted(
-                id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition)
+                id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition, offset: offset,
+                generation: log.generation, recordBytes: bytes.count)
             if let key = Self.orderKey(of: request) { unpublishedByKey[key, default: []].insert(handle) }
             handleByID[request.id] = handle
         } else if case .success(let request) = decoded,

@@ -181,6 +181,16 @@ extension WorkerSimulation {
         guard let handle = handleByID[outcome.requestID] else { throw violation("an outcome of \(outcome.requestID), a request never admitted") }
         guard let request = admitted[handle] else { throw violation("an outcome of \(outcome.requestID) after its partition was revoked") }
         guard !request.published else { throw violation("request \(request.id) published twice") }
+        // Its ticket is its own record's: the store point passes that offset once acknowledged,
+        // and the in-flight bounds give back what its admission held.
+        let ticket = publication.ticket
+        guard ticket.partition == request.partition, ticket.offset == request.offset, ticket.generation == request.generation,
+            ticket.items == request.items, ticket.bytes == request.recordBytes
+        else {
+            throw violation(
+                "\(request.id), read at \(request.partition) offset \(request.offset) (\(request.items) items, \(request.recordBytes) bytes), published with the ticket \(ticket)"
+            )
+        }
         admitted[handle]!.published = true
         if let key = Self.orderKey(of: request.request) { unpublishedByKey[key]?.remove(handle) }
         // Cancelled: no call ever carried it, a cancel in force matches it, every item counted so.

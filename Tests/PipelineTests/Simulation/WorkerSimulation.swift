@@ -40,6 +40,10 @@ struct WorkerSimulation {
         var calls = 0
         /// The partition its record came from.
         var partition: KafkaTopicPartition
+        /// Its record's offset, the assignment it was read in, and the record's key and value bytes.
+        var offset: Int64 = 0
+        var generation: AssignmentGeneration?
+        var recordBytes = 0
     }
 
     /// One partition's log, read position and commits, as the consumer and broker would keep them.
