@@ -90,10 +90,14 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         /// (`firebaseinstallations.googleapis.com`, one long run of letters) on its answers about
         /// an item too.
         func errorInfoNamesAnotherThing(than item: String) -> Bool {
-            if domain == Self.infrastructureDomain { return true }
+            domain == Self.infrastructureDomain || ErrorWords(errorInfoWords, item: item).namesAnotherThing
+        }
+
+        /// An `ErrorInfo`'s words as read: its reason with its `_` as blanks, then its metadata
+        /// values but the `service` and `method` (which name the API on its answers about an item).
+        var errorInfoWords: String {
             let values = (metadata ?? [:]).filter { $0.key != "service" && $0.key != "method" }.sorted { $0.key < $1.key }.map(\.value)
-            let words = ([reason?.replacingOccurrences(of: "_", with: " ")] + values).compactMap { $0 }.joined(separator: " ")
-            return ErrorWords(words, item: item).namesAnotherThing
+            return ([reason?.replacingOccurrences(of: "_", with: " ")] + values).compactMap { $0 }.joined(separator: " ")
         }
 
         /// True when it is a `google.rpc.ResourceInfo` whose `resourceName` is `item` or ends in
@@ -231,10 +235,7 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
         let details = error.details ?? []
         let errorInfo = details.contains { detail in
             guard detail.type == Self.errorInfoType else { return false }
-            if detail.domain == Detail.infrastructureDomain { return true }
-            let values = (detail.metadata ?? [:]).filter { $0.key != "service" && $0.key != "method" }.map(\.value)
-            let words = ([detail.reason?.replacingOccurrences(of: "_", with: " ")] + values).compactMap { $0 }.joined(separator: " ")
-            return ErrorWords.namesProjectOrConsumer(ErrorWords.withoutRegistrationNames(words))
+            return detail.domain == Detail.infrastructureDomain || ErrorWords.namesProjectOrConsumer(ErrorWords.withoutRegistrationNames(detail.errorInfoWords))
         }
         if errorInfo { return true }
         // FCM's own word on the token: a detail naming its code (`UNREGISTERED`).

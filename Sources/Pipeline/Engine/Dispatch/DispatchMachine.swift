@@ -157,15 +157,8 @@ struct DispatchMachine: Sendable {
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             if let retryAfter = error.retryAfter {
-                // A server's wait holds every call of its API, held to the longest backoff: one
-                // answer must not stop an API for a day (or trap on a wait past the clock's end).
-                // A failure of its own (its API answered others meanwhile) may be one id's trouble
-                // or a server shedding some load: its first holds the API for the first backoff
-                // only, a retry's not at all (its own backoff honours the wait). One id answered
-                // 503 with an hour's wait held every call of its API for each of its retries, and
-                // each such id for the longest backoff.
-                let longest = !alone ? configuration.retry.maxBackoff : job.attempts == 0 ? configuration.retry.initialBackoff : .zero
-                if longest > .zero { pacing.block(job.api, for: min(retryAfter, longest), now: now) }
+                let hold = configuration.retry.apiHold(after: retryAfter, ownFailure: alone, attemptsMade: job.attempts)
+                if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             }
             job.lastError = error.description
             job.drop(revokedHandles(call))
@@ -264,19 +257,14 @@ struct DispatchMachine: Sendable {
         var actions: [DispatchAction] = []
         // Partial calls are formed once their linger has passed, and only as many as could start:
         // while every slot is busy or calls wait in the queue (concurrency, rate, quota), the
-        // items go on gathering into fuller calls, and each call that frees a slot takes the
-        // oldest key's items. Calls that wait only for their key (behind a call of their topic or
-        // group that backs off) wait for no slot: counted, they kept every other key's items
-        // unformed for as long as that call's retries took (an engine audit). While the breaker
-        // is open and only suspect attempts wait (and what waits behind their keys), one call is
-        // formed: the probe, which new work must be rather than a suspect; held back by them, a
-        // suspect that always fails was the only probe, forever (simulation seed 1301).
+        // items go on gathering into fuller calls; so do a held key's (its call could not start).
+        // Calls that wait only for their key wait for no slot, so they hold no other key's items
+        // back. While the breaker is open and only suspects wait (and what is behind their keys),
+        // one call is formed: the probe, which new work must be rather than a suspect (seed 1301).
         if let due = lingerDue, due <= now {
             let idle = configuration.concurrency - running.count
             let freeSlots = awaitsNewWork ? min(1, idle) : queue.waitsOnlyForKeys ? idle : 0
             if freeSlots > 0 {
-                // Not for a key that is itself held: its call could not start, and cut at every
-                // linger it would go out in many small calls once the key is free.
                 let calls = { [queue] in planner.take(flush: true, maxPartialCalls: freeSlots) { queue.waitsForKey($0, op: $1, target: $2) } }()
                 enqueue(calls)
                 lingerDue = planner.isEmpty ? nil : due
