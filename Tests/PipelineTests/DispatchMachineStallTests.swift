@@ -98,11 +98,11 @@ struct DispatchMachineStallTests {
     @Test("how long a Retry-After holds its API: the longest backoff for a failure of the system, the first for a call's own first, nothing for its retry")
     func apiHold() {
         let retry = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(30))
-        #expect(retry.apiHold(after: .seconds(3_600), ownFailure: false, attemptsMade: 2) == .seconds(30))
-        #expect(retry.apiHold(after: .seconds(5), ownFailure: false, attemptsMade: 0) == .seconds(5))
-        #expect(retry.apiHold(after: .seconds(3_600), ownFailure: true, attemptsMade: 0) == .seconds(1))
-        #expect(retry.apiHold(after: .seconds(3_600), ownFailure: true, attemptsMade: 1) == .zero)
-        #expect(retry.apiHold(after: .seconds(-5), ownFailure: false, attemptsMade: 0) == .zero)
+        #expect(retry.apiHold(after: .seconds(3_600), ownFailure: false, isRetry: true) == .seconds(30))
+        #expect(retry.apiHold(after: .seconds(5), ownFailure: false, isRetry: false) == .seconds(5))
+        #expect(retry.apiHold(after: .seconds(3_600), ownFailure: true, isRetry: false) == .seconds(1))
+        #expect(retry.apiHold(after: .seconds(3_600), ownFailure: true, isRetry: true) == .zero)
+        #expect(retry.apiHold(after: .seconds(-5), ownFailure: false, isRetry: false) == .zero)
     }
 
     private func topic(_ topic: String, heldBy held: RequestOp, then: RequestOp, breakerThreshold: Int = 5) throws -> (DispatchMachine, CallJob) {

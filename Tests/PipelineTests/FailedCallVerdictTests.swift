@@ -9,6 +9,7 @@ struct FailedCallVerdictTests {
     private let throttled = InstanceAPIError.throttled(api: .batchAdd, retryAfter: nil)
     private let denied = InstanceAPIError.permissionDenied(api: .deleteInstance, message: "x")
     private let refused = InstanceAPIError.badRequest(api: .batchAdd, message: "x")
+    private let notImplemented = InstanceAPIError.serverError(api: .batchAdd, status: 501, message: "x", retryAfter: nil)
 
     private func verdict(
         _ error: InstanceAPIError, items: Bool = true, alone: Bool = false, closed: Bool = true, paced: Bool = true, charged: Bool = true
@@ -24,10 +25,22 @@ struct FailedCallVerdictTests {
         #expect(verdict(throttled, paced: false, charged: false) == .settle)
         #expect(verdict(denied) == .suspect, "a failure of the whole system is not the items'")
         #expect(verdict(unavailable, closed: false) == .suspect, "while the breaker is open, a retryable failure is the system's")
-        #expect(verdict(unavailable) == .backoff && verdict(unavailable, charged: false) == .settle)
+        #expect(verdict(unavailable, alone: true) == .backoff && verdict(unavailable, alone: true, charged: false) == .settle)
+        #expect(verdict(refused) == .settle, "a refusal of the request itself is final")
         #expect(verdict(denied, alone: true) == .backoff, "the job's own: it gets its budget's retries")
         #expect(verdict(denied, alone: true, charged: false) == .settle)
-        #expect(verdict(refused) == .settle, "a refusal of the request itself is final")
+    }
+
+    /// Simulation seeds 130, 170 and 240: a request read while the backend was down for everyone
+    /// ended UNAVAILABLE (dead-lettered) before the breaker had seen enough failures to open; and
+    /// a 501 on every call (a misrouting proxy) ended its items UNKNOWN, final, out of the replay.
+    @Test("a failure of the whole system that is not the job's own is never charged, even before the breaker opens")
+    func outageBeforeTheBreakerOpens() {
+        #expect(verdict(unavailable) == .outageBackoff, "sent again after a backoff, not charged")
+        #expect(verdict(unavailable, charged: false) == .outageBackoff, "whatever the budget: the items did nothing wrong")
+        #expect(verdict(notImplemented) == .outageBackoff, "an outage's status though no retry of the item could help it")
+        #expect(verdict(notImplemented, alone: true) == .backoff && verdict(notImplemented, alone: true, charged: false) == .settle)
+        #expect(verdict(notImplemented, closed: false) == .suspect)
     }
 
     @Test("a failure of the whole system is the job's own once a call of its API was answered after the call started, or after the job last failed so")

@@ -22,9 +22,9 @@ import InstanceAPI
 ///   nothing starts, running calls finish, and that time is not charged to any item's
 ///   `max-elapsed`. When its cooldown ends consumption resumes even with nothing queued, so the
 ///   next work is the probe. What becomes of a failed call is `FailedCallVerdict`'s: a failure of
-///   the whole system is suspect (never the probe while other work waits; consumption goes on
-///   while only suspects wait), unless `APIAnswers` shows it is the call's own (charged, and not
-///   counted by the breaker).
+///   the whole system is never charged (backed off while the breaker is closed; once it is open,
+///   suspect: never the probe while other work waits, and consumption goes on while only suspects
+///   wait), unless `APIAnswers` shows it is the call's own (charged, and not counted by the breaker).
 /// - New settings (`reconfigure`) take effect at the next start decision: concurrency, the rate
 ///   ceiling (each API's rate and bucket cut to it at once) and the retry budget.
 /// - Items of dropped (revoked) requests never start again: queued and lingering ones are
@@ -151,15 +151,14 @@ struct DispatchMachine: Sendable {
             // A failure of the whole system that is this job's own is charged, and says nothing to
             // the breaker (but a probe's answer always decides).
             let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
+            let isRetry = job.attempts > 0 || job.systemFailedAt != nil
             if error.isOutage { job.systemFailedAt = now }
             if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
-            if let retryAfter = error.retryAfter {
-                let hold = configuration.retry.apiHold(after: retryAfter, ownFailure: alone, attemptsMade: job.attempts)
-                if hold > .zero { pacing.block(job.api, for: hold, now: now) }
-            }
+            let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: isRetry) } ?? .zero
+            if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             job.lastError = error.description
             job.drop(revokedHandles(call))
             if error.resultCode == .resourceExhausted { adapt(call, throttled: true, now: now) }
@@ -176,6 +175,8 @@ struct DispatchMachine: Sendable {
                 queue.enqueueRetry(job)
             case .suspect:
                 queue.enqueueRetry(job, suspect: true)
+            case .outageBackoff:
+                scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
             case .backoff:
                 job.attempts += 1
                 scheduleBackoff(job, retryAfter: error.retryAfter, now: now)

@@ -12,6 +12,9 @@ enum FailedCallVerdict: Equatable {
     /// suspect, never the next probe while other work waits (one item that always fails this way
     /// must not be every probe).
     case suspect
+    /// A failure of the whole system, while the breaker still lets calls through (it opens if
+    /// such failures go on): not charged, and sent again after a backoff.
+    case outageBackoff
     /// Charged an attempt, and sent again after a backoff.
     case backoff
     /// Charged an attempt, and settled with the error's code: the error is final, or the budget
@@ -19,7 +22,8 @@ enum FailedCallVerdict: Equatable {
     case settle
 
     /// The verdict for a job with `itemsLeft` items (after dropping revoked ones) whose call failed
-    /// with `error`. `alone`: the failure, though of a kind that fails the whole system, is this
+    /// with `error`. A failure of the kind that fails the whole system (`InstanceAPIError.isOutage`)
+    /// is never charged unless it is `alone`: the failure, though of that kind, is this
     /// job's own (a call of its API was answered meanwhile); such a failure gets the retries of
     /// the job's budget too (a 403 for one id may be a backend that does not know it yet).
     /// `pacedRetryAllowed`: `max-elapsed` allows another attempt; `chargedRetryAllowed`: the
@@ -29,7 +33,13 @@ enum FailedCallVerdict: Equatable {
     ) -> FailedCallVerdict {
         guard itemsLeft else { return .released }
         if error.resultCode == .resourceExhausted, pacedRetryAllowed { return .paced }
-        if !alone, error.isSystemic || (error.isRetryable && !breakerClosed) { return .suspect }
+        if !alone, error.isOutage {
+            // The whole system's, not the items': never charged (its code may not even be
+            // retryable: a 501 on every call is a proxy's, not the items'). Suspect once the
+            // breaker is open (or it opens at once, as for credentials); before, backed off.
+            return error.isSystemic || !breakerClosed ? .suspect : .outageBackoff
+        }
+        if !alone, error.isRetryable, !breakerClosed { return .suspect }
         return (error.isRetryable || alone) && chargedRetryAllowed ? .backoff : .settle
     }
 }

@@ -38,11 +38,12 @@ public struct RetryPolicy: Sendable, Hashable {
     /// How long a server's `retryAfter` holds every call of the API that sent it: at most
     /// `maxBackoff` (one answer must not stop an API for a day, or trap on a wait past the clock's
     /// end). A failure that is the call's own (`ownFailure`: its API answered others meanwhile)
-    /// may be one id's trouble or a server shedding some load: its first (`attemptsMade` 0) holds
-    /// the API for `initialBackoff` at most, a retry's not at all (its own backoff honours the
-    /// wait), so ids the server keeps refusing do not hold the API for long.
-    func apiHold(after retryAfter: Duration, ownFailure: Bool, attemptsMade: Int) -> Duration {
-        let longest = !ownFailure ? maxBackoff : attemptsMade == 0 ? initialBackoff : .zero
+    /// may be one id's trouble or a server shedding some load: its first holds the API for
+    /// `initialBackoff` at most, a retry's (`isRetry`: the job failed before, charged or not) not
+    /// at all (its own backoff honours the wait), so ids the server keeps refusing do not hold
+    /// the API for long.
+    func apiHold(after retryAfter: Duration, ownFailure: Bool, isRetry: Bool) -> Duration {
+        let longest = !ownFailure ? maxBackoff : isRetry ? .zero : initialBackoff
         return max(.zero, min(retryAfter, longest))
     }
 
