@@ -94,6 +94,42 @@ struct SimulatedBackend {
         }
     }
 
+    /// An answer to `job` while the backend is down for everyone (an outage window): no
+    /// connection, no answer in time, a reset, no access token, a 5xx in any body, a 401 or a 403
+    /// for the project, a proxy's page, or a 200 that is not the API's. Whatever the client reads
+    /// from it must fail the whole call as an outage (`InstanceAPIError.isOutage`), never an item.
+    mutating func outage(_ job: CallJob, api: BackendAPI) -> Drawn {
+        let nothing = none(job)
+        switch random.next() % 9 {
+        case 0: return Drawn(answer: .failed(.unreachable(api: api, message: "connection refused")), saidDone: nothing)
+        case 1: return Drawn(answer: .failed(.timedOut(api: api, timeout: .seconds(30))), saidDone: nothing, mayHaveBeenCarriedOut: true)
+        case 2: return Drawn(answer: .failed(.transport(api: api, message: "connection reset by peer")), saidDone: nothing, mayHaveBeenCarriedOut: true)
+        case 3: return Drawn(answer: .failed(.credentials("token endpoint https://oauth2.googleapis.com/token answered 503")), saidDone: nothing)
+        case 4:
+            let answer = CallAnswer.failed(.malformedResponse(api: api, status: 200, message: "not the API's answer: <html>Sign in to the network</html>"))
+            return Drawn(answer: answer, saidDone: nothing, mayHaveBeenCarriedOut: true)
+        case 5:
+            let unauthenticated = #"{"error": {"code": 401, "message": "Request had invalid authentication credentials.", "status": "UNAUTHENTICATED"}}"#
+            let iam = #"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#
+            let status = random.next() % 2 == 0 ? 401 : 403
+            return Drawn(
+                answer: whole(job, api: api, status: status, body: Data((status == 401 ? unauthenticated : iam).utf8), retryAfter: nil), saidDone: nothing)
+        case 6:
+            let page = Data("<html><body><h1>404</h1>The requested URL was not found on this server.</body></html>".utf8)
+            return Drawn(answer: whole(job, api: api, status: 404, body: page, retryAfter: nil), saidDone: nothing)
+        default:
+            let status = pick([500, 502, 503, 504])
+            let bodies = [
+                #"{"error": {"code": \#(status), "message": "The service is currently unavailable.", "status": "UNAVAILABLE"}}"#,
+                "<html><body>\(status) Server Error</body></html>", "", #"{"error": "InternalServerError"}"#,
+            ]
+            let retryAfter = pick(Self.retryAfters).flatMap { RetryAfter.parse($0) }
+            return Drawn(
+                answer: whole(job, api: api, status: status, body: Data(pick(bodies).utf8), retryAfter: retryAfter), saidDone: nothing,
+                mayHaveBeenCarriedOut: true)
+        }
+    }
+
     /// Nothing said done, for each item of `job`.
     private func none(_ job: CallJob) -> [Bool] { Array(repeating: false, count: job.items.count) }
 

@@ -71,7 +71,7 @@ extension WorkerSimulation {
             guard added.count == 1 else { throw violation("one record admitted as \(added.count) requests") }
             admitted[handle] = Admitted(
                 id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition, offset: offset,
-                generation: log.generation, recordBytes: bytes.count)
+                generation: log.generation, recordBytes: bytes.count, admittedInOutage: outage?.serial)
             if let key = Self.orderKey(of: request) { unpublishedByKey[key, default: []].insert(handle) }
             handleByID[request.id] = handle
         } else if case .success(let request) = decoded,
@@ -89,7 +89,15 @@ extension WorkerSimulation {
         let id = ids[Int(random.next() % UInt64(ids.count))]
         let job = running.removeValue(forKey: id)!
         let api = job.op.api(on: configuration.topicBackend)
-        let drawn = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
+        let drawn: SimulatedBackend.Drawn
+        if outage != nil {
+            drawn = backend.outage(job, api: api)
+            guard case .failed(let error, _) = drawn.answer, error.isOutage else {
+                throw violation("an answer of an outage to a call on \(api) read as \(drawn.answer), not an outage of the whole call")
+            }
+        } else {
+            drawn = healthy ? backend.healthy(job, api: api) : backend.answer(job, api: api)
+        }
         // As the worker's executor reads it (a retried group removal's NOT_FOUND).
         let answer = CallExecutor.read(drawn.answer, of: job.op, isRetry: job.mayHaveTakenEffect)
         if !healthy, random.next() % 10 == 0 { now += .milliseconds(Int64(random.next() % 2_000)) }
@@ -116,6 +124,7 @@ extension WorkerSimulation {
             for (index, position) in zip(run.indexes, run.positions) {
                 admitted[run.request]!.lastCodes[index] = codes[position]
                 admitted[run.request]!.lastValues[index] = values[position]
+                admitted[run.request]!.lastOutage[index] = outage?.serial
             }
         }
         try perform(machine.callFinished(id, of: api, answer, now: now, date: Date()))
@@ -210,10 +219,21 @@ extension WorkerSimulation {
 
     mutating func changeSettings() throws {
         controls += 1
-        let concurrency = Int(1 + random.next() % 8)
+        let concurrency = Int(1 + random.next() % UInt64(Self.concurrencyCap))
         operatorPaused = random.next() % 4 == 0
         var overrides: [ControlKey: ControlValue] = [.concurrency: .count(concurrency), .paused: .flag(operatorPaused)]
         if random.next() % 3 == 0 { overrides[.maxInFlightItems] = .count(Int(10 + random.next() % 3_000)) }
+        // Now and then a rate ceiling (down to a call every 2 s) and a retry budget of the
+        // operator's; a document without them brings back the file's.
+        ceiling = nil
+        if random.next() % 4 == 0 {
+            let rate = [0.5, 3, 40, 5_000][Int(random.next() % 4)]
+            overrides[.rateLimit] = .number(rate)
+            longestWait = max(longestWait, .seconds(1 / rate))
+            ceiling = (rate, now, [:])
+        }
+        if random.next() % 4 == 0 { overrides[.retryMaxAttempts] = .count(Int(1 + random.next() % 8)) }
+        if random.next() % 4 == 0 { overrides[.retryMaxElapsed] = .duration(.milliseconds(Int64(200 + random.next() % 300_000))) }
         let document = ControlDocument(version: controls, updatedAt: Date(), updatedBy: "simulation", reason: "step \(steps)", overrides: overrides)
         configuration.concurrency = concurrency
         // Now and then a cancel of a batch (or of a request id), bounded at the simulated now.

@@ -60,6 +60,19 @@ extension WorkerSimulation {
                 guard job.items.count == job.origins.count, job.items.count > 0,
                     job.items.count <= configuration.itemsPerCall(job.op)
                 else { throw violation("call \(job.id) of \(job.op) carries \(job.items.count) items, \(job.origins.count) origins") }
+                try checkBreaker(startingJob: job)
+                // An operator's rate ceiling holds from the moment it is applied: per API, at most
+                // a tenth of a second's calls (at least one) back to back, then its rate. The
+                // breaker's probe (the one call it lets through while not closed) skips the rate:
+                // it decides whether anything runs.
+                if let (rate, since, starts) = ceiling, machine.dispatch.breakerClosed {
+                    let count = starts[api, default: 0] + 1
+                    let allowed = max(1, rate / 10) + rate * Double((now - since) / .milliseconds(1)) / 1_000
+                    guard Double(count) <= allowed + 1e-6 else {
+                        throw violation("call \(job.id) is call \(count) of \(api) in \(now - since) under the operator's rate-limit \(rate)/s")
+                    }
+                    ceiling!.starts[api] = count
+                }
                 running[job.id] = job
                 startedInStep.append(job)
             case .publish(let publication):
@@ -106,6 +119,33 @@ extension WorkerSimulation {
         if machine.dispatch.breakerClosed { readPastBound = 0 }
         for job in startedInStep { try checkOrder(of: job) }
         try checkLiveness()
+    }
+
+    /// The breaker holds back calls to a backend down for everyone: while it is not closed only
+    /// its probe starts, one at a time; in an outage, once the last success is a cooldown past,
+    /// it opens after `threshold` failures it counts, so calls started with it closed from then on
+    /// are at most that, plus those whose failure may be their own (which it does not count),
+    /// plus what runs when it opens.
+    mutating func checkBreaker(startingJob job: CallJob) throws {
+        if !machine.dispatch.breakerClosed {
+            startedWhileOpen.formIntersection(running.keys)
+            if let through = startedWhileOpen.first {
+                throw violation("call \(job.id) started while the breaker is not closed and call \(through), which it let through, runs")
+            }
+            startedWhileOpen.insert(job.id)
+        } else if var current = outage {
+            if let failed = job.systemFailedAt, failed < current.since { current.mayFailAlone += 1 }
+            if now >= current.since + configuration.breakerCooldown {
+                current.lateStarts += 1
+                let bound = configuration.breakerThreshold + current.mayFailAlone + Self.concurrencyCap
+                guard current.lateStarts <= bound else {
+                    throw violation(
+                        "call \(job.id) is the \(current.lateStarts)th started with the breaker closed \(now - current.since) into outage \(current.serial), past \(bound)"
+                    )
+                }
+            }
+            outage = current
+        }
     }
 
     /// The key work on which takes effect in arrival order (DESIGN.md, Ordering): a topic's name
@@ -215,6 +255,13 @@ extension WorkerSimulation {
         for failed in outcome.failedItems where request.lastCodes[failed.index] != failed.code || failed.item != request.request.items[failed.index] {
             let last = request.lastCodes[failed.index].map(\.rawValue) ?? "none"
             throw violation("item \(failed.index) of \(request.id) reported \(failed.item) \(failed.code), its last answer \(last)")
+        }
+        // A backend down for everyone fails no new work: no item of a request read in an outage
+        // ends with that outage's answer (DESIGN.md: failures of the whole system are not item failures).
+        if let serial = request.admittedInOutage, let index = (0..<request.items).first(where: { request.lastOutage[$0] == serial }) {
+            throw violation(
+                "item \(index) of \(request.id), read in outage \(serial), ended \(request.lastCodes[index].map(\.rawValue) ?? "none") with that outage's answer"
+            )
         }
         // An erasure receipt names every item in order, each with its last answer's code.
         if let receipt = outcome.receipt {

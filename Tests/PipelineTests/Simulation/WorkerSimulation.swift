@@ -8,14 +8,17 @@ import Kafka
 /// `DispatchMachine` and `ReadGate`) driven as `PipelineWorker` drives it, by one seeded random
 /// sequence of events: records arriving on two partitions (requests, and bytes an adversary chose,
 /// through the real `RequestDecoder`) unless the machine paused them or holds reads, calls answered
-/// with anything `SimulatedBackend` can say, timers and read holds, clock jumps, acknowledgements
+/// with anything `SimulatedBackend` can say (in outage windows, only failures of the whole
+/// system: `SimulatedBackend.outage`), timers and read holds, clock jumps, acknowledgements
 /// in any order, revokes (lost or not) and reassignments that deliver again from the committed
-/// offset, and operator changes (concurrency, in-flight bound, pause, cancels of a batch) through
-/// `ControlledSettings`.
+/// offset, and operator changes (concurrency, in-flight bound, rate ceiling, retry budget, pause,
+/// cancels of a batch) through `ControlledSettings`.
 /// After every step it checks the invariants (`WorkerSimulation+Invariants.swift`: one outcome per
 /// request counting each item by its last answer, receipts, cancels, commits behind
 /// acknowledgements, the concurrency caps, per-key order within a partition, the in-flight bounds,
-/// a way forward for waiting work) and throws a `SimulationViolation` naming the first one broken.
+/// a way forward for waiting work, the breaker's probe alone while it is not closed and its
+/// opening in an outage, no work read in an outage failed by it) and throws a
+/// `SimulationViolation` naming the first one broken.
 ///
 /// A run has two phases: `chaos(steps:)`, then `heal()`, in which the backend answers healthily
 /// (but for ids of another project, and stuck ids that fail the same way for good), new work keeps
@@ -44,6 +47,24 @@ struct WorkerSimulation {
         var offset: Int64 = 0
         var generation: AssignmentGeneration?
         var recordBytes = 0
+        /// The outage it was read in, if any (`Outage.serial`).
+        var admittedInOutage: Int?
+        /// For each item whose last answer an outage gave, that outage's serial.
+        var lastOutage: [Int: Int] = [:]
+    }
+
+    /// A window in which the backend is down for everyone (`SimulatedBackend.outage`), and what
+    /// the breaker may let through in it.
+    struct Outage {
+        var serial: Int
+        var since: ContinuousClock.Instant
+        /// Calls whose failure in it may be their own by `APIAnswers` (a call of their API was
+        /// answered after they started, or after their job's last outage failure), so that the
+        /// breaker does not count it: those running when it began, and those started in it whose
+        /// job failed for the whole system before it.
+        var mayFailAlone: Int
+        /// Calls started in it with the breaker closed, once the last success is a cooldown past.
+        var lateStarts = 0
     }
 
     /// One partition's log, read position and commits, as the consumer and broker would keep them.
@@ -102,17 +123,28 @@ struct WorkerSimulation {
     /// The worker failed itself (a refused outcome), as `stop()` made it.
     var failedItself: PipelineWorkerError?
     /// The longest any wait may last: a linger, a backoff (a server's `Retry-After` included), the
-    /// breaker's longest cooldown, or a slot at the adaptive rate's floor.
-    let longestWait: Duration
+    /// breaker's longest cooldown, or a slot at the adaptive rate's floor or at the lowest
+    /// `rate-limit` an operator set.
+    var longestWait: Duration
     /// Steps taken, for messages.
     var steps = 0
+    /// The outage under way, if any, and how many have begun.
+    var outage: Outage?
+    var outages = 0
+    /// Calls started while the breaker was not closed: its probe, one at a time.
+    var startedWhileOpen: Set<Int> = []
+    /// The operator's rate ceiling in force (calls per second, each API), since when, and the
+    /// calls of each API started since.
+    var ceiling: (rate: Double, since: ContinuousClock.Instant, starts: [BackendAPI: Int])?
+    /// The largest concurrency a run or an operator sets.
+    static let concurrencyCap = 8
 
     /// A simulation of the seed's configuration and events.
     init(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         var configuration = PipelineConfiguration(
             name: "simulated", requestTopic: "requests", linger: .milliseconds(Int64(1 + random.next() % 100)),
-            concurrency: Int(1 + random.next() % 8),
+            concurrency: Int(1 + random.next() % UInt64(Self.concurrencyCap)),
             retry: RetryPolicy(
                 maxAttempts: Int(1 + random.next() % 5), initialBackoff: .milliseconds(100), maxBackoff: .seconds(Int64(1 + random.next() % 10)),
                 maxElapsed: .seconds(Int64(5 + random.next() % 120))),
@@ -151,6 +183,13 @@ struct WorkerSimulation {
     mutating func chaos(steps count: Int) throws {
         for _ in 0..<count {
             steps += 1
+            // Now and then the backend goes down for everyone, for a while.
+            if let current = outage {
+                if random.next() % 80 == 0 || now - current.since > .seconds(120) { outage = nil }
+            } else if random.next() % 150 == 0 {
+                outages += 1
+                outage = Outage(serial: outages, since: now, mayFailAlone: running.count)
+            }
             switch random.next() % 100 {
             case 0..<20: try arrive()
             case 20..<55: try answerOne(healthy: false)
@@ -166,6 +205,8 @@ struct WorkerSimulation {
     /// The backend heals and the operator resumes; every record read must be published and its
     /// offset committed within a bounded simulated time.
     mutating func heal() throws {
+        outage = nil
+        ceiling = nil
         if operatorPaused || machine.controlled.summary != "" {
             operatorPaused = false
             try perform(machine.apply(ControlledSettings(file: configuration, all: nil, own: nil, cancels: cancels), now: now, date: Date()))
@@ -211,6 +252,7 @@ struct WorkerSimulation {
     /// nothing is published, whatever comes back: answers, acknowledgements, abandoned outcomes.
     mutating func stop() throws {
         stopping = true
+        outage = nil
         var drain = true
         if !pending.isEmpty, random.next() % 3 == 0 {
             // As `PipelineWorker.fail`: the failure is recorded once, and the stop runs undrained.
