@@ -194,7 +194,9 @@ struct SimulatedBackend {
         let apiOwn = (api == .deleteInstance && (status == 404 || status == 409)) || (api == .fcmSubscribe && status == 409)
         switch random.next() % 5 {
         case 0:
-            return (Data(#"{"error": {"code": \#(status), "message": "\#(Self.message(status))", "status": "\#(Self.statusName(status))"}}"#.utf8), apiOwn)
+            // Now and then long words, which failed items' messages carry into outcomes.
+            let words = random.next() % 4 == 0 ? String(repeating: Self.message(status) + " ", count: 12) : Self.message(status)
+            return (Data(#"{"error": {"code": \#(status), "message": "\#(words)", "status": "\#(Self.statusName(status))"}}"#.utf8), apiOwn)
         case 1: return (Data(#"{"error": "\#(Self.statusName(status))"}"#.utf8), apiOwn)
         case 2: return (Data("<html><body><h1>\(status)</h1>The requested URL was not found on this server. That’s all we know.</body></html>".utf8), false)
         case 3: return (Data(), false)

@@ -200,6 +200,7 @@ extension WorkerSimulation {
     mutating func published(_ publication: Publication) throws {
         defer { pending.append(publication) }
         let outcome = publication.outcome
+        try checkWire(of: outcome)
         if outcome.status == .rejected {
             // A request the machine admitted is never rejected: only records it turned away are.
             // Another record of an id in flight is turned away as a duplicate (a mangled record
@@ -311,6 +312,25 @@ extension WorkerSimulation {
         guard expected == outcome.counts else {
             throw violation("outcome of \(request.id) counts \(outcome.counts.sorted { $0.key < $1.key }), its answers \(expected.sorted { $0.key < $1.key })")
         }
+    }
+
+    /// Every outcome can be published: its record, as the worker writes it, is within
+    /// `max-outcome-bytes` and reads back as the outcome (what may be left out to fit is the
+    /// backend's words and topic lists; never an id, a code, a count, a receipt or an import).
+    func checkWire(of outcome: Outcome) throws {
+        let limit = configuration.maxOutcomeBytes
+        let bytes = outcome.wireBytes(limit: limit)
+        let id = outcome.requestID.prefix(40)
+        guard bytes.count <= limit else { throw violation("the outcome of \(id) is \(bytes.count) bytes, past max-outcome-bytes \(limit)") }
+        guard let read = Outcome.read(bytes, using: Outcome.decoder()) else {
+            throw violation("the outcome of \(id) does not read back: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+        }
+        // Instants are written to the millisecond.
+        let items = { (outcome: Outcome) in outcome.failedItems.map { "\($0.index) \($0.item) \($0.code)" } }
+        let receipt = { (outcome: Outcome) in outcome.receipt?.map { "\($0.item) \($0.code)" } }
+        guard read.requestID == outcome.requestID, read.status == outcome.status, read.counts == outcome.counts, items(read) == items(outcome),
+            receipt(read) == receipt(outcome), read.imports == outcome.imports, read.batch == outcome.batch, read.op == outcome.op
+        else { throw violation("the outcome of \(id) reads back as another: \(String(decoding: bytes.prefix(300), as: UTF8.self))") }
     }
 
     /// The store point never passes a record whose outcome is not acknowledged, and never moves back.

@@ -158,6 +158,9 @@ struct WorkerSimulation {
         // And a third under a tight bound on record bytes (a request's record is tens of bytes to
         // tens of kilobytes).
         configuration.maxInFlightBytes = random.next() % 3 == 0 ? Int(2_000 + random.next() % 100_000) : 1 << 40
+        // And a third with outcomes bound near the least a file admits, and records bound small.
+        if random.next() % 3 == 0 { configuration.maxOutcomeBytes = Int(16_384 + random.next() % 50_000) }
+        if random.next() % 3 == 0 { configuration.maxRecordBytes = Int(64 + random.next() % 40_000) }
         self.configuration = configuration
         self.decoder = RequestDecoder(configuration: configuration)
         let now = ContinuousClock.now
