@@ -47,6 +47,20 @@ struct ErasureReportTests {
         #expect(report.doubts.first?.hasPrefix("d-2 rejected: installations[1]") == true, "\(report.doubts)")
     }
 
+    /// The batch-receipt audit: outcomes are kept 7 days and dead letters 30, so a dead letter
+    /// replayed on day 8 leaves only the replay's outcome, which lists only the items it carried.
+    @Test("a replay's outcome without its original's leaves the subject not erased: the original's other installations are unknown")
+    func replayWithoutItsOriginal() {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-b", .ok)], replayOf: "d-1"))
+        #expect(!report.isErased, "the original's fid-a (INVALID_ARGUMENT) and fid-c are not in the replay's outcome")
+        #expect(report.doubts.count == 1 && report.doubts.first?.hasPrefix("d-1: only a replay's outcome") == true, "\(report.doubts)")
+        var both = ErasureReport(subject: "user-42")
+        both.add(deletion("d-1", [("fid-a", .ok), ("fid-b", .unavailable), ("fid-c", .ok)]))
+        both.add(deletion("d-1", [("fid-b", .ok)], replayOf: "d-1"))
+        #expect(both.isErased && both.doubts.isEmpty, "the original's outcome lists them all, the replay settles fid-b: \(both.doubts)")
+    }
+
     @Test("a rejected record naming the subject but no readable op still counts; another subject's does not")
     func rejectedWithoutOp() throws {
         var report = ErasureReport(subject: "user-42")

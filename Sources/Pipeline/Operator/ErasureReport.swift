@@ -13,9 +13,10 @@ import InstanceAPI
 /// batch. A rejected deletion naming the subject (its installations unknown), a cancelled one
 /// without lines (written before cancelled outcomes had them), one without receipt lines (a
 /// compact outcome, its item lists left out as too large) and one whose subject was cut to
-/// `Outcome.maxCompactTargetBytes` bytes and may be this subject each leave the subject not
-/// erased for good, named in `doubts`: which installations they hide cannot be known here
-/// (`iidbatch batches receipt` reads the request records).
+/// `Outcome.maxCompactTargetBytes` bytes and may be this subject, and a replay whose original's
+/// outcome was not read, each leave the subject not erased for good, named in `doubts`: which
+/// installations they hide cannot be known here (`iidbatch batches receipt` reads the request
+/// records).
 public struct ErasureReport: Sendable {
     /// The data subject.
     public let subject: String
@@ -26,6 +27,10 @@ public struct ErasureReport: Sendable {
     public private(set) var requestIDs: Set<String> = []
     /// Why outcomes seen hide installations, one line per outcome (`d-2 rejected: …`).
     private var hidden: Set<String> = []
+    /// The requests whose own outcome (not a replay's) was read, and for the others whose
+    /// replay's was, the replay's name.
+    private var originalsRead: Set<ExactText> = []
+    private var replaysRead: [ExactText: String] = [:]
 
     /// An empty report for `subject`.
     public init(subject: String) {
@@ -48,6 +53,7 @@ public struct ErasureReport: Sendable {
         guard concerns(outcome) else { return false }
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
+        if let original = outcome.replayOf { replaysRead[ExactText(original)] = name } else { originalsRead.insert(ExactText(outcome.requestID)) }
         if let value = outcome.target[PipelineRequest.Field.subject.rawValue], ExactText(value) != ExactText(subject) {
             hidden.insert(
                 "\(name): its subject was cut to \(value.utf8.count) bytes (a compact outcome) and may be this one; check with iidbatch batches receipt")
@@ -81,8 +87,16 @@ public struct ErasureReport: Sendable {
     }
 
     /// Why some installations of the subject are not known to be gone, one line per request
-    /// (`d-2 rejected: …`), sorted; empty when every outcome seen listed its installations.
-    public var doubts: [String] { hidden.sorted() }
+    /// (`d-2 rejected: …`), sorted; empty when every outcome seen listed its installations. A
+    /// replay's outcome lists only the items its dead letter carried: without the original's
+    /// outcome (past the outcome topic's retention, say) the original's other installations
+    /// are unknown.
+    public var doubts: [String] {
+        let unseen = replaysRead.filter { !originalsRead.contains($0.key) }.map { original, replay in
+            "\(original.text): only a replay's outcome was read (\(replay)), which lists only the items it carried; check with iidbatch batches receipt"
+        }
+        return hidden.union(unseen).sorted()
+    }
 
     /// True when at least one installation is known, every one is gone (`OK` or
     /// `ALREADY_ABSENT`), and no outcome seen hides installations (`doubts` is empty).
