@@ -65,6 +65,23 @@ struct BatchProgressTests {
         #expect(progress.state(cancels: [], paused: false) == .submitting)
     }
 
+    /// The receipt audit: a cancel naming the batch and one request id cancels that request only;
+    /// every request answered with some items never given a result (records rejected, or a replay's
+    /// second record of one id turned away as a duplicate) is done, and says how many.
+    @Test("a cancel of one request of the batch is not the batch's; a batch done with items left without a result says how many")
+    func oneRequestCancelAndItemsWithoutResult() {
+        let one = ControlCancel(
+            pipeline: "deletions", batch: "gdpr-7", requestID: "r-2", producedBefore: nil, version: 1, updatedAt: Self.created, updatedBy: "bob",
+            reason: "wrong id", tag: "t1")
+        var progress = BatchProgress(manifest: Self.manifest(requests: 2, items: 200))
+        #expect(progress.state(cancels: [one], paused: false) == .running, "one request's cancel")
+        progress.read(Self.outcome("r-1", items: 100, at: 1))
+        #expect(progress.itemsWithoutResult == 0, "nothing is without a result before every request answered")
+        progress.read(Self.outcome("r-2", items: 0, at: 2, status: .rejected))
+        #expect(progress.state(cancels: [one], paused: false) == .done)
+        #expect(progress.itemsWithoutResult == 100, "r-2 was rejected: its 100 items have no result")
+    }
+
     @Test("rejected records without an id of their own (their outcomes keyed by position) never complete the batch")
     func positionIDsDoNotCount() {
         var progress = BatchProgress(manifest: Self.manifest(requests: 2, items: 200))

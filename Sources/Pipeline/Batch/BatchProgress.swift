@@ -14,8 +14,9 @@ import Foundation
 ///   nothing in its delivery) never replaces one that called, as in `Reconciliation`.
 /// - Items done are the items with a final code: the sum of the counts of each request's outcome.
 /// - The state: once every request of the manifest has an outcome, `cancelled` when any of them
-///   is, else `done`. Before that, the first that holds of: `cancelled` (a cancel of its pipeline
-///   in force names the batch, or only bounds the time, and its bound, if any, is after the
+///   is, else `done` (`itemsWithoutResult` says how many items no outcome gave a result). Before
+///   that, the first that holds of: `cancelled` (a cancel of its pipeline in force names the
+///   batch and no request, or only bounds the time, and its bound, if any, is after the
 ///   batch was created), `submitting` (the manifest says so), `paused` (its pipeline is paused),
 ///   else `running`.
 /// - The rate is the items of the outcomes completed in the last `rateWindow` before now, per
@@ -67,11 +68,18 @@ public struct BatchProgress: Sendable, Hashable {
     /// Whether every request of the manifest has an outcome.
     public var isComplete: Bool { manifest.state == .submitted && requestsDone >= manifest.requests }
 
+    /// Once complete, the items of the manifest no outcome gave a result: those of records
+    /// rejected (refused by the worker, or a request of another batch in flight with the same id)
+    /// and of a second record of one id in the batch, turned away while the first was in flight;
+    /// 0 before. Their records went to the dead-letter topic; `iidbatch batches receipt` lists them.
+    public var itemsWithoutResult: Int { isComplete ? max(0, manifest.items - itemsDone) : 0 }
+
     /// The state, given the cancels of its pipeline in force and whether the pipeline is paused.
     public func state(cancels: some Sequence<ControlCancel>, paused: Bool) -> BatchState {
         if isComplete { return counted.values.contains { $0.status == .cancelled } ? .cancelled : .done }
         let cancelling = cancels.contains { cancel in
-            (cancel.batch == manifest.name || (cancel.batch == nil && cancel.requestID == nil))
+            // A cancel of one request (naming its id) is that request's, not the batch's.
+            cancel.requestID == nil && (cancel.batch == nil || cancel.batch == manifest.name)
                 && (cancel.producedBefore.map { $0 > manifest.createdAt } ?? true)
         }
         if cancelling { return .cancelled }

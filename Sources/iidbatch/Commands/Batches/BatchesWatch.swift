@@ -12,8 +12,9 @@ struct BatchesWatch: AsyncParsableCommand {
         abstract: "Follow one batch live until it is done or cancelled (or Ctrl-C): a bar on a terminal, a line every few seconds elsewhere.",
         discussion: """
             Reads the batch's outcomes from its creation, then follows the outcome, batch and \
-            control topics (no re-reading). Exits 0 when the batch is done, 1 when it is cancelled \
-            or the watch is interrupted.
+            control topics (no re-reading). Exits 0 when the batch is done with a result for every \
+            item (failures included), 1 when it is cancelled, when records of it were rejected \
+            (their items got no result), or when the watch is interrupted.
             """)
 
     @Argument(help: "The batch's name.")
@@ -102,6 +103,7 @@ struct BatchesWatch: AsyncParsableCommand {
 
         var state = BatchState.running
         var stopped: String?
+        var withoutResult = 0
         for await tick in wakes {
             let now = Date()
             let seen = shared.withLock { $0 }
@@ -109,6 +111,7 @@ struct BatchesWatch: AsyncParsableCommand {
             let progress = seen.progress
             state = progress.state(
                 cancels: BatchSources.cancels(of: progress.manifest, on: seen.board), paused: BatchSources.paused(progress.manifest, on: seen.board))
+            withoutResult = progress.itemsWithoutResult
             let finished = stopped != nil || state == .done || state == .cancelled
             if terminal {
                 FileHandle.standardOutput.write(Data((BatchProgressText.bar(progress, state, at: now) + (finished ? "\n" : "")).utf8))
@@ -120,6 +123,9 @@ struct BatchesWatch: AsyncParsableCommand {
         for task in tasks { task.cancel() }
         continuation.finish()
         if let stopped { Output.error(stopped) }
-        if state != .done { throw ExitCode(1) }
+        if state == .done, withoutResult > 0 {
+            Output.error("\(withoutResult) item(s) of \(name) got no result: their records were rejected (see iidbatch batches receipt \(name))")
+        }
+        if state != .done || withoutResult > 0 { throw ExitCode(1) }
     }
 }
