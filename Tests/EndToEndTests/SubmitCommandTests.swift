@@ -23,6 +23,7 @@ struct SubmitCommandTests {
     func submitTwentyFiveThousand() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)
         try kafka.createTopic("requests", partitions: 4)
+        try kafka.createTopicIfAbsent(BatchTopic.embeddedSpec)
         let folder = try OperatorCommand.temporaryFolder("submit")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("tokens.txt")
@@ -39,6 +40,9 @@ struct SubmitCommandTests {
         #expect(first.output.contains("submit: 25000/25000 items (100%)"), "\(first.output)")
         #expect(!first.output.contains("\u{1B}[K") && !first.output.contains("\r"))
 
+        // The batch's manifest says how many lines were skipped: its receipt names them.
+        let manifests = try await OperatorCommand.records(kafka, BatchTopic.defaultName).map { try BatchManifest.parse($0.value ?? []) }
+        #expect(!manifests.isEmpty && manifests.allSatisfy { $0.skippedLines == 2 }, "\(manifests)")
         let records = try await OperatorCommand.requests(kafka, "requests")
         #expect(records.count == 25)
         #expect(records.allSatisfy { $0.record.key == Array("movies".utf8) })

@@ -17,7 +17,9 @@ struct BatchManifestTests {
     func roundTrip() throws {
         var submitted = Self.manifest(.submitted)
         submitted.idPrefix = "id-9f86d081884c7d65"
-        for manifest in [Self.manifest(), Self.manifest(.submitted, op: nil, pipeline: nil), submitted] {
+        var skipping = submitted
+        skipping.skippedLines = 3
+        for manifest in [Self.manifest(), Self.manifest(.submitted, op: nil, pipeline: nil), submitted, skipping] {
             let bytes = manifest.jsonBytes()
             #expect(try BatchManifest.parse(bytes) == manifest)
             let text = String(decoding: bytes, as: UTF8.self)
@@ -29,9 +31,24 @@ struct BatchManifestTests {
     func membersHaveOneOwner() throws {
         var manifest = Self.manifest()
         manifest.idPrefix = "id-9f86d081884c7d65"
+        manifest.skippedLines = 1
         let object = try #require(try JSONSerialization.jsonObject(with: Data(manifest.jsonBytes())) as? [String: Any])
         #expect(Set(object.keys) == BatchManifest.members)
         #expect(BatchManifest.members == Set(BatchManifest.Field.allCases.map(\.rawValue)))
+    }
+
+    /// The receipt audit: without `--strict`, submit skips bad lines, and nothing in the batch
+    /// said so; the receipt looked complete for a file some of whose ids were never submitted.
+    @Test("the lines submit skipped are in the manifest when there are any, and absent when none")
+    func skippedLines() throws {
+        let none = BatchManifest(
+            name: "gdpr-7", op: .installationsDelete, pipeline: nil, requestTopics: ["deletions"], requests: 1, items: 1, createdBy: "alice",
+            createdAt: Self.created, inputSHA256: BatchManifest.inputDigest([]), state: .submitting, skippedLines: 0)
+        #expect(none.skippedLines == nil && !String(decoding: none.jsonBytes(), as: UTF8.self).contains("skippedLines"))
+        var some = none
+        some.skippedLines = 2
+        #expect(String(decoding: some.jsonBytes(), as: UTF8.self).contains(#""skippedLines":2"#))
+        #expect(try BatchManifest.parse(some.jsonBytes()).skippedLines == 2)
     }
 
     @Test("the input digest is SHA-256 in lowercase hex")

@@ -12,7 +12,8 @@ import WireJSON
 /// "installations.delete", "pipeline": "deletions", "requestTopics": ["deletions"], "requests": 120,
 /// "state": "submitted", "idPrefix": "id-9f86d081884c7d65"}`. `op` is absent when a replay mixes
 /// ops; `pipeline` when no pipeline file names the request topic (and `--pipeline` was not given)
-/// or a replay spans several; `idPrefix` for a replay (and in manifests written before it was).
+/// or a replay spans several; `idPrefix` for a replay (and in manifests written before it was);
+/// `skippedLines` unless submit skipped bad lines of its input.
 public struct BatchManifest: Sendable, Hashable {
     /// How far its producer got.
     public enum State: String, Sendable, Hashable, CaseIterable {
@@ -47,11 +48,14 @@ public struct BatchManifest: Sendable, Hashable {
     /// (`SubmitPlan.id(prefix:number:)`), n from 1 to `requests`. Nil for a replay, whose records
     /// keep their originals' ids.
     public var idPrefix: String?
+    /// Lines of the input `iidbatch submit` skipped as bad (without `--strict`): their items are
+    /// in no request of the batch, though `inputSHA256` covers them. Nil for none.
+    public var skippedLines: Int?
 
     /// A manifest.
     public init(
         name: String, op: RequestOp?, pipeline: String?, requestTopics: [String], requests: Int, items: Int, createdBy: String, createdAt: Date,
-        inputSHA256: String, state: State, idPrefix: String? = nil
+        inputSHA256: String, state: State, idPrefix: String? = nil, skippedLines: Int? = nil
     ) {
         self.name = name
         self.op = op
@@ -64,6 +68,7 @@ public struct BatchManifest: Sendable, Hashable {
         self.inputSHA256 = inputSHA256
         self.state = state
         self.idPrefix = idPrefix
+        self.skippedLines = skippedLines.flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// How much earlier than `createdAt` a reader of the batch's outcomes starts: the clocks of
@@ -92,7 +97,7 @@ public struct BatchManifest: Sendable, Hashable {
     package enum Field: String, CodingKey, CaseIterable {
         case name, op, pipeline, requestTopics, requests, items, createdBy, createdAt
         case inputSHA256 = "inputSha256"
-        case state, idPrefix
+        case state, idPrefix, skippedLines
     }
 
     /// The members a manifest holds; any other is refused.
@@ -107,7 +112,7 @@ public struct BatchManifest: Sendable, Hashable {
     }
 
     /// Reads a record's value strictly: a JSON object of the known members, each present (but
-    /// `op`, `pipeline` and `idPrefix`) and typed, the name a `BatchName`.
+    /// `op`, `pipeline`, `idPrefix` and `skippedLines`) and typed, the name a `BatchName`.
     ///
     /// - Throws: `BatchManifestError` naming the field at fault.
     public static func parse(_ bytes: [UInt8]) throws(BatchManifestError) -> BatchManifest {
@@ -158,7 +163,8 @@ public struct BatchManifest: Sendable, Hashable {
         }
         return BatchManifest(
             name: name, op: op, pipeline: pipeline, requestTopics: requestTopics, requests: try count(.requests), items: try count(.items),
-            createdBy: try text(.createdBy), createdAt: created, inputSHA256: digest, state: state, idPrefix: idPrefix)
+            createdBy: try text(.createdBy), createdAt: created, inputSHA256: digest, state: state, idPrefix: idPrefix,
+            skippedLines: document[Field.skippedLines] == nil ? nil : try count(.skippedLines))
     }
 
     /// The record's value, as `parse` reads it back.
@@ -177,6 +183,7 @@ public struct BatchManifest: Sendable, Hashable {
         writer.key(Field.requestTopics)
         writer.strings(requestTopics)
         writer.member(Field.requests, requests)
+        if let skippedLines { writer.member(Field.skippedLines, skippedLines) }
         writer.member(Field.state, state.rawValue)
         writer.endObject()
         return writer.bytes

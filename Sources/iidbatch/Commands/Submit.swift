@@ -122,7 +122,8 @@ struct Submit: AsyncParsableCommand {
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         var manifest = BatchManifest(
             name: batch, op: operation, pipeline: pipelineName, requestTopics: [topic], requests: records, items: list.items.count, createdBy: stamp.by,
-            createdAt: now, inputSHA256: BatchManifest.inputDigest(data), state: .submitting, idPrefix: plan.idPrefix)
+            createdAt: now, inputSHA256: BatchManifest.inputDigest(data), state: .submitting, idPrefix: plan.idPrefix,
+            skippedLines: list.badLines.count)
         do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
             await producer.close(timeout: .zero)
             throw error

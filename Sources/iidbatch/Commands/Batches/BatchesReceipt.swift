@@ -82,6 +82,9 @@ struct BatchesReceipt: AsyncParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(bytes))
         }
+        if let skipped = manifest.skippedLines {
+            Output.error("batch \(manifest.name): submit skipped \(skipped) bad line(s) of its input: their items are in no request of this receipt")
+        }
         if receipt.unlistedIDs {
             Output.error(
                 "batch \(manifest.name): its manifest names \(manifest.requests) requests, more than a receipt lists unread: requests of which nothing was read are not listed"
