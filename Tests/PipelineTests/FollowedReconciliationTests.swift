@@ -26,6 +26,28 @@ struct FollowedReconciliationTests {
         #expect(!followed.isComplete)
     }
 
+    /// The receipt audit: during `reconcile --wait`, every outcome of a request not expected
+    /// (another pipeline's, on a shared outcome topic) was kept until the wait ended.
+    @Test("early outcomes kept are bounded: past the most, the oldest is dropped and its request, if it comes, is missing")
+    func earlyOutcomesBounded() {
+        var followed = FollowedReconciliation()
+        followed.keepsEarlyOutcomes = true
+        let most = FollowedReconciliation.mostEarlyOutcomes
+        let one = outcome("x")
+        for index in 0...most {
+            var next = one
+            next.requestID = "x-\(index)"
+            followed.record(next)
+        }
+        #expect(followed.waiting == most && followed.earlyDropped == 1)
+        followed.expect("x-1")
+        followed.expect("x-0")
+        #expect(followed.reconciliation.missing == ["x-0"], "dropped: missing, never complete for want of it")
+        #expect(followed.outcomes == 1 && followed.waiting == most - 1)
+        followed.record(outcome("x-0"))
+        #expect(followed.isComplete)
+    }
+
     @Test("isComplete agrees with the reconciliation's at every step, replays included")
     func completeness() {
         var followed = FollowedReconciliation()

@@ -1,10 +1,19 @@
+import DequeModule
+
 /// A `Reconciliation` fed from topics read side by side, as `iidbatch reconcile --wait` follows
 /// them: an outcome may arrive before the request it answers.
 ///
 /// Only outcomes of expected requests count (an outcome topic may serve other request topics).
 /// While `keepsEarlyOutcomes` is set, an outcome of a request not (yet) expected is kept and
 /// counted when the request arrives; unset, it is dropped, as when every request was read first.
+/// At most `mostEarlyOutcomes` are kept (an outcome topic shared with other pipelines brings
+/// outcomes whose requests never come): past it the oldest kept is dropped, counted in
+/// `earlyDropped`, and its request, if it comes, is missing an outcome (a wait ends incomplete,
+/// never complete for want of one).
 public struct FollowedReconciliation: Sendable {
+    /// The most outcomes kept for requests not expected yet.
+    public static let mostEarlyOutcomes = 200_000
+
     /// The audit of the outcomes counted so far.
     public private(set) var reconciliation = Reconciliation()
     /// Outcomes counted (those of expected requests).
@@ -12,7 +21,11 @@ public struct FollowedReconciliation: Sendable {
     /// True to keep outcomes that arrive before their request.
     public var keepsEarlyOutcomes = false
     /// Outcomes kept per request id (a replay's is its original's) until it is expected.
-    private var early: [String: [Outcome]] = [:]
+    private var early: [String: Deque<Outcome>] = [:]
+    /// The ids of `early`'s outcomes in the order they arrived, one entry per outcome kept.
+    private var arrivals: Deque<String> = []
+    /// Early outcomes dropped, the oldest first, past `mostEarlyOutcomes`.
+    public private(set) var earlyDropped = 0
     /// Expected requests without an outcome, and those with replays still without one: kept
     /// as they change, so `isComplete` costs nothing per record.
     private var unanswered: Set<String> = []
@@ -26,7 +39,7 @@ public struct FollowedReconciliation: Sendable {
     public var isComplete: Bool { unanswered.isEmpty && replaysShort.isEmpty }
 
     /// Outcomes kept for requests not expected yet.
-    public var waiting: Int { early.values.reduce(0) { $0 + $1.count } }
+    public private(set) var waiting = 0
 
     /// Expects an outcome for request `id`; counts those that arrived before it.
     public mutating func expect(_ id: String) {
@@ -53,6 +66,9 @@ public struct FollowedReconciliation: Sendable {
             refresh(id)
         } else if keepsEarlyOutcomes {
             early[id, default: []].append(outcome)
+            arrivals.append(id)
+            waiting += 1
+            if waiting > Self.mostEarlyOutcomes { dropOldestEarly() }
         }
     }
 
@@ -65,8 +81,23 @@ public struct FollowedReconciliation: Sendable {
         }
     }
 
+    /// Drops the oldest outcome kept. `arrivals` holds an entry per outcome kept, and those of a
+    /// request that came since (`settleEarly`): skipped here, and left out when they are most.
+    private mutating func dropOldestEarly() {
+        while let id = arrivals.popFirst() {
+            guard early[id] != nil else { continue }
+            early[id]!.removeFirst()
+            if early[id]!.isEmpty { early[id] = nil }
+            waiting -= 1
+            earlyDropped += 1
+            return
+        }
+    }
+
     private mutating func settleEarly(_ id: String) {
         guard let kept = early.removeValue(forKey: id) else { return }
+        waiting -= kept.count
+        if arrivals.count > 2 * max(waiting, 1_000) { arrivals = Deque(arrivals.filter { early[$0] != nil }) }
         for outcome in kept {
             outcomes += 1
             reconciliation.record(outcome)

@@ -163,6 +163,11 @@ struct Reconcile: AsyncParsableCommand {
         if r.missing.count > 100 { Output.line("  … and \(r.missing.count - 100) more missing") }
         for (id, count) in duplicates.sorted(by: { $0.key < $1.key }).prefix(100) { Output.line("  duplicate: \(id) has \(count) outcomes") }
         let missingReplays = r.missingReplays.values.reduce(0, +)
+        if audit.ledger.earlyDropped > 0 {
+            Output.error(
+                "reconcile: \(audit.ledger.earlyDropped) outcome(s) that came before any request of theirs were dropped, the oldest first, past \(FollowedReconciliation.mostEarlyOutcomes) kept: a request of one, read later, shows as missing"
+            )
+        }
         if audit.behind {
             Output.line(
                 "INCOMPLETE: every request read has an outcome, but the wait ended before the request topics were read to their ends (a submit still producing, or a leader that did not answer)"
