@@ -34,10 +34,14 @@ struct FailedCallVerdictTests {
     /// Simulation seeds 130, 170 and 240: a request read while the backend was down for everyone
     /// ended UNAVAILABLE (dead-lettered) before the breaker had seen enough failures to open; and
     /// a 501 on every call (a misrouting proxy) ended its items UNKNOWN, final, out of the replay.
-    @Test("a failure of the whole system that is not the job's own is never charged, even before the breaker opens")
+    /// The review of the change: one API failing for everyone while others answer may never open
+    /// the (one) breaker, so the uncharged retries before it opens stay within `max-elapsed`.
+    @Test("a failure of the whole system that is not the job's own is not charged before the breaker opens either, within max-elapsed")
     func outageBeforeTheBreakerOpens() {
         #expect(verdict(unavailable) == .outageBackoff, "sent again after a backoff, not charged")
-        #expect(verdict(unavailable, charged: false) == .outageBackoff, "whatever the budget: the items did nothing wrong")
+        #expect(verdict(unavailable, charged: false) == .outageBackoff, "whatever the attempts: the items did nothing wrong")
+        #expect(verdict(unavailable, paced: false) == .settle, "past max-elapsed it ends (dead-lettered: its code is retryable)")
+        #expect(verdict(unavailable, closed: false, paced: false) == .suspect, "the breaker open: the time it is open is not counted")
         #expect(verdict(notImplemented) == .outageBackoff, "an outage's status though no retry of the item could help it")
         #expect(verdict(notImplemented, alone: true) == .backoff && verdict(notImplemented, alone: true, charged: false) == .settle)
         #expect(verdict(notImplemented, closed: false) == .suspect)

@@ -68,11 +68,13 @@ public struct BatchProgress: Sendable, Hashable {
     /// Whether every request of the manifest has an outcome.
     public var isComplete: Bool { manifest.state == .submitted && requestsDone >= manifest.requests }
 
-    /// Once complete, the items of the manifest no outcome gave a result: those of records
-    /// rejected (refused by the worker, or a request of another batch in flight with the same id)
-    /// and of a second record of one id in the batch, turned away while the first was in flight;
-    /// 0 before. Their records went to the dead-letter topic; `iidbatch batches receipt` lists them.
-    public var itemsWithoutResult: Int { isComplete ? max(0, manifest.items - itemsDone) : 0 }
+    /// Once a batch `iidbatch submit` made (`BatchManifest.idPrefix`: one record per id) is
+    /// complete, the items of the manifest no outcome gave a result: those of records rejected
+    /// (refused by the worker, or a request of another batch in flight with the same id), whose
+    /// records went to the dead-letter topic (`iidbatch batches receipt` lists them); 0 before,
+    /// and for a replay, whose records of one id (two letters of one request not folded
+    /// together) cannot be told apart by their outcomes.
+    public var itemsWithoutResult: Int { isComplete && manifest.idPrefix != nil ? max(0, manifest.items - itemsDone) : 0 }
 
     /// The state, given the cancels of its pipeline in force and whether the pipeline is paused.
     public func state(cancels: some Sequence<ControlCancel>, paused: Bool) -> BatchState {

@@ -8,8 +8,8 @@ import DequeModule
 /// counted when the request arrives; unset, it is dropped, as when every request was read first.
 /// At most `mostEarlyOutcomes` are kept (an outcome topic shared with other pipelines brings
 /// outcomes whose requests never come): past it the oldest kept is dropped, counted in
-/// `earlyDropped`, and its request, if it comes, is missing an outcome (a wait ends incomplete,
-/// never complete for want of one).
+/// `earlyDropped`, and its request, if it comes, is missing that outcome: without another (a
+/// replay's kept, say, which answers it as `Reconciliation` counts), the wait ends incomplete.
 public struct FollowedReconciliation: Sendable {
     /// The most outcomes kept for requests not expected yet.
     public static let mostEarlyOutcomes = 200_000

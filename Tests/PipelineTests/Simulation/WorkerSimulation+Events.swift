@@ -71,7 +71,7 @@ extension WorkerSimulation {
             guard added.count == 1 else { throw violation("one record admitted as \(added.count) requests") }
             admitted[handle] = Admitted(
                 id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition, offset: offset,
-                generation: log.generation, recordBytes: bytes.count, admittedInOutage: outage?.serial)
+                generation: log.generation, recordBytes: bytes.count, admittedInOutage: outage?.serial, admittedAt: now)
             if let key = Self.orderKey(of: request) { unpublishedByKey[key, default: []].insert(handle) }
             handleByID[request.id] = handle
         } else if case .success(let request) = decoded,
@@ -233,7 +233,11 @@ extension WorkerSimulation {
             ceiling = (rate, now, [:])
         }
         if random.next() % 4 == 0 { overrides[.retryMaxAttempts] = .count(Int(1 + random.next() % 8)) }
-        if random.next() % 4 == 0 { overrides[.retryMaxElapsed] = .duration(.milliseconds(Int64(200 + random.next() % 300_000))) }
+        if random.next() % 4 == 0 {
+            let maxElapsed = Duration.milliseconds(Int64(200 + random.next() % 300_000))
+            overrides[.retryMaxElapsed] = .duration(maxElapsed)
+            shortestMaxElapsed = min(shortestMaxElapsed, maxElapsed)
+        }
         let document = ControlDocument(version: controls, updatedAt: Date(), updatedBy: "simulation", reason: "step \(steps)", overrides: overrides)
         configuration.concurrency = concurrency
         // Now and then a cancel of a batch (or of a request id), bounded at the simulated now.

@@ -258,8 +258,11 @@ extension WorkerSimulation {
             throw violation("item \(failed.index) of \(request.id) reported \(failed.item) \(failed.code), its last answer \(last)")
         }
         // A backend down for everyone fails no new work: no item of a request read in an outage
-        // ends with that outage's answer (DESIGN.md: failures of the whole system are not item failures).
-        if let serial = request.admittedInOutage, let index = (0..<request.items).first(where: { request.lastOutage[$0] == serial }) {
+        // ends with that outage's answer (DESIGN.md: failures of the whole system are not item
+        // failures), unless `max-elapsed` ran out before the breaker opened.
+        if let serial = request.admittedInOutage, let admittedAt = request.admittedAt, now - admittedAt < shortestMaxElapsed,
+            let index = (0..<request.items).first(where: { request.lastOutage[$0] == serial })
+        {
             throw violation(
                 "item \(index) of \(request.id), read in outage \(serial), ended \(request.lastCodes[index].map(\.rawValue) ?? "none") with that outage's answer"
             )

@@ -47,8 +47,9 @@ struct WorkerSimulation {
         var offset: Int64 = 0
         var generation: AssignmentGeneration?
         var recordBytes = 0
-        /// The outage it was read in, if any (`Outage.serial`).
+        /// The outage it was read in, if any (`Outage.serial`), and when it was read.
         var admittedInOutage: Int?
+        var admittedAt: ContinuousClock.Instant?
         /// For each item whose last answer an outage gave, that outage's serial.
         var lastOutage: [Int: Int] = [:]
     }
@@ -136,6 +137,8 @@ struct WorkerSimulation {
     /// The operator's rate ceiling in force (calls per second, each API), since when, and the
     /// calls of each API started since.
     var ceiling: (rate: Double, since: ContinuousClock.Instant, starts: [BackendAPI: Int])?
+    /// The shortest `max-elapsed` in force at any time of the run.
+    var shortestMaxElapsed: Duration
     /// The largest concurrency a run or an operator sets.
     static let concurrencyCap = 8
 
@@ -162,6 +165,7 @@ struct WorkerSimulation {
         if random.next() % 3 == 0 { configuration.maxOutcomeBytes = Int(16_384 + random.next() % 50_000) }
         if random.next() % 3 == 0 { configuration.maxRecordBytes = Int(64 + random.next() % 40_000) }
         self.configuration = configuration
+        self.shortestMaxElapsed = configuration.retry.maxElapsed
         self.decoder = RequestDecoder(configuration: configuration)
         let now = ContinuousClock.now
         self.machine = WorkerMachine(

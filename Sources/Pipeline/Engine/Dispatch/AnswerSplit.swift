@@ -54,7 +54,7 @@ struct AnswerSplit {
                 // The counters are those of the half the item would have gone on in (the paced
                 // half holds no items yet).
                 let answer = answered ? answers.runs[answerRun].value : Self.missing
-                let attempts = wasThrottled ? paced.attempts + paced.throttles : charged.attempts + charged.throttles
+                let attempts = wasThrottled ? paced.attemptsMade : charged.attemptsMade
                 ItemSettlement.append(ItemSettlement(of: job, at: segment, answer, attempts: attempts), to: &settled)
             }
         }

@@ -20,6 +20,12 @@ struct CallJob: Sendable {
     /// Attempts answered with throttling (`RESOURCE_EXHAUSTED`, 429): paced, not charged to
     /// `max-attempts`, but reported with the item's attempts.
     var throttles = 0
+    /// Attempts that failed for the whole system before the breaker opened (not the job's own):
+    /// not charged to `max-attempts`, but they grow its backoff and are reported with its attempts.
+    var unchargedFailures = 0
+    /// Every attempt made and answered: charged, throttled or failed for the whole system before
+    /// the breaker opened (attempts while it was open are not counted).
+    var attemptsMade: Int { attempts + throttles + unchargedFailures }
     /// When the first attempt started, for the elapsed-time budget.
     var firstAttempt: ContinuousClock.Instant?
     /// The worker's outage time (circuit breaker open) when the first attempt started: time spent

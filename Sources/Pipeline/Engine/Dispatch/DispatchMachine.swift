@@ -22,9 +22,10 @@ import InstanceAPI
 ///   nothing starts, running calls finish, and that time is not charged to any item's
 ///   `max-elapsed`. When its cooldown ends consumption resumes even with nothing queued, so the
 ///   next work is the probe. What becomes of a failed call is `FailedCallVerdict`'s: a failure of
-///   the whole system is never charged (backed off while the breaker is closed; once it is open,
-///   suspect: never the probe while other work waits, and consumption goes on while only suspects
-///   wait), unless `APIAnswers` shows it is the call's own (charged, and not counted by the breaker).
+///   the whole system is not charged (backed off within `max-elapsed` while the breaker is
+///   closed; once it is open, suspect: never the probe while other work waits, and consumption
+///   goes on while only suspects wait), unless `APIAnswers` shows it is the call's own (charged,
+///   and not counted by the breaker).
 /// - New settings (`reconfigure`) take effect at the next start decision: concurrency, the rate
 ///   ceiling (each API's rate and bucket cut to it at once) and the retry budget.
 /// - Items of dropped (revoked) requests never start again: queued and lingering ones are
@@ -151,7 +152,7 @@ struct DispatchMachine: Sendable {
             // A failure of the whole system that is this job's own is charged, and says nothing to
             // the breaker (but a probe's answer always decides).
             let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
-            let isRetry = job.attempts > 0 || job.systemFailedAt != nil
+            let isRetry = job.attemptsMade > 0 || job.systemFailedAt != nil
             if error.isOutage { job.systemFailedAt = now }
             if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
@@ -176,6 +177,7 @@ struct DispatchMachine: Sendable {
             case .suspect:
                 queue.enqueueRetry(job, suspect: true)
             case .outageBackoff:
+                job.unchargedFailures += 1
                 scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
             case .backoff:
                 job.attempts += 1
@@ -183,7 +185,7 @@ struct DispatchMachine: Sendable {
             case .settle:
                 job.attempts += 1
                 let answer = ItemAnswer(ItemResult(error.resultCode, message: error.description))
-                actions.append(.settle(ItemSettlement.every(of: job, answer, attempts: job.attempts + job.throttles)))
+                actions.append(.settle(ItemSettlement.every(of: job, answer, attempts: job.attemptsMade)))
                 queue.release(job)
             }
         }
@@ -379,7 +381,7 @@ struct DispatchMachine: Sendable {
     // MARK: - Retries and the outage clock
 
     private mutating func scheduleBackoff(_ job: CallJob, retryAfter: Duration?, now: ContinuousClock.Instant) {
-        let delay = configuration.retry.delay(afterAttempts: job.attempts, retryAfter: retryAfter, using: &random)
+        let delay = configuration.retry.delay(afterAttempts: job.attempts + job.unchargedFailures, retryAfter: retryAfter, using: &random)
         backoffs.insert(ScheduledRetry(due: now + delay, job: job))
     }
 

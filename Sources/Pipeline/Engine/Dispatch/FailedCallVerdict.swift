@@ -12,8 +12,9 @@ enum FailedCallVerdict: Equatable {
     /// suspect, never the next probe while other work waits (one item that always fails this way
     /// must not be every probe).
     case suspect
-    /// A failure of the whole system, while the breaker still lets calls through (it opens if
-    /// such failures go on): not charged, and sent again after a backoff.
+    /// A failure of the whole system, while the breaker still lets calls through: not charged,
+    /// and sent again after a backoff that grows with each, within `max-elapsed` (one API failing
+    /// for everyone while others answer may never open the breaker: its items must end).
     case outageBackoff
     /// Charged an attempt, and sent again after a backoff.
     case backoff
@@ -23,7 +24,7 @@ enum FailedCallVerdict: Equatable {
 
     /// The verdict for a job with `itemsLeft` items (after dropping revoked ones) whose call failed
     /// with `error`. A failure of the kind that fails the whole system (`InstanceAPIError.isOutage`)
-    /// is never charged unless it is `alone`: the failure, though of that kind, is this
+    /// is not charged unless it is `alone`: the failure, though of that kind, is this
     /// job's own (a call of its API was answered meanwhile); such a failure gets the retries of
     /// the job's budget too (a 403 for one id may be a backend that does not know it yet).
     /// `pacedRetryAllowed`: `max-elapsed` allows another attempt; `chargedRetryAllowed`: the
@@ -34,10 +35,12 @@ enum FailedCallVerdict: Equatable {
         guard itemsLeft else { return .released }
         if error.resultCode == .resourceExhausted, pacedRetryAllowed { return .paced }
         if !alone, error.isOutage {
-            // The whole system's, not the items': never charged (its code may not even be
+            // The whole system's, not the items': not charged (its code may not even be
             // retryable: a 501 on every call is a proxy's, not the items'). Suspect once the
-            // breaker is open (or it opens at once, as for credentials); before, backed off.
-            return error.isSystemic || !breakerClosed ? .suspect : .outageBackoff
+            // breaker is open (or it opens at once, as for credentials); before, backed off
+            // within `max-elapsed`, which the time the breaker is open does not count toward.
+            if error.isSystemic || !breakerClosed { return .suspect }
+            return pacedRetryAllowed ? .outageBackoff : .settle
         }
         if !alone, error.isRetryable, !breakerClosed { return .suspect }
         return (error.isRetryable || alone) && chargedRetryAllowed ? .backoff : .settle
