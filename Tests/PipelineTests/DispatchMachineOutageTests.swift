@@ -47,4 +47,29 @@ struct DispatchMachineOutageTests {
         #expect(item.answer.result.code == .unavailable && item.attempts == attempts, "\(item.answer.result.code), \(item.attempts) of \(attempts)")
         #expect(now - t0 >= .seconds(120), "ended before max-elapsed: \(now - t0)")
     }
+
+    /// The second review: jobs backing off came back as ordinary retries, so with the breaker
+    /// open each was the probe in turn ahead of new work, doubling the cooldown, reading paused.
+    @Test("a job backing off from a failure of the whole system comes back a suspect once the breaker is open: new work is the probe")
+    func backoffComesBackSuspect() throws {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .zero, concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(100), maxBackoff: .seconds(30), maxElapsed: .seconds(600)),
+            breakerThreshold: 2, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(8))
+        configuration.adaptiveRate.start = 1_000
+        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 9))
+        let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: nil)
+        func deletion(_ id: String) -> PipelineRequest { PipelineRequest(id: id, op: .installationsDelete, target: .subject("s"), items: [id]) }
+        func started(_ actions: [DispatchAction]) -> [CallJob] { actions.compactMap { if case .start(let job) = $0 { job } else { nil } } }
+        let first = try #require(started(machine.add(deletion("a"), handle: RequestHandle(0), now: t0)).first)
+        let second = try #require(started(machine.add(deletion("b"), handle: RequestHandle(1), now: t0)).first)
+        _ = machine.finished(jobID: first.id, .failed(unavailable), now: t0 + .milliseconds(10))
+        #expect(machine.breakerClosed, "one failure: backing off, uncharged")
+        _ = machine.finished(jobID: second.id, .failed(unavailable), now: t0 + .milliseconds(20))
+        #expect(!machine.breakerClosed)
+        _ = machine.add(deletion("new"), handle: RequestHandle(2), now: t0 + .milliseconds(30))
+        // Past the first job's backoff and the cooldown: the probe is the new work.
+        let probe = started(machine.timerFired(now: t0 + .seconds(2)))
+        #expect(probe.map { Array($0.items) } == [["new"]], "the probe carried \(probe.map { Array($0.items) })")
+    }
 }

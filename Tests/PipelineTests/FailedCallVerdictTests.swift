@@ -45,6 +45,14 @@ struct FailedCallVerdictTests {
         #expect(verdict(notImplemented) == .outageBackoff, "an outage's status though no retry of the item could help it")
         #expect(verdict(notImplemented, alone: true) == .backoff && verdict(notImplemented, alone: true, charged: false) == .settle)
         #expect(verdict(notImplemented, closed: false) == .suspect)
+        // Failed so more often than the breaker's threshold with it closed: the system answers
+        // others (one API down for everyone while the pipeline's others answer): charged.
+        #expect(verdictPast(unavailable) == .backoff && verdictPast(unavailable, charged: false) == .settle)
+        #expect(verdictPast(unavailable, closed: false) == .suspect, "the breaker open: never charged")
+    }
+
+    private func verdictPast(_ error: InstanceAPIError, closed: Bool = true, charged: Bool = true) -> FailedCallVerdict {
+        .of(error, itemsLeft: true, alone: false, breakerClosed: closed, pacedRetryAllowed: true, chargedRetryAllowed: charged, unchargedLeft: false)
     }
 
     @Test("a failure of the whole system is the job's own once a call of its API was answered after the call started, or after the job last failed so")

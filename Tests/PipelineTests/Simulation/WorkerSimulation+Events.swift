@@ -90,7 +90,7 @@ extension WorkerSimulation {
         let job = running.removeValue(forKey: id)!
         let api = job.op.api(on: configuration.topicBackend)
         let drawn: SimulatedBackend.Drawn
-        if outage != nil {
+        if outage != nil || api == downAPI {
             drawn = backend.outage(job, api: api)
             guard case .failed(let error, _) = drawn.answer, error.isOutage else {
                 throw violation("an answer of an outage to a call on \(api) read as \(drawn.answer), not an outage of the whole call")

@@ -132,6 +132,10 @@ struct WorkerSimulation {
     /// The outage under way, if any, and how many have begun.
     var outage: Outage?
     var outages = 0
+    /// An API down for everyone while the others answer (its calls get `SimulatedBackend.outage`),
+    /// now and then for a while in the chaos: the one breaker may open and close with the others'
+    /// answers.
+    var downAPI: BackendAPI?
     /// Calls started while the breaker was not closed: its probe, one at a time.
     var startedWhileOpen: Set<Int> = []
     /// The operator's rate ceiling in force (calls per second, each API), since when, and the
@@ -197,6 +201,11 @@ struct WorkerSimulation {
                 outages += 1
                 outage = Outage(serial: outages, since: now, mayFailAlone: running.count)
             }
+            if downAPI != nil {
+                if random.next() % 60 == 0 { downAPI = nil }
+            } else if random.next() % 200 == 0 {
+                downAPI = someAPIButDeletions()
+            }
             switch random.next() % 100 {
             case 0..<20: try arrive()
             case 20..<55: try answerOne(healthy: false)
@@ -213,6 +222,10 @@ struct WorkerSimulation {
     /// offset committed within a bounded simulated time.
     mutating func heal() throws {
         outage = nil
+        // An API down for good while the others answer is not healed here: with the one breaker
+        // its items do not end within the hour (seeds 44 and 49 with the API left down, also
+        // before this session's changes), a limit of the design (one breaker per pipeline).
+        downAPI = nil
         ceiling = nil
         if operatorPaused || machine.controlled.summary != "" {
             operatorPaused = false
@@ -260,6 +273,7 @@ struct WorkerSimulation {
     mutating func stop() throws {
         stopping = true
         outage = nil
+        downAPI = nil
         var drain = true
         if !pending.isEmpty, random.next() % 3 == 0 {
             // As `PipelineWorker.fail`: the failure is recorded once, and the stop runs undrained.
@@ -343,6 +357,12 @@ struct WorkerSimulation {
             default: try acknowledgeOne()
             }
         }
+    }
+
+    /// One of the APIs the simulated ops call, but the deletions' (`deleteInstance`).
+    mutating func someAPIButDeletions() -> BackendAPI {
+        let ops: [RequestOp] = [.topicsSubscribe, .topicsUnsubscribe, .apnsImport, .instancesInfo, .groupsAdd]
+        return ops[Int(random.next() % UInt64(ops.count))].api(on: configuration.topicBackend)
     }
 
     /// The broker refuses one outcome waiting for acknowledgement for good: the machine fails the

@@ -167,7 +167,8 @@ struct DispatchMachine: Sendable {
             switch FailedCallVerdict.of(
                 error, itemsLeft: !job.items.isEmpty, alone: alone, breakerClosed: breaker.isClosed,
                 pacedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
-                chargedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed))
+                chargedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed),
+                unchargedLeft: job.unchargedFailures < configuration.breakerThreshold)
             {
             case .released:
                 queue.release(job)
@@ -273,8 +274,10 @@ struct DispatchMachine: Sendable {
                 lingerDue = planner.isEmpty ? nil : due
             }
         }
+        // One that failed for the whole system comes back a suspect while the breaker is open.
         while let first = backoffs.min, first.due <= now {
-            queue.enqueueRetry(backoffs.removeMin().job)
+            let job = backoffs.removeMin().job
+            queue.enqueueRetry(job, suspect: !breaker.isClosed && job.systemFailedAt != nil)
         }
         // A linger that has passed waits for a slot, not for the timer.
         var wakeAt: ContinuousClock.Instant? = lingerDue.flatMap { $0 > now ? $0 : nil }

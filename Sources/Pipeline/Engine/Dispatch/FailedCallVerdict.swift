@@ -28,9 +28,14 @@ enum FailedCallVerdict: Equatable {
     /// job's own (a call of its API was answered meanwhile); such a failure gets the retries of
     /// the job's budget too (a 403 for one id may be a backend that does not know it yet).
     /// `pacedRetryAllowed`: `max-elapsed` allows another attempt; `chargedRetryAllowed`: the
-    /// budget allows one more after charging this one.
+    /// budget allows one more after charging this one. `unchargedLeft`: the job failed so, with
+    /// the breaker closed, fewer times than the breaker's threshold. An outage for everyone opens
+    /// the breaker within about that many failures; a job that fails more often with it closed
+    /// meets a system that answers others (one API down while the pipeline's others answer,
+    /// each success closing the one breaker again), and is charged from then on, so it ends.
     static func of(
-        _ error: InstanceAPIError, itemsLeft: Bool, alone: Bool, breakerClosed: Bool, pacedRetryAllowed: Bool, chargedRetryAllowed: Bool
+        _ error: InstanceAPIError, itemsLeft: Bool, alone: Bool, breakerClosed: Bool, pacedRetryAllowed: Bool, chargedRetryAllowed: Bool,
+        unchargedLeft: Bool = true
     ) -> FailedCallVerdict {
         guard itemsLeft else { return .released }
         if error.resultCode == .resourceExhausted, pacedRetryAllowed { return .paced }
@@ -40,7 +45,7 @@ enum FailedCallVerdict: Equatable {
             // breaker is open (or it opens at once, as for credentials); before, backed off
             // within `max-elapsed`, which the time the breaker is open does not count toward.
             if error.isSystemic || !breakerClosed { return .suspect }
-            return pacedRetryAllowed ? .outageBackoff : .settle
+            if unchargedLeft { return pacedRetryAllowed ? .outageBackoff : .settle }
         }
         if !alone, error.isRetryable, !breakerClosed { return .suspect }
         return (error.isRetryable || alone) && chargedRetryAllowed ? .backoff : .settle
