@@ -48,6 +48,43 @@ struct DispatchMachineOutageTests {
         #expect(now - t0 >= .seconds(120), "ended before max-elapsed: \(now - t0)")
     }
 
+    /// The third review: nothing checked the threshold's wiring. One API down for everyone while
+    /// another answers: each answer resets the breaker's count, so it stays closed; the down
+    /// API's job goes uncharged for fewer failures than the threshold, then is charged and ends.
+    @Test("one API down while another answers: uncharged for threshold failures, then charged, so its job ends")
+    func chargedPastTheThreshold() throws {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .zero, concurrency: 4,
+            retry: RetryPolicy(maxAttempts: 1, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(600)),
+            breakerThreshold: 3, breakerCooldown: .milliseconds(10), breakerMaxCooldown: .seconds(8))
+        configuration.adaptiveRate.start = 1_000
+        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 11))
+        let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: nil)
+        func started(_ actions: [DispatchAction]) -> [CallJob] { actions.compactMap { if case .start(let job) = $0 { job } else { nil } } }
+        var actions = machine.add(PipelineRequest(id: "d", op: .installationsDelete, target: .subject("s"), items: ["fid"]), handle: RequestHandle(0), now: t0)
+        var now = t0
+        var failures = 0
+        var settled: [ItemSettlement] = []
+        for round in 0..<50 where settled.isEmpty {
+            // Another API answers between the deletion's failures: the breaker stays closed.
+            let info = PipelineRequest(id: "i\(round)", op: .instancesInfo, target: .info(details: false), items: ["tok\(round)"])
+            let answered = started(machine.add(info, handle: RequestHandle(1 + round), now: now))
+            for job in answered { actions += machine.finished(jobID: job.id, .items(RunLengthList([ItemAnswer(.ok)])), now: now) }
+            if let deletion = started(actions).first(where: { $0.op == .installationsDelete }) {
+                failures += 1
+                now += .milliseconds(5)
+                actions = machine.finished(jobID: deletion.id, .failed(unavailable), now: now)
+                settled = actions.flatMap { action -> [ItemSettlement] in if case .settle(let items) = action { items } else { [] } }
+            } else {
+                now += .seconds(1)
+                actions = machine.timerFired(now: now)
+            }
+            #expect(machine.breakerClosed, "round \(round)")
+        }
+        #expect(failures == 4, "uncharged 3 times (the threshold), then charged: max-attempts 1 ends it; \(failures) failures")
+        #expect(settled.first?.answer.result.code == .unavailable && settled.first?.attempts == 4)
+    }
+
     /// The second review: jobs backing off came back as ordinary retries, so with the breaker
     /// open each was the probe in turn ahead of new work, doubling the cooldown, reading paused.
     @Test("a job backing off from a failure of the whole system comes back a suspect once the breaker is open: new work is the probe")
