@@ -12,23 +12,37 @@ import WireJSON
 @Suite("Dispatch machine: failures of the whole system before the breaker opens")
 struct DispatchMachineOutageTests {
     let t0 = ContinuousClock.now
+    let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: nil)
+
+    /// A machine for deletions with `retry`, the breaker's `threshold` and `cooldown`, unpaced.
+    private func machine(_ retry: RetryPolicy, threshold: Int, cooldown: Duration, seed: UInt64) -> DispatchMachine {
+        var configuration = PipelineConfiguration(
+            name: "test", requestTopic: "requests", linger: .zero, concurrency: 4, retry: retry, breakerThreshold: threshold,
+            breakerCooldown: cooldown, breakerMaxCooldown: .seconds(8))
+        configuration.adaptiveRate.start = 1_000
+        return DispatchMachine(configuration: configuration, random: SplitMix64(seed: seed))
+    }
+
+    private func deletion(_ id: String) -> PipelineRequest { PipelineRequest(id: id, op: .installationsDelete, target: .subject("s"), items: [id]) }
+
+    private func started(_ actions: [DispatchAction]) -> [CallJob] { actions.compactMap { if case .start(let job) = $0 { job } else { nil } } }
+
+    private func settled(_ actions: [DispatchAction]) -> [ItemSettlement] {
+        actions.flatMap { action -> [ItemSettlement] in if case .settle(let items) = action { items } else { [] } }
+    }
 
     @Test("uncharged retries before the breaker opens back off more each time and end at max-elapsed, reporting every attempt")
     func unchargedRetriesEnd() throws {
-        var configuration = PipelineConfiguration(
-            name: "test", requestTopic: "requests", linger: .milliseconds(10), concurrency: 4,
-            retry: RetryPolicy(maxAttempts: 1, initialBackoff: .seconds(1), maxBackoff: .seconds(30), maxElapsed: .seconds(120)),
-            breakerThreshold: 1_000, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(4))
-        configuration.adaptiveRate.start = 1_000
-        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 3))
-        let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: nil)
-        var actions = machine.add(PipelineRequest(id: "d", op: .installationsDelete, target: .subject("s"), items: ["fid"]), handle: RequestHandle(0), now: t0)
+        var machine = machine(
+            RetryPolicy(maxAttempts: 1, initialBackoff: .seconds(1), maxBackoff: .seconds(30), maxElapsed: .seconds(120)), threshold: 1_000,
+            cooldown: .seconds(1), seed: 3)
+        var actions = machine.add(deletion("fid"), handle: RequestHandle(0), now: t0)
         var now = t0
         var waits: [Duration] = []
         var attempts = 0
         var settled: [ItemSettlement] = []
         while settled.isEmpty, attempts < 100 {
-            if let job = actions.lazy.compactMap({ if case .start(let job) = $0 { job } else { nil } }).first {
+            if let job = started(actions).first {
                 attempts += 1
                 now += .milliseconds(50)
                 actions = machine.finished(jobID: job.id, .failed(unavailable), now: now)
@@ -38,7 +52,7 @@ struct DispatchMachineOutageTests {
                 now = max(now, timer)
                 actions = machine.timerFired(now: now)
             }
-            settled = actions.flatMap { action -> [ItemSettlement] in if case .settle(let items) = action { items } else { [] } }
+            settled = self.settled(actions)
         }
         #expect(attempts > 1, "max-attempts 1 ends nothing before the breaker opens")
         #expect(attempts < 30, "\(attempts) attempts in \(now - t0): the backoff did not grow")
@@ -53,15 +67,10 @@ struct DispatchMachineOutageTests {
     /// API's job goes uncharged for fewer failures than the threshold, then is charged and ends.
     @Test("one API down while another answers: uncharged for threshold failures, then charged, so its job ends")
     func chargedPastTheThreshold() throws {
-        var configuration = PipelineConfiguration(
-            name: "test", requestTopic: "requests", linger: .zero, concurrency: 4,
-            retry: RetryPolicy(maxAttempts: 1, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(600)),
-            breakerThreshold: 3, breakerCooldown: .milliseconds(10), breakerMaxCooldown: .seconds(8))
-        configuration.adaptiveRate.start = 1_000
-        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 11))
-        let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: nil)
-        func started(_ actions: [DispatchAction]) -> [CallJob] { actions.compactMap { if case .start(let job) = $0 { job } else { nil } } }
-        var actions = machine.add(PipelineRequest(id: "d", op: .installationsDelete, target: .subject("s"), items: ["fid"]), handle: RequestHandle(0), now: t0)
+        var machine = machine(
+            RetryPolicy(maxAttempts: 1, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), maxElapsed: .seconds(600)), threshold: 3,
+            cooldown: .milliseconds(10), seed: 11)
+        var actions = machine.add(deletion("fid"), handle: RequestHandle(0), now: t0)
         var now = t0
         var failures = 0
         var settled: [ItemSettlement] = []
@@ -74,7 +83,7 @@ struct DispatchMachineOutageTests {
                 failures += 1
                 now += .milliseconds(5)
                 actions = machine.finished(jobID: deletion.id, .failed(unavailable), now: now)
-                settled = actions.flatMap { action -> [ItemSettlement] in if case .settle(let items) = action { items } else { [] } }
+                settled = self.settled(actions)
             } else {
                 now += .seconds(1)
                 actions = machine.timerFired(now: now)
@@ -89,15 +98,9 @@ struct DispatchMachineOutageTests {
     /// open each was the probe in turn ahead of new work, doubling the cooldown, reading paused.
     @Test("a job backing off from a failure of the whole system comes back a suspect once the breaker is open: new work is the probe")
     func backoffComesBackSuspect() throws {
-        var configuration = PipelineConfiguration(
-            name: "test", requestTopic: "requests", linger: .zero, concurrency: 4,
-            retry: RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(100), maxBackoff: .seconds(30), maxElapsed: .seconds(600)),
-            breakerThreshold: 2, breakerCooldown: .seconds(1), breakerMaxCooldown: .seconds(8))
-        configuration.adaptiveRate.start = 1_000
-        var machine = DispatchMachine(configuration: configuration, random: SplitMix64(seed: 9))
-        let unavailable = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "unavailable", retryAfter: nil)
-        func deletion(_ id: String) -> PipelineRequest { PipelineRequest(id: id, op: .installationsDelete, target: .subject("s"), items: [id]) }
-        func started(_ actions: [DispatchAction]) -> [CallJob] { actions.compactMap { if case .start(let job) = $0 { job } else { nil } } }
+        var machine = machine(
+            RetryPolicy(maxAttempts: 5, initialBackoff: .milliseconds(100), maxBackoff: .seconds(30), maxElapsed: .seconds(600)), threshold: 2,
+            cooldown: .seconds(1), seed: 9)
         let first = try #require(started(machine.add(deletion("a"), handle: RequestHandle(0), now: t0)).first)
         let second = try #require(started(machine.add(deletion("b"), handle: RequestHandle(1), now: t0)).first)
         _ = machine.finished(jobID: first.id, .failed(unavailable), now: t0 + .milliseconds(10))
