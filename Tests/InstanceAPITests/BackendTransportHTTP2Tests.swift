@@ -112,7 +112,7 @@ struct BackendTransportHTTP2Tests {
             Issue.record("a call refused every time: \(String(describing: error))")
             return
         }
-        #expect(server.requests == BackendTransport.maxRefusedSends, "sent \(server.requests) times")
+        #expect(server.requests == BackendTransport.maxRefusedSends, "sent \(server.requests) times, then \(String(describing: error))")
         transport.shutdown()
         try await server.stop()
     }

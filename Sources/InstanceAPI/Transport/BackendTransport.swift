@@ -264,8 +264,9 @@ final class BackendTransport: Sendable {
         }
     }
 
-    /// Why a call that got no stream before its deadline failed: it was not sent.
-    private static let noStream = "no stream free before the call's deadline"
+    /// Why a call whose deadline passed before it could be sent (waiting for a stream, a
+    /// connection, or its turn to run) failed: it was not sent.
+    private static let noStream = "the call's deadline passed before it could be sent"
 
     /// How many times an HTTP/2 call is sent when the server refuses it unprocessed each time
     /// (REFUSED_STREAM, above a GOAWAY's last stream):
