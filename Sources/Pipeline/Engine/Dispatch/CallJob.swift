@@ -26,6 +26,8 @@ struct CallJob: Sendable {
     /// Every attempt made and answered: charged, throttled or failed for the whole system before
     /// the breaker opened (attempts while it was open are not counted).
     var attemptsMade: Int { attempts + throttles + unchargedFailures }
+    /// Whether an attempt failed before: charged, throttled or for the whole system.
+    var hasFailed: Bool { attemptsMade > 0 || systemFailedAt != nil }
     /// When the first attempt started, for the elapsed-time budget.
     var firstAttempt: ContinuousClock.Instant?
     /// The worker's outage time (circuit breaker open) when the first attempt started: time spent

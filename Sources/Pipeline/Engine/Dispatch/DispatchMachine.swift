@@ -152,23 +152,18 @@ struct DispatchMachine: Sendable {
             // A failure of the whole system that is this job's own is charged, and says nothing to
             // the breaker (but a probe's answer always decides).
             let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
-            let isRetry = job.attemptsMade > 0 || job.systemFailedAt != nil
+            let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: job.hasFailed) } ?? .zero
+            if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             if error.isOutage { job.systemFailedAt = now }
             if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
             if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
-            let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: isRetry) } ?? .zero
-            if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             job.lastError = error.description
             job.drop(revokedHandles(call))
             if error.resultCode == .resourceExhausted { adapt(call, throttled: true, now: now) }
-            let elapsed = outage.chargedElapsed(job, now: now)
             switch FailedCallVerdict.of(
-                error, itemsLeft: !job.items.isEmpty, alone: alone, breakerClosed: breaker.isClosed,
-                pacedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
-                chargedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed),
-                unchargedLeft: job.unchargedFailures < configuration.breakerThreshold)
+                error, job: job, alone: alone, breakerClosed: breaker.isClosed, elapsed: outage.chargedElapsed(job, now: now), configuration: configuration)
             {
             case .released:
                 queue.release(job)
@@ -274,8 +269,7 @@ struct DispatchMachine: Sendable {
                 lingerDue = planner.isEmpty ? nil : due
             }
         }
-        // One that failed for the whole system comes back a suspect while the breaker is open.
-        while let first = backoffs.min, first.due <= now {
+        while let first = backoffs.min, first.due <= now {  // a suspect while the breaker is open
             let job = backoffs.removeMin().job
             queue.enqueueRetry(job, suspect: !breaker.isClosed && job.systemFailedAt != nil)
         }

@@ -22,6 +22,19 @@ enum FailedCallVerdict: Equatable {
     /// is spent.
     case settle
 
+    /// The verdict for `job` (its revoked items dropped), which failed with `error`, `elapsed`
+    /// of its `max-elapsed` spent: its budget is `configuration`'s retry policy, and it goes
+    /// uncharged for fewer failures than the breaker's threshold (see below).
+    static func of(
+        _ error: InstanceAPIError, job: CallJob, alone: Bool, breakerClosed: Bool, elapsed: Duration, configuration: PipelineConfiguration
+    ) -> FailedCallVerdict {
+        of(
+            error, itemsLeft: !job.items.isEmpty, alone: alone, breakerClosed: breakerClosed,
+            pacedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
+            chargedRetryAllowed: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed),
+            unchargedLeft: job.unchargedFailures < configuration.breakerThreshold)
+    }
+
     /// The verdict for a job with `itemsLeft` items (after dropping revoked ones) whose call failed
     /// with `error`. A failure of the kind that fails the whole system (`InstanceAPIError.isOutage`)
     /// is not charged unless it is `alone`: the failure, though of that kind, is this
