@@ -82,7 +82,9 @@ struct OutcomeTests {
                     uniqueKeysWithValues: items.map { item in
                         (item, (0..<20).map { "\($0)" + String(repeating: "t", count: APILimits.answeredTokenBytes - 2) })
                     }) : nil,
-            reason: nil, replayOf: request.replayOf, batch: request.batch, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
+            reason: nil, replayOf: request.replayOf,
+            record: RecordPosition(topic: String(repeating: "t", count: RecordPosition.maxTopicBytes), partition: .max, offset: .max),
+            batch: request.batch, backendCalls: 999_999_999, receivedAt: now, completedAt: now)
         let bound = OutcomeSizeBound.bytes(of: request)
         let bytes = outcome.wireBytes(limit: bound)
         #expect(bytes.count <= bound, "\(bytes.count) bytes written, bound \(bound)")
@@ -120,7 +122,8 @@ struct OutcomeTests {
                     FailedItem(index: 1, item: "t1", code: .notFound, attempts: 1, message: "NOT_FOUND: \n gone"),
                     FailedItem(index: 3, item: "t\u{1}3", code: .unknown("NEW"), attempts: 12, message: nil),
                 ],
-                replayOf: "orig", backendCalls: 3, receivedAt: now, completedAt: now.addingTimeInterval(0.2506)),
+                replayOf: "orig", record: RecordPosition(topic: "requests.v2", partition: 3, offset: 1_234_567_890_123), backendCalls: 3,
+                receivedAt: now, completedAt: now.addingTimeInterval(0.2506)),
             Outcome(
                 requestID: "d-1", op: .installationsDelete, target: ["subject": "user-é"], status: .succeeded, counts: ["OK": 2], failedItems: [],
                 receipt: [
@@ -141,6 +144,11 @@ struct OutcomeTests {
             #expect(
                 String(decoding: outcome.wireBytes(limit: .max), as: UTF8.self) == String(decoding: try Outcome.encoder().encode(outcome), as: UTF8.self))
         }
+        let placed = try Outcome.decoder().decode(Outcome.self, from: Data(outcomes[0].wireBytes(limit: .max)))
+        #expect(placed.record == outcomes[0].record && placed.record?.description == "requests.v2/3/1234567890123")
+        // A record that is not a position is not a worker's outcome: tools read it as none.
+        let forged = String(decoding: outcomes[0].wireBytes(limit: .max), as: UTF8.self).replacingOccurrences(of: "1234567890123", with: "123x")
+        #expect(Outcome.read(Array(forged.utf8), using: Outcome.decoder()) == nil)
         var omitted = outcomes[3]
         omitted.topicsOmitted = ["tok"]
         omitted.topics = [:]

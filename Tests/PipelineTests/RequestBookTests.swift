@@ -102,6 +102,26 @@ struct RequestBookTests {
         #expect(book.published(done[0].ticket) == [p0: 1], "only up to the record really done")
     }
 
+    @Test("every outcome names the record it answers: a request's, a duplicate's rejection, a malformed record's")
+    func outcomesNameTheirRecord() throws {
+        var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)
+        _ = book.assign([p0])
+        let handle = try admit(&book, 7, request("a", items: 2))
+        guard case .rejected(let duplicate) = book.receive(record(8, request("a", items: 1)), .success(request("a", items: 1)), at: now) else {
+            Issue.record("a duplicate id was admitted")
+            return
+        }
+        #expect(duplicate.outcome.record?.description == "requests/0/8" && duplicate.outcome.duplicateOf == "requests/0/7")
+        let bad = KafkaRecord(topic: p0.topic, partition: p0.partition, offset: 9, key: nil, value: Array("{".utf8))
+        guard case .rejected(let malformed) = book.receive(bad, .failure(RequestRejection(field: "id", reason: "is required")), at: now) else {
+            Issue.record("a malformed record was admitted")
+            return
+        }
+        #expect(malformed.outcome.record?.description == "requests/0/9")
+        let done = settleAll(&book, handle, items: 2)
+        #expect(done.map(\.outcome.record?.description) == ["requests/0/7"])
+    }
+
     @Test("a duplicate id in flight is rejected naming the first; a redelivery is ignored")
     func duplicates() throws {
         var book = RequestBook(maxInFlightItems: 1_000, maxInFlightBytes: 1 << 30)

@@ -62,7 +62,9 @@ struct YAMLFields {
             return nil
         }
         let allowed = name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
-        guard allowed, name.count <= 249 else { throw error(key, "'\(name)' is not a Kafka topic name ([a-zA-Z0-9._-], at most 249)") }
+        guard allowed, name.utf8.count <= RecordPosition.maxTopicBytes else {
+            throw error(key, "'\(name)' is not a Kafka topic name ([a-zA-Z0-9._-], at most \(RecordPosition.maxTopicBytes))")
+        }
         return name
     }
 

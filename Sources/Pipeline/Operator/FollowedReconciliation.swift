@@ -48,10 +48,10 @@ public struct FollowedReconciliation: Sendable {
         refresh(id)
     }
 
-    /// Expects an outcome for one more replay of request `replay.id`, a replay record
-    /// (`Reconciliation.expectReplay(_:)`).
-    public mutating func expectReplay(_ replay: PipelineRequest) {
-        reconciliation.expectReplay(replay)
+    /// Expects an outcome for one more replay of request `replay.id`, a replay record read at
+    /// `position` (`Reconciliation.expectReplay(_:at:)`).
+    public mutating func expectReplay(_ replay: PipelineRequest, at position: RecordPosition? = nil) {
+        reconciliation.expectReplay(replay, at: position)
         settleEarly(replay.id)
         refresh(replay.id)
     }
@@ -74,7 +74,7 @@ public struct FollowedReconciliation: Sendable {
 
     private mutating func refresh(_ id: String) {
         if reconciliation.isAnswered(id) { unanswered.remove(id) } else { unanswered.insert(id) }
-        if (reconciliation.expectedReplays[id] ?? 0) > (reconciliation.replayCounts[id] ?? 0) {
+        if reconciliation.replaysShort(of: id) > 0 {
             replaysShort.insert(id)
         } else {
             replaysShort.remove(id)

@@ -7,7 +7,7 @@
 /// letter again leaves every count unchanged. A record or outcome is a replay only when its
 /// `replayOf` is its own id (`RequestID.isReplay`), as `iidbatch replay` writes them; one naming
 /// another id is a request of its own. A replay's success settles only items its records read
-/// (`expectReplay(_:)`) surely carried (`RequestLedger`).
+/// (`expectReplay(_:at:)`) surely carried (`RequestLedger`).
 public struct Reconciliation: Sendable {
     /// Requests expected, in the order given.
     public private(set) var expected: [String] = []
@@ -18,8 +18,18 @@ public struct Reconciliation: Sendable {
     public private(set) var replayCounts: [String: Int] = [:]
     /// Replay records seen per original request id: each must get an outcome too.
     public private(set) var expectedReplays: [String: Int] = [:]
-    /// The replay records seen, per original request id: what their outcomes can settle.
-    private var replayRecords: [String: [PipelineRequest]] = [:]
+    /// The replay records seen, per original request id, with where each was read when known:
+    /// what their outcomes can settle.
+    private var replayRecords: [String: [(request: PipelineRequest, position: RecordPosition?)]] = [:]
+    /// The replay records answered, per original request id, as their outcomes name them
+    /// (`Outcome.record`), whether or not the record was read yet.
+    private var answeredReplayRecords: [String: Set<RecordPosition>] = [:]
+    /// Outcomes of replays that name no record (written by workers before 0.9.0), per original
+    /// request id: each may answer any of its replay records.
+    private var unplacedReplayOutcomes: [String: Int] = [:]
+    /// Outcomes of replays that name a record not read yet, by that record: applied when it is
+    /// read (an outcome topic followed beside its request topic runs ahead of it).
+    private var answersOfUnreadRecords: [RecordPosition: Outcome] = [:]
     private var ledgers: [String: RequestLedger] = [:]
 
     /// Nothing expected or seen yet.
@@ -32,36 +42,66 @@ public struct Reconciliation: Sendable {
     }
 
     /// Expects an outcome for one more replay of request `replay.id` (and one for that request
-    /// itself), and keeps its items: what its outcome can settle. `replay` is a replay record
-    /// (`RequestID.isReplay`).
-    public mutating func expectReplay(_ replay: PipelineRequest) {
+    /// itself), read at `position`, and keeps its items: what its outcome can settle. `replay` is
+    /// a replay record (`RequestID.isReplay`). Its outcome is known by the record it names; an
+    /// outcome that names none (an older worker's) answers any one replay record of the id.
+    public mutating func expectReplay(_ replay: PipelineRequest, at position: RecordPosition? = nil) {
         expect(replay.id)
         expectedReplays[replay.id, default: 0] += 1
-        replayRecords[replay.id, default: []].append(replay)
+        replayRecords[replay.id, default: []].append((replay, position))
+        if let position, let answer = answersOfUnreadRecords.removeValue(forKey: position), ledgers[replay.id] != nil {
+            ledgers[replay.id]!.apply(answer, replays: [replay])
+        }
     }
 
     /// Notes an outcome. A duplicate's rejection (`Outcome.duplicateOf`) counts toward
     /// `duplicates` only: the request in flight it names ends the id's work, with its own outcome.
-    /// It never answers a replay record: an outcome does not say which record it answers, and a
-    /// rejection repeats when its record is redelivered, so counting it could say complete while a
-    /// replay still runs. A replay run twice with one batch thus stays short of a replay outcome
-    /// until its turned-away records' dead letters are replayed (`missingReplays` says which).
+    /// It never answers a replay record: a rejection repeats when its record is redelivered, and
+    /// a record turned away is answered by its replay, once its dead letter is replayed
+    /// (`missingReplays` says which are short). A replay's outcome that names its record answers
+    /// that record only, however often it is delivered; its success settles only the items that
+    /// record carried, once it is read (until then the outcome is kept, the latest per record).
     public mutating func record(_ outcome: Outcome) {
         let id = outcome.requestID
         if outcome.duplicateOf != nil {
             outcomeCounts[id, default: 0] += 1
             return
         }
-        if RequestID.isReplay(id: id, replayOf: outcome.replayOf) {
+        let replay = RequestID.isReplay(id: id, replayOf: outcome.replayOf)
+        if replay {
             replayCounts[id, default: 0] += 1
+            if let record = outcome.record {
+                answeredReplayRecords[id, default: []].insert(record)
+            } else {
+                unplacedReplayOutcomes[id, default: 0] += 1
+            }
         } else {
             outcomeCounts[id, default: 0] += 1
         }
         if ledgers[id] == nil {
             ledgers[id] = RequestLedger(outcome)
+        } else if replay, let named = outcome.record, !(replayRecords[id] ?? []).contains(where: { $0.position == named }) {
+            answersOfUnreadRecords[named] = outcome
         } else {
-            ledgers[id]!.apply(outcome, replays: replayRecords[id] ?? [])
+            ledgers[id]!.apply(outcome, replays: replay ? records(answeredBy: outcome) : [])
         }
+    }
+
+    /// The replay records `outcome` can answer: the one it names, when it names one; any read of
+    /// its id when it names none.
+    private func records(answeredBy outcome: Outcome) -> [PipelineRequest] {
+        let records = replayRecords[outcome.requestID] ?? []
+        guard let named = outcome.record else { return records.map(\.request) }
+        return records.filter { $0.position == named }.map(\.request)
+    }
+
+    /// How many replay records of request `id` have no outcome: those read whose outcome did not
+    /// come, less the outcomes that name no record (each may answer any one).
+    public func replaysShort(of id: String) -> Int {
+        guard let records = replayRecords[id] else { return 0 }
+        let answered = answeredReplayRecords[id] ?? []
+        let unanswered = records.count { record in record.position.map { !answered.contains($0) } ?? true }
+        return max(0, unanswered - (unplacedReplayOutcomes[id] ?? 0))
     }
 
     /// True when an outcome of request `id` is expected.
@@ -75,9 +115,9 @@ public struct Reconciliation: Sendable {
 
     /// Replays still without an outcome, per original request id.
     public var missingReplays: [String: Int] {
-        expectedReplays.reduce(into: [:]) { missing, entry in
-            let short = entry.value - (replayCounts[entry.key] ?? 0)
-            if short > 0 { missing[entry.key] = short }
+        expectedReplays.keys.reduce(into: [:]) { missing, id in
+            let short = replaysShort(of: id)
+            if short > 0 { missing[id] = short }
         }
     }
 

@@ -8,10 +8,11 @@ import InstanceAPI
 ///
 /// An outcome is a replay's only when its `replayOf` is its own id (`RequestID.isReplay`). A
 /// replay's success settles a retryable failure only when the replay surely carried that item:
-/// every replay record of the request that fits the outcome (`Outcome.fits`) holds it at an
-/// index the outcome does not list as failed. Without a replay record that fits, its success
-/// settles nothing (an outcome lists only the items that did not succeed): a failure stays a
-/// failure rather than become a success that may not have happened.
+/// every replay record it may answer (the one it names in `Outcome.record`; any of the id's when
+/// it names none) that fits the outcome (`Outcome.fits`) holds it at an index the outcome does not
+/// list as failed. Without such a record, its success settles nothing (an outcome lists only
+/// the items that did not succeed): a failure stays a failure rather than become a success that
+/// may not have happened.
 struct RequestLedger: Sendable {
     /// The op of the latest outcome that had one.
     private(set) var op: RequestOp?
@@ -45,8 +46,8 @@ struct RequestLedger: Sendable {
         take(outcome)
     }
 
-    /// Applies a later outcome of the same request, or of a replay of it, whose records (those
-    /// read) are `replays`.
+    /// Applies a later outcome of the same request, or of a replay of it, which may answer the
+    /// replay records `replays` (those read).
     mutating func apply(_ outcome: Outcome, replays: [PipelineRequest]) {
         if !outcome.status.called {
             // A rejected or cancelled record changed nothing at the backend; it cannot undo what

@@ -41,6 +41,11 @@ public struct Outcome: Sendable, Hashable, Codable {
     /// (`requests/0/12`). Such an outcome says nothing of how that request ends (its own outcome
     /// does), so batch progress does not count it.
     public var duplicateOf: String?
+    /// The request record this outcome answers, where the worker read it (`requests/0/12`); nil
+    /// in outcomes of workers before 0.9.0. It tells apart the outcomes of records that share an
+    /// id (a request's replays): a redelivered record's second outcome from another record's
+    /// first.
+    public var record: RecordPosition?
     /// The batch the request belongs to, when it named one.
     public var batch: String?
     /// Backend calls made for this request (a call shared with other requests counts for each).
@@ -55,7 +60,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         requestID: String, op: RequestOp?, target: [String: String], status: OutcomeStatus, counts: [String: Int],
         failedItems: [FailedItem], imports: [String: String]? = nil, receipt: [ItemReceipt]? = nil, notificationKey: String? = nil,
         topics: [String: [String]]? = nil, groupMembers: [String: [String]]? = nil, reason: String? = nil, replayOf: String? = nil,
-        duplicateOf: String? = nil, batch: String? = nil, backendCalls: Int, receivedAt: Date, completedAt: Date
+        duplicateOf: String? = nil, record: RecordPosition? = nil, batch: String? = nil, backendCalls: Int, receivedAt: Date, completedAt: Date
     ) {
         self.requestID = requestID
         self.op = op
@@ -71,6 +76,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         self.reason = reason
         self.replayOf = replayOf
         self.duplicateOf = duplicateOf
+        self.record = record
         self.batch = batch
         self.backendCalls = backendCalls
         self.receivedAt = receivedAt
@@ -81,7 +87,7 @@ public struct Outcome: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case requestID = "requestId"
         case op, target, status, counts, failedItems, imports, receipt, notificationKey, topics, topicsOmitted, groupMembers, reason, replayOf,
-            duplicateOf, batch, backendCalls, receivedAt, completedAt
+            duplicateOf, record, batch, backendCalls, receivedAt, completedAt
     }
 
     /// The wire form, within `limit` bytes when `OutcomeSizeBound` admitted the request: when the
@@ -170,6 +176,7 @@ public struct Outcome: Sendable, Hashable, Codable {
         }
         writer.key(Key.receivedAt)
         writer.plainString(WireDate.bytes(receivedAt))
+        if let record { writer.member(Key.record, record.description) }
         if let replayOf { writer.member(Key.replayOf, replayOf) }
         writer.member(Key.requestID, requestID)
         writer.member(Key.status, status.rawValue)

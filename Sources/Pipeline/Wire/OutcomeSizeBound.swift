@@ -9,7 +9,9 @@ import WireJSON
 /// of up to `maxCodeBytes` and no message, see `Outcome.wireBytes(limit:)`), a distinct count key
 /// per item, an erasure receipt line per installation, and an import per APNs token with a
 /// registration token of up to `APILimits.answeredTokenBytes` (longer is not the API's answer), a
-/// full group of such tokens per `groups.export` item, a device group's key of that size, and a `topicsOmitted` entry per `instances.info` item with `details`
+/// full group of such tokens per `groups.export` item, a device group's key of that size, the
+/// record's position with a topic name of Kafka's longest, and a `topicsOmitted` entry per
+/// `instances.info` item with `details`
 /// (topic lists are not bounded: `Outcome.wireBytes(limit:)` leaves them out when they do not
 /// fit). Strings are counted as JSON-escaped.
 public enum OutcomeSizeBound {
@@ -29,6 +31,8 @@ public enum OutcomeSizeBound {
     static let notificationKeyBytes = 20
     /// A `topicsOmitted` entry's fixed part: `"",`.
     static let omittedBytes = 3
+    /// The record the outcome answers, `"record":"<topic>/<partition>/<offset>",`, once per request.
+    static let recordBytes = 12 + RecordPosition.maxDescriptionBytes
     /// Everything else: field names, status, dates, counts of backend calls, the target.
     static let fixedBytes = 2_048
 
@@ -56,7 +60,7 @@ public enum OutcomeSizeBound {
         // a replay names its own id in `replayOf` (`DeadLetter.replay(batch:)`) and may join a
         // batch of any name.
         let id = JSONWriter.escapedByteCount(of: request.id)
-        var total = fixedBytes + 2 * (id + max(id, JSONWriter.escapedByteCount(of: request.replayOf ?? "")))
+        var total = fixedBytes + recordBytes + 2 * (id + max(id, JSONWriter.escapedByteCount(of: request.replayOf ?? "")))
         // `"batch":"<name>",`: a batch name needs no escapes (`BatchName`).
         total += max(request.batch?.utf8.count ?? 0, BatchName.maxBytes) + 11
         for value in request.target.outcomeFields.values { total += JSONWriter.escapedByteCount(of: value) + 32 }

@@ -2,7 +2,13 @@ import Kafka
 
 /// Where a record sits, written `topic/partition/offset`: the id of a rejected record that had
 /// no readable id (its outcome is keyed by it), and how a dead letter names its own place.
-public struct RecordPosition: Sendable, Hashable, CustomStringConvertible {
+public struct RecordPosition: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The longest topic name Kafka allows, in bytes.
+    public static let maxTopicBytes = 249
+    /// The most bytes `description` takes: the longest topic, a partition and an offset of the
+    /// most digits (a negative partition does not occur), and the two `/`.
+    public static let maxDescriptionBytes = maxTopicBytes + 1 + 10 + 1 + 19
+
     /// The topic.
     public var topic: String
     /// The partition.
@@ -40,5 +46,21 @@ public struct RecordPosition: Sendable, Hashable, CustomStringConvertible {
             let partition = Int32(parts[1]), let offset = Int64(parts[2])
         else { return nil }
         self.init(topic: String(parts[0]), partition: partition, offset: offset)
+    }
+
+    /// Reads `description`'s text; any other text fails to decode, naming it.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let position = RecordPosition(parsing: text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text.prefix(64))' is not a record's topic/partition/offset")
+        }
+        self = position
+    }
+
+    /// Writes `description`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
     }
 }

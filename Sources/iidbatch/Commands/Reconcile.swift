@@ -127,7 +127,7 @@ struct Reconcile: AsyncParsableCommand {
             case .success(let request):
                 if RequestID.isReplay(id: request.id, replayOf: request.replayOf) {
                     replayRecords += 1
-                    ledger.expectReplay(request)
+                    ledger.expectReplay(request, at: RecordPosition(record))
                 } else {
                     ledger.expect(request.id)
                 }

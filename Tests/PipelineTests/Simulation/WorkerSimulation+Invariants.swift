@@ -201,6 +201,13 @@ extension WorkerSimulation {
         defer { pending.append(publication) }
         let outcome = publication.outcome
         try checkWire(of: outcome)
+        // Every outcome names the record it answers: the one its ticket acknowledges (for a request,
+        // checked below to be its own record's).
+        let answered = publication.ticket
+        guard outcome.record == RecordPosition(topic: answered.partition.topic, partition: answered.partition.partition, offset: answered.offset) else {
+            let named = outcome.record.map(String.init(describing:)) ?? "none"
+            throw violation("the outcome of \(outcome.requestID.prefix(40)) names the record \(named), its ticket \(answered)")
+        }
         if outcome.status == .rejected {
             // A request the machine admitted is never rejected: only records it turned away are.
             // Another record of an id in flight is turned away as a duplicate (a mangled record
@@ -332,7 +339,8 @@ extension WorkerSimulation {
         let items = { (outcome: Outcome) in outcome.failedItems.map { "\($0.index) \($0.item) \($0.code)" } }
         let receipt = { (outcome: Outcome) in outcome.receipt?.map { "\($0.item) \($0.code)" } }
         guard read.requestID == outcome.requestID, read.status == outcome.status, read.counts == outcome.counts, items(read) == items(outcome),
-            receipt(read) == receipt(outcome), read.imports == outcome.imports, read.batch == outcome.batch, read.op == outcome.op
+            receipt(read) == receipt(outcome), read.imports == outcome.imports, read.batch == outcome.batch, read.op == outcome.op,
+            read.record == outcome.record
         else { throw violation("the outcome of \(id) reads back as another: \(String(decoding: bytes.prefix(300), as: UTF8.self))") }
     }
 

@@ -109,7 +109,7 @@ struct RequestBook: Sendable {
             // A malformed record with the id of a request in flight of its batch is that
             // request's duplicate too: its rejection says nothing of how the request ends.
             if let id = rejection.requestID, let other = handleByID[id], let state = requests[other], state.request.batch == rejection.batch {
-                rejection.duplicateOf = RecordPosition(topic: state.partition.topic, partition: state.partition.partition, offset: state.offset).description
+                rejection.duplicateOf = state.position.description
             }
             return .rejected(rejected(record, rejection, kind: .undecodable, generation: generation, at: now))
         case .success(let decoded):
@@ -121,8 +121,7 @@ struct RequestBook: Sendable {
                 requestID: request.id, op: request.op, replayOf: request.replayOf, batch: request.batch,
                 // Named only within one batch: there the request in flight ends the id's work; a
                 // record of another batch ends with this rejection (its batch would wait forever).
-                duplicateOf: state.request.batch == request.batch
-                    ? RecordPosition(topic: state.partition.topic, partition: state.partition.partition, offset: state.offset).description : nil,
+                duplicateOf: state.request.batch == request.batch ? state.position.description : nil,
                 target: request.target.outcomeFields)
             return .rejected(rejected(record, rejection, kind: .duplicate, generation: generation, at: now))
         }
@@ -264,9 +263,8 @@ struct RequestBook: Sendable {
     ) -> Publication {
         let outcome = Outcome(
             requestID: rejection.requestID ?? RecordPosition(record).description, op: rejection.op, target: rejection.target, status: .rejected, counts: [:],
-            failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, duplicateOf: rejection.duplicateOf, batch: rejection.batch,
-            backendCalls: 0, receivedAt: now,
-            completedAt: now)
+            failedItems: [], reason: rejection.description, replayOf: rejection.replayOf, duplicateOf: rejection.duplicateOf,
+            record: RecordPosition(record), batch: rejection.batch, backendCalls: 0, receivedAt: now, completedAt: now)
         publishing[record.topicPartition, default: 0] += 1
         let bytes = RequestState.bytes(of: record)
         hold(1, bytes: bytes)

@@ -38,6 +38,9 @@ struct RequestState: Sendable {
         remaining = request.items.count
     }
 
+    /// Where its record was read: what its outcome names as `record`.
+    var position: RecordPosition { RecordPosition(topic: partition.topic, partition: partition.partition, offset: offset) }
+
     /// The bytes `record` holds in memory while its request is in flight: its key and value.
     static func bytes(of record: KafkaRecord) -> Int { (record.key?.count ?? 0) + (record.value?.count ?? 0) }
 
@@ -125,7 +128,8 @@ struct RequestState: Sendable {
             status: OutcomeStatus.of(succeeded: succeeded, failed: slots.count - succeeded), counts: counts, failedItems: failed,
             imports: request.op == .apnsImport ? imports : nil, receipt: receipt, notificationKey: notificationKey,
             topics: request.target == .info(details: true) ? lists : nil, groupMembers: request.op == .groupsExport ? lists : nil,
-            replayOf: request.replayOf, batch: request.batch, backendCalls: backendCalls, receivedAt: receivedAt, completedAt: completedAt)
+            replayOf: request.replayOf, record: position, batch: request.batch, backendCalls: backendCalls, receivedAt: receivedAt,
+            completedAt: completedAt)
     }
 
     /// The outcome of the request cancelled by `cancel` at `now`, before any call was made for it
@@ -142,7 +146,7 @@ struct RequestState: Sendable {
             receipt: request.op == .installationsDelete
                 ? request.items.map { ItemReceipt(item: $0, code: .cancelled, at: now) } : nil,
             reason: "cancelled with no backend call made for it in this delivery: \(cancel)".utf8Prefix(maxBytes: RequestRejection.maxReasonBytes),
-            replayOf: request.replayOf, batch: request.batch, backendCalls: 0, receivedAt: receivedAt, completedAt: now)
+            replayOf: request.replayOf, record: position, batch: request.batch, backendCalls: 0, receivedAt: receivedAt, completedAt: now)
     }
 
     /// For `groups.export`: a record per group found, in request order, for the export topic.
