@@ -19,6 +19,36 @@ struct ControlCancelTests {
             reason: "wrong list", tag: tag)
     }
 
+    @Test("a record at the highest version does not make every later cancel or document one no worker reads")
+    func highestVersionKeepsWritesReadable() throws {
+        var board = ControlBoard()
+        let top = cancel("deletions", version: ControlDocument.maxVersion, tag: "x")
+        #expect(board.receive(record(0, top.recordKey, top.jsonBytes())) == .cancelled(scope: "deletions", top))
+        #expect(board.receive(record(1, top.recordKey, nil)) == .cancelLifted(scope: "deletions", tag: "x"))
+        let next = cancel("deletions", version: board.nextCancelVersion(of: "deletions"), tag: "y")
+        #expect(board.receive(record(2, next.recordKey, next.jsonBytes())) == .cancelled(scope: "deletions", next))
+        let document = ControlDocument(version: ControlDocument.maxVersion, updatedAt: bound, updatedBy: "a", reason: "r", overrides: [.paused: .flag(true)])
+        #expect(board.receive(record(3, "deletions", document.jsonBytes())) == .activated(scope: "deletions", document))
+        let later = ControlDocument(version: board.nextVersion(of: "deletions"), updatedAt: bound, updatedBy: "a", reason: "r", overrides: [:])
+        #expect(board.receive(record(4, "deletions", later.jsonBytes())) == .activated(scope: "deletions", later))
+        let over = Array(#"{"version":1000000000000000,"updatedAt":"2026-01-01T00:00:00.000Z","updatedBy":"a","reason":"r","overrides":{}}"#.utf8)
+        guard case .refused = board.receive(record(5, "deletions", over)) else {
+            Issue.record("a version past the highest was read")
+            return
+        }
+    }
+
+    @Test("a cancel's author and reason are cut in what each matched request logs and its outcome says")
+    func longReasonIsCutWhereShown() {
+        var long = cancel("deletions")
+        long.reason = String(repeating: "why ", count: 250_000)
+        long.updatedBy = String(repeating: "b", count: 100_000)
+        #expect(long.description.utf8.count < 1_024, "\(long.description.utf8.count) bytes")
+        var board = ControlBoard()
+        let document = ControlDocument(version: 1, updatedAt: bound, updatedBy: long.updatedBy, reason: long.reason, overrides: [:])
+        #expect(board.receive(record(0, "deletions", document.jsonBytes())).description.utf8.count < 1_024)
+    }
+
     @Test("a cancel reads back as written; its key names the pipeline and is no scope of an override")
     func roundTrip() throws {
         let written = cancel(ControlSettingsTests.file.name, requestID: "r-1")

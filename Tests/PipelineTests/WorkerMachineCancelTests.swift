@@ -127,6 +127,18 @@ struct WorkerMachineCancelTests {
         #expect(last.contains { if case .storeOffsets(let offsets) = $0 { offsets == [partition: 3] } else { false } })
     }
 
+    @Test("a cancel read after the stop finished publishes nothing: the worker's producer is closing")
+    func cancelAfterStopPublishesNothing() {
+        let file = configuration()
+        var machine = WorkerMachine(configuration: file, controlled: settings(file, paused: true), now: start)
+        _ = machine.assigned([partition])
+        _ = receive(&machine, deletion("a1", batch: "wrong"), offset: 0)
+        _ = machine.beginStop(now: start)
+        _ = machine.finishStop()
+        let late = machine.apply(settings(file, paused: true, cancels: [cancel(batch: "wrong")]), now: start, date: date)
+        #expect(publications(late).isEmpty && calls(late).isEmpty, "\(late)")
+    }
+
     @Test("a request whose call already started is not cancelled: its calls finish and it is reported as answered")
     func startedRequestFinishes() {
         let file = configuration()

@@ -44,13 +44,18 @@ public struct ControlBoard: Sendable, Hashable {
             case .activated(let scope, let document):
                 let overrides = document.overrides.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }
                 return
-                    "\(scope) v\(document.version) by \(document.updatedBy) at \(document.updatedAt.formatted(.iso8601)) (\(document.reason)): \(overrides.isEmpty ? "no overrides" : overrides.joined(separator: ", "))"
+                    "\(scope) v\(document.version) by \(Self.shown(document.updatedBy)) at \(document.updatedAt.formatted(.iso8601)) (\(Self.shown(document.reason))): \(overrides.isEmpty ? "no overrides" : overrides.joined(separator: ", "))"
             case .reset(let scope, let updatedBy, let reason):
-                return "\(scope) reset to the pipeline files by \(updatedBy ?? "?") (\(reason ?? "no reason given"))"
+                return "\(scope) reset to the pipeline files by \(updatedBy.map(Self.shown) ?? "?") (\(reason.map(Self.shown) ?? "no reason given"))"
             case .refused(let scope, let error): return "\(scope) refused: \(error)"
             case .cancelled(_, let cancel): return cancel.description
             case .cancelLifted(let scope, let tag): return "\(scope) cancel \(tag) lifted"
             }
+        }
+
+        /// An author or reason as a log line shows it: cut to `ControlDocument.maxShownBytes`.
+        private static func shown(_ text: String) -> String {
+            text.utf8Prefix(maxBytes: ControlDocument.maxShownBytes)
         }
     }
 
@@ -112,14 +117,17 @@ public struct ControlBoard: Sendable, Hashable {
         latestCancelVersions[cancel.pipeline] = max(latestCancelVersions[cancel.pipeline] ?? 0, cancel.version)
     }
 
-    /// The version a new cancel of `pipeline` gets: one more than any read.
+    /// The version a new cancel of `pipeline` gets: one more than any read, at most
+    /// `ControlDocument.maxVersion` (a record at the highest makes the next one equal, never
+    /// one that no worker reads).
     public func nextCancelVersion(of pipeline: String) -> Int {
-        (latestCancelVersions[pipeline] ?? 0) + 1
+        min((latestCancelVersions[pipeline] ?? 0) + 1, ControlDocument.maxVersion)
     }
 
-    /// The version a new document of `scope` gets: one more than any read.
+    /// The version a new document of `scope` gets: one more than any read, at most
+    /// `ControlDocument.maxVersion`.
     public func nextVersion(of scope: String) -> Int {
-        (latestVersions[scope] ?? 0) + 1
+        min((latestVersions[scope] ?? 0) + 1, ControlDocument.maxVersion)
     }
 
     /// The settings pipeline `file` runs with under the documents in force.

@@ -83,8 +83,8 @@ public struct ControlCancel: Sendable, Hashable, CustomStringConvertible {
         }
         let document: JSONValue
         do { document = try JSONValue.parse(Data(bytes)) } catch { throw .malformed("malformed JSON: \(error)") }
-        guard case .number(let number)? = document["version"], number >= 1, number == number.rounded(), number < 1e15 else {
-            throw .malformed("version must be a positive integer, got \(Self.show(document["version"]))")
+        guard case .number(let number)? = document["version"], number >= 1, number == number.rounded(), number <= Double(ControlDocument.maxVersion) else {
+            throw .malformed("version must be a positive integer of at most \(ControlDocument.maxVersion), got \(Self.show(document["version"]))")
         }
         guard let stamp = document["updatedAt"]?.stringValue, let updatedAt = WireDate.parse(stamp) else {
             throw .malformed("updatedAt must be an ISO 8601 time, got \(Self.show(document["updatedAt"]))")
@@ -141,12 +141,14 @@ public struct ControlCancel: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What it cancels, for logs and outcomes: `cancel v2 of deletions by alice at … (wrong list):
-    /// batch gdpr-7, produced before …`.
+    /// batch gdpr-7, produced before …`; its author and reason cut to
+    /// `ControlDocument.maxShownBytes` (each matched request logs it).
     public var description: String {
         var what: [String] = []
         if let batch { what.append("batch \(batch)") }
         if let requestID { what.append("request \(RequestID.shortForm(requestID))") }
         what.append(producedBefore.map { "produced before \(WireDate.text($0))" } ?? "whenever produced")
-        return "cancel v\(version) of \(pipeline) by \(updatedBy) at \(WireDate.text(updatedAt)) (\(reason)): \(what.joined(separator: ", "))"
+        let (by, why) = (updatedBy.utf8Prefix(maxBytes: ControlDocument.maxShownBytes), reason.utf8Prefix(maxBytes: ControlDocument.maxShownBytes))
+        return "cancel v\(version) of \(pipeline) by \(by) at \(WireDate.text(updatedAt)) (\(why)): \(what.joined(separator: ", "))"
     }
 }

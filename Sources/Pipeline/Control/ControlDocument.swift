@@ -8,6 +8,13 @@ import WireJSON
 /// "alice", "reason": "Google answers 503s", "overrides": {"paused": true, "rate-limit": 5}}`.
 /// A tombstone (no value) removes the scope's overrides.
 public struct ControlDocument: Sendable, Hashable {
+    /// The highest version a record may carry (exact in a JSON number). Versions say which
+    /// record came later to people reading the topic; workers go by the topic's order.
+    public static let maxVersion = 999_999_999_999_999
+    /// The most bytes of an author or a reason that a log line or an outcome shows of a control
+    /// record (the record itself keeps them whole).
+    public static let maxShownBytes = 256
+
     /// The scope that overrides every pipeline.
     public static let allPipelines = "*"
 
@@ -39,8 +46,8 @@ public struct ControlDocument: Sendable, Hashable {
         let document: JSONValue
         do { document = try JSONValue.parse(Data(bytes)) } catch { throw .malformed("malformed JSON: \(error)") }
         guard case .object = document else { throw .malformed("must be a JSON object") }
-        guard case .number(let number)? = document["version"], number >= 1, number == number.rounded(), number < 1e15 else {
-            throw .malformed("version must be a positive integer")
+        guard case .number(let number)? = document["version"], number >= 1, number == number.rounded(), number <= Double(maxVersion) else {
+            throw .malformed("version must be a positive integer of at most \(maxVersion)")
         }
         guard let stamp = document["updatedAt"]?.stringValue, let updatedAt = WireDate.parse(stamp) else {
             throw .malformed("updatedAt must be an ISO 8601 time")

@@ -200,11 +200,13 @@ struct WorkerMachine {
     // MARK: - The operator
 
     /// Puts an operator's `settings` in force at once (see `PipelineWorker.apply(_:)`); settings
-    /// equal to those in force change nothing.
+    /// equal to those in force change nothing, and after the stop finished nothing happens.
     mutating func apply(_ settings: ControlledSettings, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
         let previous = controlled
         guard settings != previous else { return [] }
         controlled = settings
+        // Once the stop finished nothing is published and no call starts (`finishStop`).
+        guard phase != .stopped else { return [] }
         let effective = settings.applied(to: configuration)
         book.setMaxInFlightItems(effective.maxInFlightItems)
         var actions = setPause(.control, settings.paused)

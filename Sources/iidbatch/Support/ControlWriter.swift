@@ -49,6 +49,7 @@ struct ControlWriter {
         }
         let document = ControlDocument(
             version: board.nextVersion(of: scope), updatedAt: Date(), updatedBy: author.by, reason: author.reason, overrides: overrides)
+        do { _ = try ControlDocument.parse(document.jsonBytes()) } catch { throw Self.unreadable("v\(document.version) of \(scope)", error) }
         let topic = self.topic
         let report = try await commit(scope, document, what: "v\(document.version)") { () async throws(KafkaError) in
             try await topic.write(scope: scope, document)
@@ -67,6 +68,9 @@ struct ControlWriter {
 
     /// Writes `cancel` (a record of its own, which no other version replaces) and prints it.
     mutating func write(_ cancel: ControlCancel) async throws {
+        do { _ = try ControlCancel.parse(key: cancel.recordKey, cancel.jsonBytes()) } catch {
+            throw Self.unreadable("cancel v\(cancel.version) of \(cancel.pipeline)", error)
+        }
         let report: RecordPosition
         do { report = RecordPosition(try await topic.write(cancel)) } catch {
             throw timeout.failure("writing cancel v\(cancel.version) of \(cancel.pipeline) to \(topic.name)", kafka, error)
@@ -94,6 +98,12 @@ struct ControlWriter {
             Output.line("  \(pipeline.name): " + (changes.isEmpty ? "no change in force" : changes.joined(separator: "; ")))
         }
         board = after
+    }
+
+    /// The error for a record workers would refuse (`error`, from reading it back as they do):
+    /// nothing is written, rather than a record reported written that changes nothing.
+    private static func unreadable(_ what: String, _ error: ControlError) -> RuntimeError {
+        RuntimeError(.software, "\(what) would be refused by every worker (\(error)); nothing written")
     }
 
     /// `key=value, …` in key order, or `no overrides`.
