@@ -153,4 +153,25 @@ struct WorkerMachineCancelTests {
         let done = publications(machine.callFinished(second[0].id, of: .deleteInstance, ok(1), now: start, date: date))
         #expect(done.first?.outcome.status == .succeeded && done.first?.outcome.counts == ["OK": 2])
     }
+
+    @Test("a record delivered again after a revoke abandoned it mid-call is not cancelled: that call may still take effect")
+    func redeliveryAfterAbandonedCallIsNotCancelled() {
+        let file = configuration()
+        var machine = WorkerMachine(configuration: file, controlled: settings(file), now: start)
+        _ = machine.assigned([partition])
+        let first = calls(receive(&machine, deletion("a", batch: "wrong"), offset: 0))
+        #expect(first.count == 1)
+        // The partition goes while the call runs; the drain gives up; a cancel of the batch comes;
+        // the partition comes back (cooperative-sticky often does) and the record is read again.
+        _ = machine.revokeStarted([partition], lost: false, now: start, date: date)
+        _ = machine.revokeFinished([partition], lost: false, now: start)
+        _ = machine.apply(settings(file, cancels: [cancel(batch: "wrong")]), now: start, date: date)
+        _ = machine.assigned([partition])
+        let again = receive(&machine, deletion("a", batch: "wrong"), offset: 0)
+        #expect(publications(again).allSatisfy { $0.outcome.status != .cancelled }, "the first delivery's call may delete: not cancelled")
+        #expect(calls(again).count + machine.dispatch.runningCalls >= 1, "it is called again instead, and answered truthfully")
+        // Another record of the batch, never called, is still cancelled.
+        let other = receive(&machine, deletion("b", batch: "wrong"), offset: 1)
+        #expect(publications(other).map(\.outcome.status) == [.cancelled])
+    }
 }

@@ -78,7 +78,7 @@ extension WorkerSimulation {
             actions.contains(where: { if case .publish(let p) = $0 { p.outcome.requestID == request.id && p.outcome.status == .cancelled } else { false } })
         {
             cancelledOnArrival[request.id] = Admitted(
-                id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition)
+                id: request.id, items: request.items.count, request: request, producedAt: record.timestamp, partition: partition, offset: offset)
         }
         try perform(actions)
     }

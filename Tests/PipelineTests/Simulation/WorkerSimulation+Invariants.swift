@@ -37,7 +37,8 @@ extension WorkerSimulation {
                 // A request no call has carried yet is never called once a cancel matches it.
                 for run in job.origins.runs {
                     guard let request = admitted[run.request] else { continue }
-                    if request.calls == 0, let cancel = cancels.first(where: { $0.matches(request.request, producedAt: request.producedAt) }) {
+                    let cancel = cancels.first { $0.matches(request.request, producedAt: request.producedAt) }
+                    if !calledRecords.contains(request.record), let cancel {
                         throw violation("call \(job.id) carries request \(request.id), which \(cancel) cancelled before any call")
                     }
                 }
@@ -53,7 +54,10 @@ extension WorkerSimulation {
                         )
                     }
                 }
-                for handle in Set(job.origins.runs.map(\.request)) where admitted[handle] != nil { admitted[handle]!.calls += 1 }
+                for handle in Set(job.origins.runs.map(\.request)) where admitted[handle] != nil {
+                    admitted[handle]!.calls += 1
+                    calledRecords.insert(admitted[handle]!.record)
+                }
                 for run in job.origins.runs where admitted[run.request]?.published == true {
                     throw violation("call \(job.id) carries items \(run.indexes) of request \(admitted[run.request]!.id), already published")
                 }
@@ -221,6 +225,9 @@ extension WorkerSimulation {
             guard let cancel = cancels.first(where: { $0.matches(request.request, producedAt: request.producedAt) }) else {
                 throw violation("\(request.id) cancelled on arrival, though no cancel in force matches it")
             }
+            guard !calledRecords.contains(request.record) else {
+                throw violation("\(request.id) cancelled on arrival at \(request.record), though a call of an earlier delivery of it was started")
+            }
             guard outcome.counts == [Outcome.cancelledItems: request.items], publication.deadLetter == nil else {
                 throw violation("\(request.id) cancelled by \(cancel) counts \(outcome.counts)")
             }
@@ -240,17 +247,22 @@ extension WorkerSimulation {
             )
         }
         admitted[handle]!.published = true
+        // Its outcome, which says how its calls went, goes out: a later delivery of its record (read
+        // again from behind the store point) may be cancelled, as reconcile keeps the one that called.
+        defer { calledRecords.remove(request.record) }
         if let key = Self.orderKey(of: request.request) { unpublishedByKey[key]?.remove(handle) }
         // Cancelled: no call ever carried it, a cancel in force matches it, every item counted so.
         let cancel = cancels.first { $0.matches(request.request, producedAt: request.producedAt) }
         guard outcome.status != .cancelled else {
-            guard request.calls == 0, cancel != nil, outcome.counts == [Outcome.cancelledItems: request.items], publication.deadLetter == nil else {
+            guard !calledRecords.contains(request.record), cancel != nil, outcome.counts == [Outcome.cancelledItems: request.items],
+                publication.deadLetter == nil
+            else {
                 let by = cancel.map(\.description) ?? "no cancel"
                 throw violation("\(request.id) cancelled after \(request.calls) calls, matched by \(by): \(outcome.counts)")
             }
             return
         }
-        guard request.calls > 0 || cancel == nil else {
+        guard calledRecords.contains(request.record) || cancel == nil else {
             throw violation("\(request.id) published \(outcome.status), though \(cancel!) matched it before any call")
         }
         let counted = outcome.counts.values.reduce(0, +)

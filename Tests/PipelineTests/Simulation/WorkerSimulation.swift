@@ -52,6 +52,9 @@ struct WorkerSimulation {
         var admittedAt: ContinuousClock.Instant?
         /// For each item whose last answer an outage gave, that outage's serial.
         var lastOutage: [Int: Int] = [:]
+
+        /// Where its record was read.
+        var record: RecordPosition { RecordPosition(topic: partition.topic, partition: partition.partition, offset: offset) }
     }
 
     /// A window in which the backend is down for everyone (`SimulatedBackend.outage`), and what
@@ -111,6 +114,10 @@ struct WorkerSimulation {
     var drainsOpen: [Int: DrainCondition] = [:]
     /// Requests a cancel ended as they arrived (never held), by id, until their outcome is seen.
     var cancelledOnArrival: [String: Admitted] = [:]
+    /// The records of requests a call was started for, in any delivery, until an outcome of theirs
+    /// is published: a cancel may never end a delivery of one (that call may take effect, and no
+    /// outcome would say so), even after a revoke abandoned it.
+    var calledRecords: Set<RecordPosition> = []
     var pending: [Publication] = []
     var logs: [KafkaTopicPartition: PartitionLog] = [:]
     var operatorPaused = false

@@ -35,6 +35,10 @@ struct RequestBook: Sendable {
     private var nextHandle: RequestHandle = 0
     private var publishing: [KafkaTopicPartition: Int] = [:]
     private var assigned: Set<KafkaTopicPartition> = []
+    /// The records of requests abandoned at a revoke after a call was started for them (that call
+    /// may still take effect), the oldest first, at most `mostCalledAndAbandoned`: delivered
+    /// again, such a request is never cancelled (`RequestState.calledBefore`).
+    private var calledAndAbandoned = CalledRecords()
     /// Items of requests held or being published.
     private(set) var itemsInFlight = 0
     /// The most items held at once.
@@ -127,7 +131,8 @@ struct RequestBook: Sendable {
         }
         let handle = nextHandle
         nextHandle = handle.next
-        let state = RequestState(request: request, record: record, generation: generation, receivedAt: now)
+        var state = RequestState(request: request, record: record, generation: generation, receivedAt: now)
+        state.calledBefore = calledAndAbandoned.remove(state.position)
         requests[handle] = state
         handleByID[request.id] = handle
         hold(request.items.count, bytes: state.recordBytes)
@@ -150,7 +155,7 @@ struct RequestBook: Sendable {
     /// is given each request and when its record was produced), with the cancel; in handle order.
     func cancellable(_ cancelOf: (PipelineRequest, Date?) -> ControlCancel?) -> [(RequestHandle, ControlCancel)] {
         requests.compactMap { handle, state in
-            guard state.backendCalls == 0, let cancel = cancelOf(state.request, state.producedAt) else { return nil }
+            guard !state.hasCalled, let cancel = cancelOf(state.request, state.producedAt) else { return nil }
             return (handle, cancel)
         }.sorted { $0.0 < $1.0 }
     }
@@ -158,7 +163,7 @@ struct RequestBook: Sendable {
     /// Ends held request `handle` as cancelled by `cancel`: its `cancelled` outcome to publish
     /// (no dead letter), or nil when the book does not hold it or a call was started for it.
     mutating func cancel(_ handle: RequestHandle, by cancel: ControlCancel, at now: Date) -> Publication? {
-        guard let state = requests[handle], state.backendCalls == 0 else { return nil }
+        guard let state = requests[handle], !state.hasCalled else { return nil }
         requests[handle] = nil
         if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
         publishing[state.partition, default: 0] += 1
@@ -213,6 +218,7 @@ struct RequestBook: Sendable {
         for handle in abandoned {
             guard let state = requests.removeValue(forKey: handle) else { continue }
             if handleByID[state.request.id] == handle { handleByID[state.request.id] = nil }
+            if state.hasCalled { calledAndAbandoned.insert(state.position) }
             release(state.request.items.count, bytes: state.recordBytes)
         }
         assigned.subtract(partitions)

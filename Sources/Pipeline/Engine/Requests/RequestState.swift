@@ -24,6 +24,11 @@ struct RequestState: Sendable {
     private(set) var remaining: Int
     /// Attempts that carried at least one of its items.
     var backendCalls = 0
+    /// An earlier delivery of its record in this worker, abandoned at a revoke, had started a
+    /// call for it: that call may still take effect, so no cancel may say none was made.
+    var calledBefore = false
+    /// Whether a call was started for it: in this delivery, or in one this worker abandoned.
+    var hasCalled: Bool { backendCalls > 0 || calledBefore }
 
     init(request: PipelineRequest, record: KafkaRecord, generation: AssignmentGeneration, receivedAt: Date) {
         self.request = request
