@@ -233,7 +233,9 @@ public final class KafkaProducer: Sendable {
         let milliseconds = timeout.rdKafkaMilliseconds
         let client = self.client
         let code = await offload { client.flush(timeoutMilliseconds: milliseconds) }
-        if client.outQueueLength > 0 {
+        // The flush's own answer: the out-queue length also counts callbacks waiting to be served
+        // (statistics, logs) and records other tasks sent meanwhile.
+        if !RDKafkaErrors.isSuccess(code) {
             throw .timedOut(operation: "flush (\(client.outQueueLength) records outstanding, \(RDKafkaErrors.name(of: code.rawValue)))", timeout: timeout)
         }
     }

@@ -17,6 +17,10 @@ public struct KafkaTopicSpec: Sendable, Hashable {
         self.configs = configs
     }
 
+    /// The most partitions `init(parsing:)` takes: more than a topic of iidbatch needs, and few
+    /// enough for the embedded broker to create.
+    public static let mostParsedPartitions = 10_000
+
     /// Parses `name` or `name:partitions` (as `iidbatch broker --topic` takes it).
     ///
     /// - Throws: `.invalidArgument` naming the text when the name is empty or the count is not a
@@ -28,8 +32,8 @@ public struct KafkaTopicSpec: Sendable, Hashable {
         }
         var partitions = 1
         if parts.count == 2 {
-            guard let count = Int(parts[1]), count > 0 else {
-                throw .invalidArgument(name: "topic", value: text, reason: "partitions must be a positive integer")
+            guard let count = Int(parts[1]), count > 0, count <= Self.mostParsedPartitions else {
+                throw .invalidArgument(name: "topic", value: text, reason: "partitions must be an integer from 1 to \(Self.mostParsedPartitions)")
             }
             partitions = count
         }

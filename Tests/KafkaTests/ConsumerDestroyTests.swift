@@ -79,4 +79,52 @@ struct ConsumerDestroyTests {
         #expect(await RDKafkaClientRegistry.shared.waitUntilSettled([name], deadline: .now + .seconds(30)))
         #expect(!RDKafkaClientRegistry.shared.kept.contains(name))
     }
+
+    /// A member of an eager group (`range`) that read a record, and another member joining its
+    /// group, whose join makes the first revoke everything; the first member is polled (without
+    /// handing anything out) until librdkafka ran its revoke callback.
+    private func memberWithRevokeQueued(_ kafka: EmbeddedKafka, _ name: String) async throws -> (member: KafkaConsumer, joiner: KafkaConsumer) {
+        let topic = uniqueName(name)
+        try kafka.createTopic(topic)
+        let producer = try KafkaProducer(configuration: kafka.configuration())
+        try await produce(producer, topic: topic, partitions: 0..<1, numbers: 0..<3)
+        await producer.close()
+        let group = uniqueName(name)
+        let eager = kafka.consumerConfiguration(["partition.assignment.strategy": "range"])
+        let member = try KafkaConsumer(configuration: eager, groupID: group, topics: [topic])
+        let (read, _) = try await readRecords(member, count: 1, within: .seconds(60))
+        #expect(read.count == 1)
+        let joiner = try KafkaConsumer(configuration: eager, groupID: group, topics: [topic])
+        let joining = Task { _ = try? await readRecords(joiner, count: 1, within: .seconds(20)) }
+        defer { joining.cancel() }
+        let queued = {
+            member.client.context.events.withLock { events -> Bool in
+                var copy = events
+                while let event = copy.next() { if case .rebalance(.revoked) = event { return true } }
+                return false
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !queued(), ContinuousClock.now < deadline { _ = member.client.pollConsumer() }
+        #expect(queued(), "the revoke callback ran")
+        return (member, joiner)
+    }
+
+    @Test("a revoke librdkafka reported but nobody asked for when the close began is carried out: the close does not wait for it")
+    func closeWithRevokeQueued() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        let (member, joiner) = try await memberWithRevokeQueued(kafka, "revoke-queued")
+        try await member.close(timeout: .seconds(8))
+        try? await joiner.close(timeout: .seconds(10))
+    }
+
+    @Test("a member dropped without a close with a revoke reported and not asked for is destroyed: the destroy's close does not wait forever")
+    func droppedWithRevokeQueued() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        var (member, joiner): (KafkaConsumer?, KafkaConsumer) = try await memberWithRevokeQueued(kafka, "revoke-dropped")
+        let name = try #require(member?.client.name)
+        member = nil
+        #expect(await RDKafkaClientRegistry.shared.waitUntilSettled([name], deadline: .now + .seconds(60)))
+        try? await joiner.close(timeout: .seconds(10))
+    }
 }

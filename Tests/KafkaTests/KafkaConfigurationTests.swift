@@ -46,6 +46,8 @@ struct KafkaConfigurationTests {
         #expect(try KafkaTopicSpec(parsing: "orders") == KafkaTopicSpec(name: "orders", partitions: 1))
         let error = #expect(throws: KafkaError.self) { try KafkaTopicSpec(parsing: "orders:zero") }
         #expect(error?.description.contains("orders:zero") == true)
+        let huge = #expect(throws: KafkaError.self) { try KafkaTopicSpec(parsing: "orders:3000000000") }
+        #expect(huge?.description.contains("from 1 to 10000") == true, "no trap converting it for librdkafka")
     }
 
     private func reason(_ error: KafkaError) -> String? {

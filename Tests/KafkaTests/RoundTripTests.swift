@@ -17,6 +17,7 @@ struct RoundTripTests {
                 KafkaHeader(key: "seq", string: "\(i)"),
                 KafkaHeader(key: "dup", value: [0, 255, UInt8(i % 256)]),
                 KafkaHeader(key: "dup", value: nil),
+                KafkaHeader(key: "empty", value: []),
             ]
             return (key, value, headers)
         }

@@ -8,7 +8,8 @@ extension RDKafkaClient {
         var newTopics: [OpaquePointer?] = []
         defer { for topic in newTopics { rd_kafka_NewTopic_destroy(topic) } }
         for spec in specs {
-            guard let topic = rd_kafka_NewTopic_new(spec.name, Int32(spec.partitions), Int32(spec.replicationFactor), &errstr, errstr.count) else {
+            guard let topic = rd_kafka_NewTopic_new(spec.name, Int32(clamping: spec.partitions), Int32(clamping: spec.replicationFactor), &errstr, errstr.count)
+            else {
                 return .invalidArgument(name: "topic", value: spec.name, reason: Self.text(errstr))
             }
             newTopics.append(topic)
@@ -28,7 +29,7 @@ extension RDKafkaClient {
         newTopics.withUnsafeMutableBufferPointer { buffer in
             rd_kafka_CreateTopics(handle, buffer.baseAddress, buffer.count, options, queue)
         }
-        guard let event = rd_kafka_queue_poll(queue, milliseconds + 2000) else {
+        guard let event = rd_kafka_queue_poll(queue, milliseconds.addingReportingOverflow(2_000).overflow ? .max : milliseconds + 2_000) else {
             return .timedOut(operation: "create topics \(specs.map(\.name))", timeout: timeout)
         }
         defer { rd_kafka_event_destroy(event) }

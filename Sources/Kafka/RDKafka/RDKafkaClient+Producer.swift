@@ -21,7 +21,8 @@ extension RDKafkaClient {
             for header in headers {
                 if let value = header.value {
                     value.withUnsafeBytes { bytes in
-                        _ = rd_kafka_header_add(list, header.key, -1, bytes.baseAddress, bytes.count)
+                        // A NULL pointer would make an empty value a null one: it needs an address.
+                        _ = rd_kafka_header_add(list, header.key, -1, bytes.baseAddress ?? UnsafeRawPointer(emptyPayload), bytes.count)
                     }
                 } else {
                     _ = rd_kafka_header_add(list, header.key, -1, nil, 0)

@@ -10,7 +10,7 @@ final class RDKafkaMockCluster: @unchecked Sendable {
         var configuration = KafkaConfiguration()
         configuration.logHandler = logHandler
         host = try RDKafkaClient(kind: .producer, configuration: configuration)
-        guard let cluster = rd_kafka_mock_cluster_new(host.handle, Int32(brokers)) else {
+        guard let cluster = rd_kafka_mock_cluster_new(host.handle, Int32(clamping: brokers)) else {
             throw .embedded(operation: "start", reason: "librdkafka could not start a mock cluster of \(brokers) brokers")
         }
         self.cluster = cluster
@@ -25,7 +25,7 @@ final class RDKafkaMockCluster: @unchecked Sendable {
 
     /// Creates topic `name`: false, and nothing done, when the cluster has it already.
     func createTopic(_ name: String, partitions: Int, replicationFactor: Int) throws(KafkaError) -> Bool {
-        let code = rd_kafka_mock_topic_create(cluster, name, Int32(partitions), Int32(replicationFactor))
+        let code = rd_kafka_mock_topic_create(cluster, name, Int32(clamping: partitions), Int32(clamping: replicationFactor))
         if code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS { return false }
         try check(code, "create topic \(name)")
         return true
@@ -37,7 +37,7 @@ final class RDKafkaMockCluster: @unchecked Sendable {
     }
 
     func setRoundTripTime(broker: Int32, milliseconds: Int) throws(KafkaError) {
-        try check(rd_kafka_mock_broker_set_rtt(cluster, broker, Int32(milliseconds)), "set rtt of broker \(broker)")
+        try check(rd_kafka_mock_broker_set_rtt(cluster, broker, Int32(clamping: milliseconds)), "set rtt of broker \(broker)")
     }
 
     func setPartitionLeader(topic: String, partition: Int32, broker: Int32) throws(KafkaError) {

@@ -10,7 +10,8 @@ enum RDKafkaRebalancer {
         _ handle: OpaquePointer, code: rd_kafka_resp_err_t,
         partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, context: RDKafkaContext
     ) {
-        let cooperative = String(cString: rd_kafka_rebalance_protocol(handle)) == "COOPERATIVE"
+        // NULL on error (the header says so): read as not cooperative.
+        let cooperative = rd_kafka_rebalance_protocol(handle).map { String(cString: $0) } == "COOPERATIVE"
         let list = RDKafkaTopicPartitionList.partitions(partitions)
         switch code {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
