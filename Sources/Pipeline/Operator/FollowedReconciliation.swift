@@ -15,7 +15,7 @@ public struct FollowedReconciliation: Sendable {
     public static let mostEarlyOutcomes = 200_000
 
     /// The audit of the outcomes counted so far.
-    public private(set) var reconciliation = Reconciliation()
+    public private(set) var reconciliation = Reconciliation(followsRequestRecords: true)
     /// Outcomes counted (those of expected requests).
     public private(set) var outcomes = 0
     /// True to keep outcomes that arrive before their request.

@@ -25,15 +25,28 @@ public struct Reconciliation: Sendable {
     /// (`Outcome.record`), whether or not the record was read yet.
     private var answeredReplayRecords: [String: Set<RecordPosition>] = [:]
     /// Outcomes of replays that name no record (written by workers before 0.9.0), per original
-    /// request id: each may answer any of its replay records.
+    /// request id: each may answer any of its replay records, unless one names its record.
     private var unplacedReplayOutcomes: [String: Int] = [:]
-    /// Outcomes of replays that name a record not read yet, by that record: applied when it is
-    /// read (an outcome topic followed beside its request topic runs ahead of it).
-    private var answersOfUnreadRecords: [RecordPosition: Outcome] = [:]
+    /// Outcomes of replays that name a record not read yet, per original request id and record,
+    /// in arrival order: applied when the record is read (`followsRequestRecords`).
+    private var answersOfUnreadRecords: [String: [RecordPosition: [Outcome]]] = [:]
+    /// How many outcomes `answersOfUnreadRecords` holds.
+    private var heldAnswers = 0
+    /// Outcomes of replays naming a record not read that were applied at once, past
+    /// `mostHeldAnswers` or without `followsRequestRecords`: their successes settled nothing.
+    public private(set) var unheldAnswers = 0
     private var ledgers: [String: RequestLedger] = [:]
+    /// True when replay records are read beside the outcomes (`reconcile`), so that an outcome of
+    /// one may come first: it is held until its record is read, at most `mostHeldAnswers`.
+    public let followsRequestRecords: Bool
 
-    /// Nothing expected or seen yet.
-    public init() {}
+    /// The most outcomes held for replay records not read yet.
+    public static let mostHeldAnswers = 200_000
+
+    /// Nothing expected or seen yet; `followsRequestRecords` as above.
+    public init(followsRequestRecords: Bool = false) {
+        self.followsRequestRecords = followsRequestRecords
+    }
 
     /// Expects an outcome for request `id`.
     public mutating func expect(_ id: String) {
@@ -49,9 +62,10 @@ public struct Reconciliation: Sendable {
         expect(replay.id)
         expectedReplays[replay.id, default: 0] += 1
         replayRecords[replay.id, default: []].append((replay, position))
-        if let position, let answer = answersOfUnreadRecords.removeValue(forKey: position), ledgers[replay.id] != nil {
-            ledgers[replay.id]!.apply(answer, replays: [replay])
-        }
+        guard let position, let held = answersOfUnreadRecords[replay.id]?.removeValue(forKey: position) else { return }
+        if answersOfUnreadRecords[replay.id]?.isEmpty == true { answersOfUnreadRecords[replay.id] = nil }
+        heldAnswers -= held.count
+        for answer in held { ledgers[replay.id]!.apply(answer, replays: [replay]) }
     }
 
     /// Notes an outcome. A duplicate's rejection (`Outcome.duplicateOf`) counts toward
@@ -60,7 +74,7 @@ public struct Reconciliation: Sendable {
     /// a record turned away is answered by its replay, once its dead letter is replayed
     /// (`missingReplays` says which are short). A replay's outcome that names its record answers
     /// that record only, however often it is delivered; its success settles only the items that
-    /// record carried, once it is read (until then the outcome is kept, the latest per record).
+    /// record carried, once it is read (until then it is held, when `followsRequestRecords`).
     public mutating func record(_ outcome: Outcome) {
         let id = outcome.requestID
         if outcome.duplicateOf != nil {
@@ -81,7 +95,13 @@ public struct Reconciliation: Sendable {
         if ledgers[id] == nil {
             ledgers[id] = RequestLedger(outcome)
         } else if replay, let named = outcome.record, !(replayRecords[id] ?? []).contains(where: { $0.position == named }) {
-            answersOfUnreadRecords[named] = outcome
+            if followsRequestRecords, heldAnswers < Self.mostHeldAnswers {
+                answersOfUnreadRecords[id, default: [:]][named, default: []].append(outcome)
+                heldAnswers += 1
+            } else {
+                unheldAnswers += 1
+                ledgers[id]!.apply(outcome, replays: [])
+            }
         } else {
             ledgers[id]!.apply(outcome, replays: replay ? records(answeredBy: outcome) : [])
         }
@@ -96,12 +116,15 @@ public struct Reconciliation: Sendable {
     }
 
     /// How many replay records of request `id` have no outcome: those read whose outcome did not
-    /// come, less the outcomes that name no record (each may answer any one).
+    /// come, less the outcomes that name no record (each may answer any one), counted only while
+    /// no outcome of the id names its record: beside one that does (workers of two versions, a
+    /// record answered by both), which record an older one answered is not known, and the audit
+    /// says short rather than complete.
     public func replaysShort(of id: String) -> Int {
         guard let records = replayRecords[id] else { return 0 }
         let answered = answeredReplayRecords[id] ?? []
         let unanswered = records.count { record in record.position.map { !answered.contains($0) } ?? true }
-        return max(0, unanswered - (unplacedReplayOutcomes[id] ?? 0))
+        return max(0, unanswered - (answered.isEmpty ? unplacedReplayOutcomes[id] ?? 0 : 0))
     }
 
     /// True when an outcome of request `id` is expected.

@@ -31,8 +31,9 @@ public enum OutcomeSizeBound {
     static let notificationKeyBytes = 20
     /// A `topicsOmitted` entry's fixed part: `"",`.
     static let omittedBytes = 3
-    /// The record the outcome answers, `"record":"<topic>/<partition>/<offset>",`, once per request.
-    static let recordBytes = 12 + RecordPosition.maxDescriptionBytes
+    /// The record the outcome answers, `"record":"<topic>/<partition>/<offset>",`, once per request:
+    /// its two `/` are written `\/`.
+    static let recordBytes = 12 + RecordPosition.maxDescriptionBytes + 2
     /// Everything else: field names, status, dates, counts of backend calls, the target.
     static let fixedBytes = 2_048
 

@@ -168,6 +168,11 @@ struct Reconcile: AsyncParsableCommand {
                 "reconcile: \(audit.ledger.earlyDropped) outcome(s) that came before any request of theirs were dropped, the oldest first, past \(FollowedReconciliation.mostEarlyOutcomes) kept: a request of one, read later, shows as missing"
             )
         }
+        if r.unheldAnswers > 0 {
+            Output.error(
+                "reconcile: \(r.unheldAnswers) replay outcome(s) named a record not read, past \(Reconciliation.mostHeldAnswers) held: their successes settled nothing (the items show as failed)"
+            )
+        }
         if audit.behind {
             Output.line(
                 "INCOMPLETE: every request read has an outcome, but the wait ended before the request topics were read to their ends (a submit still producing, or a leader that did not answer)"

@@ -7,20 +7,28 @@ struct CalledRecords: Sendable {
     /// The most records kept: more than a worker holds in flight at once with the defaults.
     static let most = 100_000
 
-    private var members: Set<RecordPosition> = []
-    private var order: Deque<RecordPosition> = []
+    /// Each record kept, with the serial of its latest insertion.
+    private var members: [RecordPosition: Int] = [:]
+    /// Insertions, the oldest first: one whose serial is no longer its record's (removed, or
+    /// inserted again since) is stale, and skipped.
+    private var order: Deque<(position: RecordPosition, serial: Int)> = []
+    private var nextSerial = 0
 
     /// Keeps `position`.
     mutating func insert(_ position: RecordPosition) {
-        guard members.insert(position).inserted else { return }
-        order.append(position)
-        while order.count > Self.most, let oldest = order.popFirst() { members.remove(oldest) }
-        // Removed members leave stale entries in `order`: compact once they are most of it.
-        if order.count > 2 * max(members.count, 1_000) { order = Deque(order.filter(members.contains)) }
+        guard members[position] == nil else { return }
+        members[position] = nextSerial
+        order.append((position, nextSerial))
+        nextSerial += 1
+        while members.count > Self.most, let oldest = order.popFirst() {
+            if members[oldest.position] == oldest.serial { members[oldest.position] = nil }
+        }
+        // Stale insertions left by removals: dropped once they are most of `order`.
+        if order.count > 2 * max(members.count, 1_000) { order = Deque(order.filter { members[$0.position] == $0.serial }) }
     }
 
     /// Forgets `position`; returns whether it was kept.
     mutating func remove(_ position: RecordPosition) -> Bool {
-        members.remove(position) != nil
+        members.removeValue(forKey: position) != nil
     }
 }
