@@ -157,6 +157,12 @@ struct AdversarialAnswerTests {
             (503, #"{"error": "ALREADY_EXISTS"}"#), (401, #"{"error": {"code": 401, "status": "ALREADY_EXISTS"}}"#),
             (429, #"{"error": {"status": "ALREADY_EXISTS"}}"#), (409, #"{"error": {"code": 409, "status": "ABORTED"}}"#),
             (302, #"{"error": {"status": "ALREADY_EXISTS"}}"#),
+            // The answer audit's: a conflict about the project or the caller.
+            (409, #"{"error": {"code": 409, "status": "ALREADY_EXISTS", "message": "Project p-typo already exists"}}"#),
+            (
+                409,
+                #"{"error": {"code": 409, "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "PROJECT_NOT_FOUND", "domain": "googleapis.com"}]}}"#
+            ),
         ])
     func fcmAlreadyExistsOnlyAsConflict(status: Int, body: String) {
         let verdict = ResultClassifier.fcmV1(.fcmSubscribe, status: status, body: Data(body.utf8), retryAfter: nil)
@@ -250,6 +256,28 @@ struct AdversarialAnswerTests {
             (404, #"{"error": "Instance ID \"fid\",project p-typo not found"}"#),
             (404, #"{"error": "Instance ID \"fid\":\u00A0project p-typo not found"}"#),
             (404, #"{"error": {"code": 404, "message": "Instance fid-abcdef not found", "status": "NOT_FOUND"}}"#),
+            // The answer audit's: a conflict that names neither the id nor the thing asked for
+            // (another id of 11 letters), and members of Google's error of another JSON type,
+            // whose words would go unread.
+            (409, #"{"error": {"code": 409, "status": "ALREADY_EXISTS", "message": "abcDEFghiJK already deleted"}}"#),
+            (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#),
+            (404, #"{"error": {"code": 404, "status": "NOT_FOUND", "message": ["Project p-typo not found"]}}"#),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "PROJECT_NOT_FOUND"}}}"#
+            ),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": ["PROJECT_NOT_FOUND"]}]}}"#
+            ),
+            (
+                404,
+                #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "INSTANCE_NOT_FOUND", "metadata": {"consumer": ["projects/9"]}}]}}"#
+            ),
+            (404, #"{"error": {"code": "404", "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": {"code": 404.5, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#),
+            (404, #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": ["NOT_FOUND"]}}"#),
+            (404, #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": ["projects/p-typo"]}}"#),
         ])
     func deletionNotSaidGone(status: Int, body: String) {
         let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)

@@ -203,7 +203,11 @@ struct ResultClassifierTests {
             ),
             (404, #"{"error": "Instance ID fid: failed to find"}"#, .alreadyAbsent, "not found (HTTP 404)"),
             (409, #"{"error": "Instance ID fid: already deleted"}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
-            (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
+            (
+                409, #"{"error": {"code": 409, "message": "Installation already deleted.", "status": "ALREADY_EXISTS"}}"#, ResultCode.alreadyAbsent,
+                "already deleted (HTTP 409)"
+            ),
+            (409, #"{"error": {"code": 409, "status": "ALREADY_EXISTS"}}"#, .alreadyAbsent, "already deleted (HTTP 409)"),
             (400, #"{"error": "Instance ID \"fid\": x"}"#, .invalidArgument, #"Instance ID "fid": x"#),
             (400, #"{"error": "INVALID_ARGUMENT"}"#, .invalidArgument, "INVALID_ARGUMENT"),
             // Google's refusal of a malformed id, with the details its APIs attach: the id's, never an outage.

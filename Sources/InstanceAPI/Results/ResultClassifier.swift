@@ -149,10 +149,11 @@ package enum ResultClassifier {
 
     /// Whether a subscribe's error (with the API's error body) says the subscription exists: a 409
     /// naming no code, or `ALREADY_EXISTS` (as its string, its status or an `FcmError` detail's
-    /// code) on a 400 or 409. On any other status (401, 429, 5xx, a redirect) the status decides:
-    /// such an answer is no item's success.
+    /// code) on a 400 or 409, unless it is about the project or the caller
+    /// (`FCMErrorBody.isAboutTheProjectNotTheToken`: `Project p already exists`). On any other
+    /// status (401, 429, 5xx, a redirect) the status decides: such an answer is no item's success.
     private static func isAlreadySubscribed(status: Int, _ error: FCMErrorBody) -> Bool {
-        guard status == 400 || status == 409 else { return false }
+        guard status == 400 || status == 409, !error.isAboutTheProjectNotTheToken else { return false }
         let says = [error.errorString, error.error?.status, error.code].compactMap { $0 }
         return says.contains("ALREADY_EXISTS") || (status == 409 && says.isEmpty)
     }

@@ -156,20 +156,55 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
             self.errorString = text
             return
         }
-        guard case .object = error else { return nil }
-        typealias Key = Status.CodingKeys
-        var code: Int?
-        if case .number(let number)? = error[Key.code], let exact = Int(exactly: number) { code = exact }
-        let details = error[Key.details]?.arrayValue?.map { detail in
-            typealias Key = Detail.CodingKeys
-            var metadata: [String: String]?
-            if case .object(let members)? = detail[Key.metadata] { metadata = members.compactMapValues(\.stringValue) }
-            return Detail(
-                type: detail[Key.type]?.stringValue, errorCode: detail[Key.errorCode]?.stringValue, reason: detail[Key.reason]?.stringValue,
-                domain: detail[Key.domain]?.stringValue, metadata: metadata, resourceName: detail[Key.resourceName]?.stringValue)
-        }
-        self.error = Status(code: code, message: error[Key.message]?.stringValue, status: error[Key.status]?.stringValue, details: details)
+        guard case .object = error, let status = Self.status(error) else { return nil }
+        self.error = status
         self.errorString = nil
+    }
+
+    /// A member of Google's error, or of one of its details, of another JSON type than Google's
+    /// (a `message` that is an array, `details` that is an object): its words would go unread.
+    private struct OtherType: Error {}
+
+    /// Google's error object `error`, every member it reads of Google's type (`code` an integer,
+    /// `message` and `status` strings, `details` an array of objects whose members it reads are
+    /// strings, `metadata` an object of strings); nil when any is of another type: such a body is
+    /// not the API's answer.
+    private static func status(_ error: JSONValue) -> Status? {
+        typealias Key = Status.CodingKeys
+        func text(_ value: JSONValue?) throws(OtherType) -> String? {
+            guard let value else { return nil }
+            guard let text = value.stringValue else { throw OtherType() }
+            return text
+        }
+        do throws(OtherType) {
+            var code: Int?
+            if let value = error[Key.code] {
+                guard case .number(let number) = value, let exact = Int(exactly: number) else { throw OtherType() }
+                code = exact
+            }
+            var details: [Detail]?
+            if let value = error[Key.details] {
+                guard let list = value.arrayValue else { throw OtherType() }
+                details = []
+                for detail in list {
+                    typealias Key = Detail.CodingKeys
+                    guard case .object = detail else { throw OtherType() }
+                    var metadata: [String: String]?
+                    if let value = detail[Key.metadata] {
+                        guard case .object(let members) = value else { throw OtherType() }
+                        metadata = [:]
+                        for (name, member) in members { metadata?[name] = try text(member) }
+                    }
+                    details?.append(
+                        Detail(
+                            type: try text(detail[Key.type]), errorCode: try text(detail[Key.errorCode]), reason: try text(detail[Key.reason]),
+                            domain: try text(detail[Key.domain]), metadata: metadata, resourceName: try text(detail[Key.resourceName])))
+                }
+            }
+            return Status(code: code, message: try text(error[Key.message]), status: try text(error[Key.status]), details: details)
+        } catch {
+            return nil
+        }
     }
 
     /// The API's words, at most `ResultClassifier.excerptBytes` of them: the error's status, any
@@ -259,13 +294,17 @@ public struct FCMErrorBody: Codable, Sendable, Hashable {
 
     /// True when the error says `item` is already gone (a 409): a structured error whose `status`
     /// is `ALREADY_EXISTS`, whose `code` (when it has one) is 409, whose details (if any) are each a
-    /// detail about the item alone (`detailsAreOnlyAbout`) and whose message names no other thing, or a plain string error naming it (`names(_:)`), saying it is already deleted
+    /// detail about the item alone (`detailsAreOnlyAbout`) and whose message names no other thing
+    /// and is empty, holds the item or names the kind of thing asked for (as `isNotFound`: `abcDEFghiJK
+    /// already deleted` is about another id), or a plain string error naming it (`names(_:)`), saying it is already deleted
     /// (`ErrorWords.alreadyGone`) and naming no other thing. A conflict of another kind
     /// (`ABORTED`, a deletion `already in progress`) is not.
     public func isAlreadyGone(_ item: String) -> Bool {
         guard let error else { return isLegacyWord(ErrorWords.alreadyGone, about: item) }
-        return error.status == "ALREADY_EXISTS" && isAnswer(toStatus: 409) && detailsAreOnlyAbout(item)
-            && !ErrorWords(error.message ?? "", item: item).namesAnotherThing
+        guard error.status == "ALREADY_EXISTS", isAnswer(toStatus: 409), detailsAreOnlyAbout(item) else { return false }
+        guard let message = error.message, !message.allSatisfy(\.isWhitespace) else { return true }
+        let words = ErrorWords(message, item: item)
+        return !words.namesAnotherThing && (words.holdsItem || words.namesTheThing)
     }
 
     /// True when no detail of the structured error can say it is about something other than
