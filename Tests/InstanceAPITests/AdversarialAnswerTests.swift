@@ -297,6 +297,13 @@ struct AdversarialAnswerTests {
             (302, #"{"error": {"status": "NOT_FOUND"}}"#),
             (405, #"{"error": {"code": 405, "status": "INVALID_ARGUMENT"}}"#),
             (410, #"{"error": "NOT_FOUND"}"#),
+            // The answer audit's: a 400 about the project is no token's INVALID_ARGUMENT (read as
+            // the token's, every token of a backlog ends final, and consumers purge them).
+            (400, #"{"error": {"code": 400, "message": "Invalid project ID: p-typo", "status": "INVALID_ARGUMENT"}}"#),
+            (
+                400,
+                #"{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "CONSUMER_INVALID", "domain": "googleapis.com"}]}}"#
+            ),
         ])
     func fcmNotAboutTheToken(status: Int, body: String) {
         for api in [BackendAPI.fcmSubscribe, .fcmUnsubscribe] {
