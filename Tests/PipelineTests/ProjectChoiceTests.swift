@@ -73,4 +73,14 @@ struct ProjectChoiceTests {
         let imports = try PipelineFile.parse("request-topic: a\nops: [apns.import]\n", file: "a.yaml", name: "a")
         #expect(imports.projectlessAPIs == [.batchImport])
     }
+
+    @Test("the credentials' project is checked as a project id: a metadata server's page is no project")
+    func credentialsProjectChecked() {
+        let page = ProjectChoice.resolve(pipeline: nil, option: nil, environment: nil, credentials: "<html>Login</html>")
+        #expect(page?.problem?.contains("is not a project id") == true, "\(page?.problem ?? "none")")
+        for id in ["my-project-1", "demo", "example.com:my-app"] {
+            #expect(ProjectChoice.resolve(pipeline: nil, option: nil, environment: nil, credentials: id)?.problem == nil, "\(id)")
+        }
+        #expect(ProjectChoice.resolve(pipeline: "x!", option: nil, environment: nil, credentials: nil)?.problem == nil, "checked where given")
+    }
 }

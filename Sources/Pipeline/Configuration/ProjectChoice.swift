@@ -31,6 +31,13 @@ public struct ProjectChoice: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// Why the id cannot name a project (`ProjectID.credentialsProblem`), for a choice of the
+    /// credentials' project (a key file's, or whatever a metadata server answered: it goes into
+    /// every call's URL); nil for a usable one, and for the other origins, checked where given.
+    public var problem: String? {
+        origin == .credentials ? ProjectID.credentialsProblem(with: id) : nil
+    }
+
     /// `my-app (from --project)`.
     public var description: String { "\(id) (from \(origin))" }
 }

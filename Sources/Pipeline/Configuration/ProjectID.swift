@@ -3,8 +3,10 @@
 /// with a hyphen (`my-app-1234`); or a legacy domain-scoped id, `example.com:my-app`. So no `/`,
 /// `?`, `#`, space or other character that would change the meaning of a URL path it goes into.
 ///
-/// Only ids an operator gives are checked (`project:`, `--project`, `$GOOGLE_CLOUD_PROJECT`): the
-/// credentials' own project is Google's (or the emulator's) and is used as it is.
+/// Ids an operator gives are checked so (`project:`, `--project`, `$GOOGLE_CLOUD_PROJECT`); the
+/// credentials' own project is Google's (or the emulator's, `demo`), and is checked only to be one
+/// a URL path can carry as it is (`credentialsProblem`): a metadata server that answered a page
+/// gives none.
 public enum ProjectID {
     /// The rule in words, for messages.
     public static let rule = "6-30 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen (or a legacy domain:project)"
@@ -14,6 +16,18 @@ public enum ProjectID {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         let valid = parts.count == 1 ? isModern(parts[0]) : isDomain(parts[0]) && isModern(parts[1])
         return valid ? nil : "'\(text)' is not a Google Cloud project id: \(rule)"
+    }
+
+    /// Why the credentials' project `text` cannot be used, naming it: it must be 1 to 100 ASCII
+    /// letters, digits, `-`, `.` and `:`; nil when it is.
+    public static func credentialsProblem(with text: String) -> String? {
+        let valid =
+            (1...100).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || [UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":")].contains(byte)
+            }
+        return valid ? nil : "'\(text.utf8Prefix(maxBytes: 64))' is not a project id (1-100 letters, digits, '-', '.' and ':')"
     }
 
     private static func isModern(_ id: Substring) -> Bool {

@@ -107,6 +107,9 @@ struct Run: AsyncParsableCommand {
                     "pipeline \(pipeline.name): no Firebase project: set project: in its file, --project or $\(ProjectChoice.environmentVariable), or use credentials that name one"
                 )
             }
+            if let problem = choice.problem {
+                throw RuntimeError(.config, "pipeline \(pipeline.name): the project of the credentials from \(source): \(problem)")
+            }
             return choice
         }
         // First contact, bounded by --timeout: a cluster that does not answer ends the run now,
