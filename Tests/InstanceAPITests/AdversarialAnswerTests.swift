@@ -15,7 +15,7 @@ struct AdversarialAnswerTests {
             // A Google front end's answer to a path it has no method for (a wrong base URL).
             (404, #"{"error": {"code": 404, "message": "Method not found.", "status": "NOT_FOUND"}}"#),
             (404, #"{"error": {"code": 503, "message": "x", "status": "NOT_FOUND"}}"#),
-            (409, #"{"error": {"code": 400, "message": "x", "status": "ALREADY_EXISTS"}}"#),
+            (409, #"{"error": {"code": 400, "message": "Installation already deleted.", "status": "ALREADY_EXISTS"}}"#),
             // A gateway echoing the request's path, its slashes escaped, or the id in a query.
             (404, #"{"error": "Cannot DELETE &#x2F;v1&#x2F;project&#x2F;p&#x2F;instanceId&#x2F;fid"}"#),
             (404, #"{"error": "Cannot DELETE &#47;v1&#47;project&#47;p&#47;instanceId&#47;fid"}"#),
@@ -69,7 +69,7 @@ struct AdversarialAnswerTests {
             ),
             (
                 409,
-                #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/other"}]}}"#
+                #"{"error": {"code": 409, "message": "Installation already deleted.", "status": "ALREADY_EXISTS", "details": [{"@type": "type.googleapis.com/google.rpc.ResourceInfo", "resourceName": "projects/p/installations/other"}]}}"#
             ),
         ])
     func deletionNoReceipt(status: Int, body: String) {
@@ -167,6 +167,10 @@ struct AdversarialAnswerTests {
     func fcmAlreadyExistsOnlyAsConflict(status: Int, body: String) {
         let verdict = ResultClassifier.fcmV1(.fcmSubscribe, status: status, body: Data(body.utf8), retryAfter: nil)
         #expect(verdict != .item(.ok), "HTTP \(status) \(body)")
+        // A conflict about the project or the caller is no token's answer at all.
+        if status == 409, FCMErrorBody(apiAnswer: Data(body.utf8))?.isAboutTheProjectNotTheToken == true {
+            #expect(verdict.call != nil, "HTTP \(status) \(body) gave \(String(describing: verdict.item))")
+        }
     }
 
     @Test(
@@ -276,8 +280,8 @@ struct AdversarialAnswerTests {
             ),
             (404, #"{"error": {"code": "404", "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#),
             (404, #"{"error": {"code": 404.5, "message": "Requested entity was not found.", "status": "NOT_FOUND"}}"#),
-            (404, #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": ["NOT_FOUND"]}}"#),
-            (404, #"{"error": {"code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND", "details": ["projects/p-typo"]}}"#),
+            (404, #"{"error": {"code": 404, "status": "NOT_FOUND", "message": {"text": "Project p-typo not found"}}}"#),
+            (404, #"{"error": {"code": 404, "status": "NOT_FOUND", "message": null, "details": [{"@type": "type.googleapis.com/google.rpc.RequestInfo"}]}}"#),
         ])
     func deletionNotSaidGone(status: Int, body: String) {
         let verdict = ResultClassifier.deleteInstance(id: "fid", status: status, body: Data(body.utf8), retryAfter: nil)

@@ -78,6 +78,7 @@ struct ProjectChoiceTests {
     func credentialsProjectChecked() {
         let page = ProjectChoice.resolve(pipeline: nil, option: nil, environment: nil, credentials: "<html>Login</html>")
         #expect(page?.problem?.contains("is not a project id") == true, "\(page?.problem ?? "none")")
+        #expect(ProjectChoice.resolve(pipeline: nil, option: nil, environment: nil, credentials: "..")?.problem != nil, "a path's parent")
         for id in ["my-project-1", "demo", "example.com:my-app"] {
             #expect(ProjectChoice.resolve(pipeline: nil, option: nil, environment: nil, credentials: id)?.problem == nil, "\(id)")
         }

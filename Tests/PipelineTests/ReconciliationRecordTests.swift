@@ -91,21 +91,6 @@ struct ReconciliationRecordTests {
         #expect(followed.isComplete && followed.reconciliation.codes(of: "r") == ["OK": 1])
     }
 
-    @Test("an outcome held for a record settles nothing of another request whose replay is read at that position")
-    func heldOutcomeIsItsRequestsOnly() {
-        var followed = FollowedReconciliation()
-        for id in ["r", "x"] { followed.expect(id) }
-        followed.record(original([(0, "a")]))
-        followed.record(
-            Outcome(
-                requestID: "x", op: .topicsSubscribe, target: ["topic": "t"], status: .failed, counts: ["UNAVAILABLE": 1],
-                failedItems: [FailedItem(index: 0, item: "a", code: .unavailable, attempts: 3, message: nil)], backendCalls: 1, receivedAt: .now,
-                completedAt: .now))
-        followed.record(replayOutcome(ok: 1, record: at(10)))
-        followed.expectReplay(PipelineRequest(id: "x", op: .topicsSubscribe, target: .topic("t"), items: ["a"], replayOf: "x"), at: at(10))
-        #expect(followed.reconciliation.codes(of: "x") == ["UNAVAILABLE": 1] && followed.reconciliation.codes(of: "r") == ["UNAVAILABLE": 1])
-    }
-
     @Test("without request records read beside (the demo's collector), a replay's outcome is applied at once, never held")
     func notFollowedAppliesAtOnce() {
         var reconciliation = Reconciliation()

@@ -98,7 +98,7 @@ package enum ResultClassifier {
     /// gives a token (`tokenRefusals`: another sender's token), but only with the API's own error
     /// body for that status (`FCMErrorBody.isAnswer(toStatus:)`: not a front end's routing error,
     /// no other `code`), and a string error only when it names a code: without them the answer
-    /// is not the API's and says nothing about the token; nor is a 400 or 404 whose error is about
+    /// is not the API's and says nothing about the token; nor is a 400, 404 or 409 whose error is about
     /// the project or the caller (`FCMErrorBody.isAboutTheProjectNotTheToken`: `Project 'p' not
     /// found.`, `Invalid project ID`). Any other 403 is the caller's refusal;
     /// any other status is no answer the API gives about one token, and fails the call.
@@ -126,9 +126,9 @@ package enum ResultClassifier {
             return .call(.permissionDenied(api: api, message: message))
         case 400, 404, 409:
             guard aboutToken else { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
-            // A 400 or 404 about the project or the caller says nothing of the token (its
+            // A 400, 404 or 409 about the project or the caller says nothing of the token (its
             // NOT_FOUND or INVALID_ARGUMENT, final, is purged by consumers).
-            if status != 409, parsed?.isAboutTheProjectNotTheToken == true { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
+            if parsed?.isAboutTheProjectNotTheToken == true { return .call(.unexpectedAnswer(api: api, status: status, message: message)) }
             return .item(ItemResult(code, message: message))
         default:
             return .call(.unexpectedAnswer(api: api, status: status, message: message))

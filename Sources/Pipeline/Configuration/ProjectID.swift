@@ -19,10 +19,10 @@ public enum ProjectID {
     }
 
     /// Why the credentials' project `text` cannot be used, naming it: it must be 1 to 100 ASCII
-    /// letters, digits, `-`, `.` and `:`; nil when it is.
+    /// letters, digits, `-`, `.` and `:`, not dots alone (`..` is a path's parent); nil when it is.
     public static func credentialsProblem(with text: String) -> String? {
         let valid =
-            (1...100).contains(text.utf8.count)
+            (1...100).contains(text.utf8.count) && text.utf8.contains { $0 != UInt8(ascii: ".") }
             && text.utf8.allSatisfy { byte in
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                     || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || [UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":")].contains(byte)

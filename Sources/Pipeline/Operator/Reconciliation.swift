@@ -30,18 +30,23 @@ public struct Reconciliation: Sendable {
     /// Outcomes of replays that name a record not read yet, per original request id and record,
     /// in arrival order: applied when the record is read (`followsRequestRecords`).
     private var answersOfUnreadRecords: [String: [RecordPosition: [Outcome]]] = [:]
-    /// How many outcomes `answersOfUnreadRecords` holds.
+    /// How many outcomes `answersOfUnreadRecords` holds, and how many items they list (failed
+    /// items and receipt lines, `RequestLedger.listedItems`).
     private var heldAnswers = 0
+    private var heldListedItems = 0
     /// Outcomes of replays naming a record not read that were applied at once, past
-    /// `mostHeldAnswers` or without `followsRequestRecords`: their successes settled nothing.
+    /// `mostHeldAnswers` or `mostHeldListedItems`, or without `followsRequestRecords`: their
+    /// successes settled nothing.
     public private(set) var unheldAnswers = 0
     private var ledgers: [String: RequestLedger] = [:]
     /// True when replay records are read beside the outcomes (`reconcile`), so that an outcome of
     /// one may come first: it is held until its record is read, at most `mostHeldAnswers`.
     public let followsRequestRecords: Bool
 
-    /// The most outcomes held for replay records not read yet.
+    /// The most outcomes held for replay records not read yet, and the most items they list
+    /// together (each is held without what a ledger does not read: `RequestLedger.held(_:)`).
     public static let mostHeldAnswers = 200_000
+    public static let mostHeldListedItems = 1_000_000
 
     /// Nothing expected or seen yet; `followsRequestRecords` as above.
     public init(followsRequestRecords: Bool = false) {
@@ -65,6 +70,7 @@ public struct Reconciliation: Sendable {
         guard let position, let held = answersOfUnreadRecords[replay.id]?.removeValue(forKey: position) else { return }
         if answersOfUnreadRecords[replay.id]?.isEmpty == true { answersOfUnreadRecords[replay.id] = nil }
         heldAnswers -= held.count
+        heldListedItems -= held.reduce(0) { $0 + RequestLedger.listedItems(of: $1) }
         for answer in held { ledgers[replay.id]!.apply(answer, replays: [replay]) }
     }
 
@@ -95,9 +101,11 @@ public struct Reconciliation: Sendable {
         if ledgers[id] == nil {
             ledgers[id] = RequestLedger(outcome)
         } else if replay, let named = outcome.record, !(replayRecords[id] ?? []).contains(where: { $0.position == named }) {
-            if followsRequestRecords, heldAnswers < Self.mostHeldAnswers {
-                answersOfUnreadRecords[id, default: [:]][named, default: []].append(outcome)
+            let listed = RequestLedger.listedItems(of: outcome)
+            if followsRequestRecords, heldAnswers < Self.mostHeldAnswers, heldListedItems + listed <= Self.mostHeldListedItems {
+                answersOfUnreadRecords[id, default: [:]][named, default: []].append(RequestLedger.held(outcome))
                 heldAnswers += 1
+                heldListedItems += listed
             } else {
                 unheldAnswers += 1
                 ledgers[id]!.apply(outcome, replays: [])

@@ -74,6 +74,19 @@ struct RequestLedger: Sendable {
         }
     }
 
+    /// `outcome` as far as a ledger reads it (and `Outcome.fits`): its imports and topic or member
+    /// lists left out, for holding many.
+    static func held(_ outcome: Outcome) -> Outcome {
+        var held = outcome
+        (held.imports, held.topics, held.topicsOmitted, held.groupMembers) = (nil, nil, nil, nil)
+        return held
+    }
+
+    /// The items `outcome` lists that a ledger reads: its failed items and receipt lines.
+    static func listedItems(of outcome: Outcome) -> Int {
+        outcome.failedItems.count + (outcome.receipt?.count ?? 0)
+    }
+
     /// Whether two op-and-target pairs are one request's: the same op (or one unnamed), and the
     /// same target, either side possibly cut as an outcome without its item lists cuts it.
     private static func same(_ a: (op: RequestOp?, target: [String: String]), _ b: (op: RequestOp?, target: [String: String])) -> Bool {
