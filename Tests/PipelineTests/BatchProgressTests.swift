@@ -7,10 +7,13 @@ import Testing
 struct BatchProgressTests {
     static let created = BatchManifestTests.created
 
-    static func outcome(_ id: String, batch: String? = "gdpr-7", items: Int, at seconds: TimeInterval, status: OutcomeStatus = .succeeded) -> Outcome {
+    static func outcome(
+        _ id: String, batch: String? = "gdpr-7", items: Int, at seconds: TimeInterval, status: OutcomeStatus = .succeeded, record: Int64? = nil
+    ) -> Outcome {
         Outcome(
-            requestID: id, op: .installationsDelete, target: [:], status: status, counts: items > 0 ? ["OK": items] : [:], failedItems: [], batch: batch,
-            backendCalls: items, receivedAt: created, completedAt: created.addingTimeInterval(seconds))
+            requestID: id, op: .installationsDelete, target: [:], status: status, counts: items > 0 ? ["OK": items] : [:], failedItems: [],
+            record: record.map { RecordPosition(topic: "deletions", partition: 0, offset: $0) }, batch: batch, backendCalls: items, receivedAt: created,
+            completedAt: created.addingTimeInterval(seconds))
     }
 
     static func manifest(requests: Int = 4, items: Int = 400, state: BatchManifest.State = .submitted) -> BatchManifest {
@@ -83,10 +86,23 @@ struct BatchProgressTests {
         progress.read(Self.outcome(ids[1], items: 0, at: 2, status: .rejected))
         #expect(progress.state(cancels: [one], paused: false) == .done)
         #expect(progress.itemsWithoutResult == 100, "the second was rejected: its 100 items have no result")
-        // A replay's records of one id cannot be told apart by their outcomes: not counted.
-        var replay = BatchProgress(manifest: Self.manifest(requests: 1, items: 4))
-        replay.read(Self.outcome("r-1", items: 2, at: 1))
-        #expect(replay.isComplete && replay.itemsWithoutResult == 0)
+    }
+
+    @Test("a replay's records of one id count each, by the record their outcomes name: done only when every record is answered")
+    func replayRecordsOfOneID() {
+        // Two dead letters of r-1 not folded together, replayed as two records, and one of r-2.
+        var replay = BatchProgress(manifest: Self.manifest(requests: 3, items: 6))
+        replay.read(Self.outcome("r-1", items: 2, at: 1, record: 10))
+        replay.read(Self.outcome("r-1", items: 2, at: 2, record: 10))
+        replay.read(Self.outcome("r-2", items: 2, at: 2, record: 12))
+        #expect(!replay.isComplete && replay.requestsDone == 2 && replay.itemsDone == 4, "record 11 has no outcome: not done")
+        replay.read(Self.outcome("r-1", items: 0, at: 3, status: .rejected, record: 11))
+        #expect(replay.isComplete && replay.itemsWithoutResult == 2, "record 11 was turned away: its 2 items have no result")
+        // An outcome that names no record (an older worker's) and one naming its record count once.
+        var mixed = BatchProgress(manifest: Self.manifest(requests: 2, items: 4))
+        mixed.read(Self.outcome("r-1", items: 2, at: 1))
+        mixed.read(Self.outcome("r-1", items: 2, at: 2, record: 10))
+        #expect(!mixed.isComplete && mixed.requestsDone == 1 && mixed.itemsDone == 2)
     }
 
     @Test("rejected records without an id of their own (their outcomes keyed by position) never complete the batch")

@@ -8,10 +8,12 @@ import Foundation
 ///   rejection keyed by a record position (a record without an id, which the batch's producer
 ///   never writes) does not, whatever `batch` it names, nor, in a batch whose manifest names the
 ///   ids' prefix, an id submit did not give.
-/// - A request is done when it has an outcome; when it has several (a redelivery), the last read
-///   counts (outcomes are read in offset order per partition, and a request's outcomes share a
-///   partition, being keyed by its id), except that a `rejected` or `cancelled` one (which called
-///   nothing in its delivery) never replaces one that called, as in `Reconciliation`.
+/// - A request record is done when it has an outcome: known by the record it names
+///   (`Outcome.record`; by its request id in outcomes that name none), so a replay's records of
+///   one id count each. When it has several (a redelivery), the last read counts (outcomes are
+///   read in offset order per partition, and a request's outcomes share a partition, being keyed
+///   by its id), except that a `rejected` or `cancelled` one (which called nothing in its
+///   delivery) never replaces one that called, as in `Reconciliation`.
 /// - Items done are the items with a final code: the sum of the counts of each request's outcome.
 /// - The state: once every request of the manifest has an outcome, `cancelled` when any of them
 ///   is, else `done` (`itemsWithoutResult` says how many items no outcome gave a result). Before
@@ -38,8 +40,15 @@ public struct BatchProgress: Sendable, Hashable {
 
     /// The batch, as its latest manifest says (`iidbatch batches watch` follows it to `submitted`).
     public var manifest: BatchManifest
-    /// The counted outcome of each request, by id.
-    private var counted: [String: Counted] = [:]
+    /// What a counted outcome answers: the record it names, or, in an outcome that names none
+    /// (workers before 0.9.0), its request.
+    private enum Answered: Hashable {
+        case record(RecordPosition)
+        case request(String)
+    }
+
+    /// The counted outcome of each record answered.
+    private var counted: [Answered: Counted] = [:]
     /// The sum of `counted`'s items.
     public private(set) var itemsDone = 0
 
@@ -48,7 +57,7 @@ public struct BatchProgress: Sendable, Hashable {
         self.manifest = manifest
     }
 
-    /// Requests with an outcome.
+    /// Request records with an outcome.
     public var requestsDone: Int { counted.count }
 
     /// Counts `outcome` when it can be of one of the batch's requests (`BatchManifest.mayOwn`) and
@@ -59,22 +68,24 @@ public struct BatchProgress: Sendable, Hashable {
         // A duplicate of a request in flight says nothing of how that request ends.
         guard manifest.mayOwn(outcome), outcome.duplicateOf == nil else { return false }
         let new = Counted(items: outcome.counts.values.reduce(0, +), completedAt: outcome.completedAt, status: outcome.status)
-        if let old = counted[outcome.requestID], old.called, !new.called { return true }
-        itemsDone += new.items - (counted[outcome.requestID]?.items ?? 0)
-        counted[outcome.requestID] = new
+        let key = outcome.record.map(Answered.record) ?? .request(outcome.requestID)
+        if let old = counted[key], old.called, !new.called { return true }
+        // An older outcome of the id that named no record may be of this one: counted once, the
+        // batch is short rather than done early.
+        if case .record = key, let older = counted.removeValue(forKey: .request(outcome.requestID)) { itemsDone -= older.items }
+        itemsDone += new.items - (counted[key]?.items ?? 0)
+        counted[key] = new
         return true
     }
 
-    /// Whether every request of the manifest has an outcome.
+    /// Whether every request record of the manifest has an outcome.
     public var isComplete: Bool { manifest.state == .submitted && requestsDone >= manifest.requests }
 
-    /// Once a batch `iidbatch submit` made (`BatchManifest.idPrefix`: one record per id) is
-    /// complete, the items of the manifest no outcome gave a result: those of records rejected
-    /// (refused by the worker, or a request of another batch in flight with the same id), whose
-    /// records went to the dead-letter topic (`iidbatch batches receipt` lists them); 0 before,
-    /// and for a replay, whose records of one id (two letters of one request not folded
-    /// together) cannot be told apart by their outcomes.
-    public var itemsWithoutResult: Int { isComplete && manifest.idPrefix != nil ? max(0, manifest.items - itemsDone) : 0 }
+    /// Once the batch is complete, the items of the manifest no outcome gave a result: those of
+    /// records rejected (refused by the worker, or a request of another batch in flight with the
+    /// same id), whose records went to the dead-letter topic (`iidbatch batches receipt` lists
+    /// them); 0 before.
+    public var itemsWithoutResult: Int { isComplete ? max(0, manifest.items - itemsDone) : 0 }
 
     /// The state, given the cancels of its pipeline in force and whether the pipeline is paused.
     public func state(cancels: some Sequence<ControlCancel>, paused: Bool) -> BatchState {

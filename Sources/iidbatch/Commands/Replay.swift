@@ -169,9 +169,9 @@ struct Replay: AsyncParsableCommand {
         for replay in replays { input += (replay.record.value ?? []) + [UInt8(ascii: "\n")] }
         return BatchManifest(
             name: batch, op: ops.count == 1 ? ops.first : nil, pipeline: pipelines.count == 1 ? pipelines.first : nil, requestTopics: topics.sorted(),
-            // Outcomes are counted per request id: letters of one id that are not folded together
-            // (an id a producer used for two requests) are one request of the batch.
-            requests: Set(selected.compactMap { $0.request?.id }).count, items: replays.reduce(0) { $0 + $1.items }, createdBy: stamp.by,
+            // Outcomes name the record they answer: letters of one id not folded together (an id a
+            // producer used for two requests) are records of their own.
+            requests: replays.count, items: replays.reduce(0) { $0 + $1.items }, createdBy: stamp.by,
             createdAt: now,
             inputSHA256: BatchManifest.inputDigest(input), state: .submitting)
     }
