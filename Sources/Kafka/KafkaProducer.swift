@@ -56,7 +56,11 @@ public final class KafkaProducer: Sendable {
             let wait = Mutex(PendingSend.waiting)
             let result = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<RDKafkaDelivery.Result, Never>) in
-                    let box = deliveries.make { continuation.resume(returning: $0) }
+                    guard let box = deliveries.make({ continuation.resume(returning: $0) }) else {
+                        // The producer closed after the check above: nothing would report it.
+                        continuation.resume(returning: .failed(.closed(operation: "send to \(topic)")))
+                        return
+                    }
                     let opaque = box.retainedOpaque()
                     let cancelledFirst = wait.withLock { wait -> Bool in
                         if case .cancelled = wait { return true }
@@ -171,7 +175,11 @@ public final class KafkaProducer: Sendable {
                     stoppedByCancellation = true
                     break records
                 }
-                let opaque = deliveries.make { sink.yield((index, $0)) }.retainedOpaque()
+                guard let box = deliveries.make({ sink.yield((index, $0)) }) else {
+                    failure = (index, .closed(operation: "send to \(record.topic)"))
+                    break records
+                }
+                let opaque = box.retainedOpaque()
                 switch client.produce(
                     topic: record.topic, partition: record.partition, key: record.key, value: record.value, headers: record.headers,
                     timestamp: record.timestamp, opaque: opaque)

@@ -37,7 +37,8 @@ struct WireFieldParityTests {
             requestID: "r-1", op: .installationsDelete, target: ["subject": "s"], status: .partial, counts: ["OK": 1, "NOT_FOUND": 1],
             failedItems: [FailedItem(index: 1, item: "b", code: .notFound, attempts: 2, message: "gone")],
             imports: ["ab": "reg"], receipt: [ItemReceipt(item: "a", code: .ok, at: now)], notificationKey: "key",
-            topics: ["t": ["movies"]], groupMembers: ["g": ["t"]], reason: "why", replayOf: "r-0", duplicateOf: "requests/0/7", batch: "b-1",
+            topics: ["t": ["movies"]], groupMembers: ["g": ["t"]], reason: "why", replayOf: "r-0", duplicateOf: "requests/0/7",
+            record: RecordPosition(topic: "requests", partition: 0, offset: 9), batch: "b-1",
             backendCalls: 1, receivedAt: now, completedAt: now)
         outcome.topicsOmitted = ["u"]
         return outcome
