@@ -265,6 +265,10 @@ struct AdversarialAnswerTests {
             // whose words would go unread.
             (409, #"{"error": {"code": 409, "status": "ALREADY_EXISTS", "message": "abcDEFghiJK already deleted"}}"#),
             (409, #"{"error": {"code": 409, "message": "x", "status": "ALREADY_EXISTS"}}"#),
+            // Another legacy Instance ID (11 characters, letters only) beside the thing's word.
+            (404, #"{"error": {"code": 404, "message": "Instance ID abcDEFghiJK not found", "status": "NOT_FOUND"}}"#),
+            (409, #"{"error": {"code": 409, "message": "Instance abcDEFghiJK already deleted", "status": "ALREADY_EXISTS"}}"#),
+            (404, #"{"error": "Instance ID \"fid\" not found; instance Abc_DefGhiJ is"}"#),
             (404, #"{"error": {"code": 404, "status": "NOT_FOUND", "message": ["Project p-typo not found"]}}"#),
             (
                 404,

@@ -7,6 +7,9 @@
 struct ErrorWords {
     /// The text in lower case, the item and its resource name set aside (as spaces).
     let rest: String
+    /// The rest as written, in its own case: what tells a legacy Instance ID (`abcDEFghiJK`) from
+    /// a word.
+    private let restAsWritten: [UInt8]
     /// The rest's words, letters only.
     let words: [Substring]
     /// Whether the text names the item as a word of its own.
@@ -39,6 +42,7 @@ struct ErrorWords {
         }
         holdsItem = holds
         quotesItemInPath = quoted
+        restAsWritten = bytes
         rest = String(decoding: bytes, as: UTF8.self).lowercased()
         words = rest.split { !$0.isLetter }
     }
@@ -94,8 +98,10 @@ struct ErrorWords {
 
     /// Whether the rest names a thing other than the item (`otherThings`) or another id (a run of
     /// 8 or more letters, digits, `-` and `_` holding a digit or `-`: `fid-abcdef` beside the item
-    /// `fid-abc`; a code's name, `NOT_FOUND`, is none; or a run of more than `longestWord` letters
-    /// and `_`: a FID of those alone), or the item stands in a quoted path.
+    /// `fid-abc`; a code's name, `NOT_FOUND`, is none; a run of more than `longestWord` letters
+    /// and `_`: a FID of those alone; or a run of `legacyIDLength` or more holding a capital right
+    /// after a small letter, as written: a legacy Instance ID of letters alone, `abcDEFghiJK`,
+    /// never a word of Google's errors), or the item stands in a quoted path.
     var namesAnotherThing: Bool {
         quotesItemInPath || namesAnotherID
             || words.contains { word in Self.otherShortThings.contains(word) || Self.otherThings.contains { word.hasPrefix($0) } }
@@ -105,20 +111,29 @@ struct ErrorWords {
     private var namesAnotherID: Bool {
         var run = 0
         var marked = false
-        for byte in rest.utf8 {
-            let letter = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+        var camel = false
+        var previousSmall = false
+        for byte in restAsWritten {
+            let small = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            let capital = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             let mark = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-            if letter || mark || byte == UInt8(ascii: "_") {
+            if small || capital || mark || byte == UInt8(ascii: "_") {
                 run += 1
                 marked = marked || mark
-                if run >= 8, marked || run > Self.longestWord { return true }
+                camel = camel || (capital && previousSmall)
+                if run >= 8, marked || run > Self.longestWord || (camel && run >= Self.legacyIDLength) { return true }
             } else {
                 run = 0
                 marked = false
+                camel = false
             }
+            previousSmall = small
         }
         return false
     }
+
+    /// The length of a legacy Instance ID (11 base64url characters).
+    static let legacyIDLength = 11
 
     /// The longest run of letters and `_` read as a word, not an id: longer than the words of
     /// Google's errors (`NOT_FOUND`, `unauthenticated`), shorter than a FID (22).
