@@ -205,8 +205,7 @@ struct WorkerMachine {
         let previous = controlled
         guard settings != previous else { return [] }
         controlled = settings
-        // Once the stop finished nothing is published and no call starts (`finishStop`).
-        guard phase != .stopped else { return [] }
+        guard phase != .stopped else { return [] }  // nothing is published any more (`finishStop`)
         let effective = settings.applied(to: configuration)
         book.setMaxInFlightItems(effective.maxInFlightItems)
         var actions = setPause(.control, settings.paused)
