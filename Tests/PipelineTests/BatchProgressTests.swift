@@ -96,13 +96,21 @@ struct BatchProgressTests {
         replay.read(Self.outcome("r-1", items: 2, at: 2, record: 10))
         replay.read(Self.outcome("r-2", items: 2, at: 2, record: 12))
         #expect(!replay.isComplete && replay.requestsDone == 2 && replay.itemsDone == 4, "record 11 has no outcome: not done")
-        replay.read(Self.outcome("r-1", items: 0, at: 3, status: .rejected, record: 11))
+        // The second record of r-1, turned away as a duplicate of the first in flight.
+        var turnedAway = Self.outcome("r-1", items: 0, at: 3, status: .rejected, record: 11)
+        turnedAway.duplicateOf = "deletions/0/10"
+        replay.read(turnedAway)
         #expect(replay.isComplete && replay.itemsWithoutResult == 2, "record 11 was turned away: its 2 items have no result")
-        // An outcome that names no record (an older worker's) and one naming its record count once.
-        var mixed = BatchProgress(manifest: Self.manifest(requests: 2, items: 4))
-        mixed.read(Self.outcome("r-1", items: 2, at: 1))
-        mixed.read(Self.outcome("r-1", items: 2, at: 2, record: 10))
-        #expect(!mixed.isComplete && mixed.requestsDone == 1 && mixed.itemsDone == 2)
+    }
+
+    @Test("a submit's batch counts by id: the submit run again with the batch's name (records of the same ids again) is never done early")
+    func submitRunAgainCountsByID() {
+        var manifest = Self.manifest(requests: 4, items: 400)
+        manifest.idPrefix = "id-0123456789abcdef"
+        let ids = (1...4).map { SubmitPlan.id(prefix: "id-0123456789abcdef", number: $0) }
+        var progress = BatchProgress(manifest: manifest)
+        for (offset, id) in [ids[0], ids[1], ids[0], ids[1]].enumerated() { progress.read(Self.outcome(id, items: 100, at: 1, record: Int64(offset))) }
+        #expect(!progress.isComplete && progress.requestsDone == 2, "ids 3 and 4 have no outcome")
     }
 
     @Test("rejected records without an id of their own (their outcomes keyed by position) never complete the batch")

@@ -8,9 +8,9 @@ import Foundation
 ///   rejection keyed by a record position (a record without an id, which the batch's producer
 ///   never writes) does not, whatever `batch` it names, nor, in a batch whose manifest names the
 ///   ids' prefix, an id submit did not give.
-/// - A request record is done when it has an outcome: known by the record it names
-///   (`Outcome.record`; by its request id in outcomes that name none), so a replay's records of
-///   one id count each. When it has several (a redelivery), the last read counts (outcomes are
+/// - A request record is done when it has an outcome (see `read(_:)`: a submit's by its id, a
+///   replay's by the record it names, so its records of one id count each). When it has
+///   several (a redelivery), the last read counts (outcomes are
 ///   read in offset order per partition, and a request's outcomes share a partition, being keyed
 ///   by its id), except that a `rejected` or `cancelled` one (which called nothing in its
 ///   delivery) never replaces one that called, as in `Reconciliation`.
@@ -60,19 +60,26 @@ public struct BatchProgress: Sendable, Hashable {
     /// Request records with an outcome.
     public var requestsDone: Int { counted.count }
 
-    /// Counts `outcome` when it can be of one of the batch's requests (`BatchManifest.mayOwn`) and
-    /// is not a duplicate's rejection (`Outcome.duplicateOf`: a submit run twice while its first
-    /// run's requests were in flight); returns whether it did.
+    /// Counts `outcome` when it can be of one of the batch's requests (`BatchManifest.mayOwn`);
+    /// returns whether it did. A submit's batch has one record per id, and is counted by id: a
+    /// duplicate's rejection (`Outcome.duplicateOf`: the submit run again while its first run's
+    /// requests were in flight) says nothing of how that request ends, and is not counted. A
+    /// replay's records of one id (two dead letters not folded together) are counted each, by the
+    /// record their outcomes name: the second, turned away as a duplicate of the first in flight,
+    /// is answered by that rejection, with no result for its items (an outcome that names no
+    /// record, of a worker before 0.9.0, counts by id).
     @discardableResult
     public mutating func read(_ outcome: Outcome) -> Bool {
-        // A duplicate of a request in flight says nothing of how that request ends.
-        guard manifest.mayOwn(outcome), outcome.duplicateOf == nil else { return false }
+        guard manifest.mayOwn(outcome) else { return false }
+        let key: Answered
+        if manifest.idPrefix == nil, let record = outcome.record {
+            key = .record(record)
+        } else {
+            guard outcome.duplicateOf == nil else { return false }
+            key = .request(outcome.requestID)
+        }
         let new = Counted(items: outcome.counts.values.reduce(0, +), completedAt: outcome.completedAt, status: outcome.status)
-        let key = outcome.record.map(Answered.record) ?? .request(outcome.requestID)
         if let old = counted[key], old.called, !new.called { return true }
-        // An older outcome of the id that named no record may be of this one: counted once, the
-        // batch is short rather than done early.
-        if case .record = key, let older = counted.removeValue(forKey: .request(outcome.requestID)) { itemsDone -= older.items }
         itemsDone += new.items - (counted[key]?.items ?? 0)
         counted[key] = new
         return true
