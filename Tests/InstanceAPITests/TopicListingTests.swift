@@ -11,7 +11,7 @@ struct TopicListingTests {
     static let start = ContinuousClock.now
 
     /// A listing of 30 s from `start`.
-    static func listing() -> TopicListing { TopicListing(start: start, time: .seconds(30)) }
+    static func listing() -> TopicListing { TopicListing(registration: "r", start: start, time: .seconds(30)) }
 
     private static func page(_ count: Int, from first: Int = 0, next: String?) -> TopicSubscriptionList {
         TopicSubscriptionList(
@@ -25,6 +25,24 @@ struct TopicListingTests {
         #expect(try listing.add(Self.page(1_000, from: 1_000, next: ""), status: 200, now: Self.start) == nil)
         #expect(listing.topics.count == APILimits.topicsPerInstance)
         #expect(listing.topics.first == "t0" && listing.topics.last == "t1999")
+    }
+
+    @Test("a page listing another registration's subscription, or holding an error, is not the API's answer about this one")
+    func anotherRegistrationOrAnError() throws {
+        for name in ["projects/p/registrations/other/topicSubscriptions/t", "projects/p/registrations/r/other/topicSubscriptions/t", "t"] {
+            var listing = Self.listing()
+            #expect(throws: InstanceAPIError.self, "\(name)") {
+                try listing.add(TopicSubscriptionList(topicSubscriptions: [.init(name: name)], nextPageToken: nil), status: 200, now: Self.start)
+            }
+        }
+        // The registration as it is or with its escapes decoded (a token holds `:`).
+        var tokens = TopicListing(registration: "a:b", start: Self.start, time: .seconds(30))
+        let named = ["projects/p/registrations/a:b/topicSubscriptions/t1", "projects/p/registrations/a%3Ab/topicSubscriptions/t2"]
+        let page = TopicSubscriptionList(topicSubscriptions: named.map { .init(name: $0) }, nextPageToken: nil)
+        #expect(try tokens.add(page, status: 200, now: Self.start) == nil)
+        #expect(tokens.topics == ["t1", "t2"])
+        let errorBeside = Data(#"{"error": {"code": 404, "status": "NOT_FOUND"}, "nextPageToken": ""}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(TopicSubscriptionList.self, from: errorBeside) }
     }
 
     @Test("a page past 2,000 topics is a malformed answer, and its names are not kept")

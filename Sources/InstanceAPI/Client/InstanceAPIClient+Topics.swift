@@ -102,7 +102,7 @@ extension InstanceAPIClient {
     public func fcmTopics(registration: String) async throws(InstanceAPIError) -> ItemOutcome<[String]> {
         try APILimits.identifier(registration, field: "registration")
         let base = configuration.fcmBaseURL + subscriptionsPath(registration: registration) + "?pageSize=\(APILimits.topicListPage)"
-        var listing = TopicListing(start: .now, time: configuration.timeout)
+        var listing = TopicListing(registration: registration, start: .now, time: configuration.timeout)
         var pageToken: String?
         repeat {
             let url = base + (pageToken.map { "&pageToken=" + Self.segment($0) } ?? "")
@@ -112,6 +112,10 @@ extension InstanceAPIClient {
                 case .item(let result): return .failure(result)
                 case .call(let error): throw error
                 }
+            }
+            // The API's list is a 200: another 2xx (a proxy's 203) is not its page.
+            guard answer.status == 200 else {
+                throw .malformedResponse(api: .fcmListTopics, status: answer.status, message: "not the API's page: \(answer.text)")
             }
             pageToken = try listing.add(Self.decode(TopicSubscriptionList.self, answer, api: .fcmListTopics), status: answer.status, now: .now)
         } while pageToken != nil

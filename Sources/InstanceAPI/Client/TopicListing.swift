@@ -16,17 +16,23 @@ struct TopicListing {
     private let deadline: ContinuousClock.Instant
     /// The time the pages together have, for the error that says it passed.
     private let time: Duration
+    /// The registration whose topics are listed: every subscription must be its.
+    private let registration: String
 
-    /// A listing whose pages together have `time` from `start`.
-    init(start: ContinuousClock.Instant, time: Duration) {
+    /// A listing of `registration`'s topics whose pages together have `time` from `start`.
+    init(registration: String, start: ContinuousClock.Instant, time: Duration) {
+        self.registration = registration
         self.deadline = start + time
         self.time = time
     }
 
     /// Adds `page`, answered with `status` at `now`; returns the token of the next page, or nil
     /// after the last. Throws `.timedOut` when a next page is named at or after the deadline. Throws `.malformedResponse` once the pages list more topics, or number more pages,
-    /// than one registration can hold, or a topic that is no topic name (`APILimits.topicName`,
-    /// whose `/topics/` prefix, if the page gives one, is taken off).
+    /// than one registration can hold, a topic that is no topic name (`APILimits.topicName`,
+    /// whose `/topics/` prefix, if the page gives one, is taken off), or a subscription whose
+    /// name is not `projects/<p>/registrations/<the registration>/topicSubscriptions/<topic>`
+    /// (the registration as it is or with its escapes decoded): another registration's topics
+    /// would be migrated as this one's.
     mutating func add(_ page: TopicSubscriptionList, status: Int, now: ContinuousClock.Instant) throws(InstanceAPIError) -> String? {
         pages += 1
         let listed = page.topicSubscriptions ?? []
@@ -42,6 +48,11 @@ struct TopicListing {
         var names: [String] = []
         names.reserveCapacity(listed.count)
         for subscription in listed {
+            guard isOfTheRegistration(subscription.name) else {
+                throw .malformedResponse(
+                    api: .fcmListTopics, status: status,
+                    message: "a listed subscription is not of the registration asked about: \(ResultClassifier.excerpt(Data(subscription.name.utf8)))")
+            }
             let topic = subscription.topic
             guard let name = try? APILimits.topicName(topic) else {
                 // Its words, not the name's whole bytes (up to the answer's 4 MiB), go into the outcome.
@@ -55,5 +66,12 @@ struct TopicListing {
         guard let next = page.nextPageToken, !next.isEmpty else { return nil }
         guard now < deadline else { throw .timedOut(api: .fcmListTopics, timeout: time) }
         return next
+    }
+
+    /// Whether `name` is `projects/<p>/registrations/<registration>/topicSubscriptions/<topic>`.
+    private func isOfTheRegistration(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 6, parts[0] == "projects", parts[2] == "registrations", parts[4] == "topicSubscriptions" else { return false }
+        return parts[3].utf8.elementsEqual(registration.utf8) || parts[3].percentDecoded?.utf8.elementsEqual(registration.utf8) == true
     }
 }

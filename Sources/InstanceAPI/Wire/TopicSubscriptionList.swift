@@ -85,13 +85,16 @@ public struct TopicSubscriptionList: Codable, Sendable, Hashable {
         self.nextPageToken = nextPageToken
     }
 
-    /// Reads a page in either spelling. An object with members but none of a page's is not a
-    /// page (another API's answer, an error): read as an empty one, it would say the registration
-    /// has no topics.
+    /// Reads a page in either spelling. An object with members but none of a page's, or with an
+    /// `error` beside them, is not a page (another API's answer, an error): read as an empty one,
+    /// it would say the registration has no topics.
     ///
     /// - Throws: `DecodingError` for such an object, or members of the wrong type.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
+        if container.contains(AnyKey(stringValue: "error")) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a page of topic subscriptions: it holds an error"))
+        }
         if !container.allKeys.isEmpty, !container.allKeys.contains(where: { ReadKeys(rawValue: $0.stringValue) != nil }) {
             let members = container.allKeys.map(\.stringValue).sorted().prefix(5).joined(separator: ", ")
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a page of topic subscriptions (members: \(members))"))
