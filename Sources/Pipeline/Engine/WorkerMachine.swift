@@ -203,9 +203,8 @@ struct WorkerMachine {
     /// equal to those in force change nothing, and after the stop finished nothing happens.
     mutating func apply(_ settings: ControlledSettings, now: ContinuousClock.Instant, date: Date) -> [WorkerAction] {
         let previous = controlled
-        guard settings != previous else { return [] }
         controlled = settings
-        guard phase != .stopped else { return [] }  // nothing is published any more (`finishStop`)
+        guard settings != previous, phase != .stopped else { return [] }  // once stopped, nothing is published (`finishStop`)
         let effective = settings.applied(to: configuration)
         book.setMaxInFlightItems(effective.maxInFlightItems)
         var actions = setPause(.control, settings.paused)
