@@ -15,6 +15,7 @@ extension JSONParser {
         // copied into it start.
         var unescaped: [UInt8] = []
         var escaped = false
+        var nonASCII = false
         var run = start
         while true {
             index = plainRunEnd(from: index)
@@ -26,17 +27,27 @@ extension JSONParser {
                 escaped = true
                 unescaped.append(contentsOf: bytes[run..<index])
                 try escape(into: &unescaped)
+                nonASCII = nonASCII || unescaped.last.map { $0 >= 0x80 } == true
                 run = index
             } else if byte >= 0x80 {
+                nonASCII = true
                 index = try utf8Sequence(at: index)
             } else {
                 throw fail("control character \(Self.describe(byte)) in a string; write it escaped")
             }
         }
-        defer { index += 1 }
-        guard escaped else { return String(decoding: bytes[start..<index], as: UTF8.self) }
-        unescaped.append(contentsOf: bytes[run..<index])
-        return String(decoding: unescaped, as: UTF8.self)
+        let text: String
+        if escaped {
+            unescaped.append(contentsOf: bytes[run..<index])
+            text = String(decoding: unescaped, as: UTF8.self)
+        } else {
+            text = String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+        if nonASCII, StreamSafeText.exceedsLimit(text.unicodeScalars) {
+            throw fail("the string opened at byte \(opening) \(StreamSafeText.reason)", at: opening)
+        }
+        index += 1
+        return text
     }
 
     /// Reads the escape whose backslash the parser is at, appending the UTF-8 of what it

@@ -9,6 +9,8 @@
 ///   double; one past a double's range is refused (underflow reads as zero).
 /// - An object names each member once; names are compared as Swift strings (equal text, the
 ///   escapes decoded, under Unicode canonical equivalence).
+/// - Strings are stream-safe text (`StreamSafeText`: at most 30 combining marks in a row, escapes
+///   decoded), which Swift compares in linear time.
 /// - Strings hold no unescaped control character (U+0000 to U+001F); whitespace is space, tab,
 ///   line feed and carriage return only; nothing but whitespace follows the value.
 /// - Arrays and objects nest at most `maxDepth` deep, so no input can exhaust the stack.

@@ -93,19 +93,22 @@ struct PipelinePoisonTests {
             let pipeline = try folder.pipeline(fixture, group: "poison-run", "batching: { max-items: 100, linger: 10ms }")
             let tokens = fixture.seedTokens(3, prefix: "poison-run")
             let longID = String(repeating: "a", count: 600_000)
-            // One character of 700,001 bytes: an 'a' and 350,000 combining acute accents.
-            let grapheme = "a" + String(repeating: "\u{301}", count: 350_000)
+            // 700,001 bytes of characters of an 'a' and 30 combining acute accents, the most
+            // stream-safe text holds; and a value past that limit, refused as JSON.
+            let grapheme = String(repeating: "a" + String(repeating: "\u{301}", count: 30), count: 11_475) + String(repeating: "a", count: 26)
+            let marks = "a" + String(repeating: "\u{301}\u{316}", count: 200_000)
             let records: [(key: String, value: [UInt8])] = [
                 ("p", Array(#"{"id":"\#(longID)","op":"topics.subscribe","topic":"p","tokens":["\#(tokens[0])"]}"#.utf8)),
                 ("p", Array(#"{"id":"grapheme","op":"topics.subscribe","topic":"\#(grapheme)","tokens":["\#(tokens[0])"]}"#.utf8)),
+                ("p", Array(#"{"id":"marks","op":"topics.subscribe","topic":"\#(marks)","tokens":["\#(tokens[0])"]}"#.utf8)),
                 ("p", Array(PipelineRequest(id: "after-poison", op: .topicsSubscribe, target: .topic("p"), items: Array(tokens[1...2])).jsonBody())),
             ]
             let reports = try await produce(fixture, records, partition: 0)
             let run = try await ChildProcess(try Programs.iidbatch, folder.runArguments(fixture, pipeline: pipeline, ["--log-level", "info"]))
             let read = try await fixture.waitForRead({
-                "3 outcomes and 2 dead letters (\($0.outcomes.count), \($0.deadLetters.count) read); run said:\n\(run.text.prefix(4_000))"
+                "4 outcomes and 3 dead letters (\($0.outcomes.count), \($0.deadLetters.count) read); run said:\n\(run.text.prefix(4_000))"
             }) {
-                $0.outcomes.count >= 3 && $0.deadLetters.count >= 2
+                $0.outcomes.count >= 4 && $0.deadLetters.count >= 3
             }
             run.interrupt()
             let status = try await run.waitForExit()
@@ -124,6 +127,8 @@ struct PipelinePoisonTests {
             let bad = try #require(outcomes.first { $0.requestID == "grapheme" })
             // Compared as bytes: "'a" and the accents after it are one character.
             #expect(bad.status == .rejected && bad.reason?.utf8.starts(with: "topic: 'a\u{301}".utf8) == true)
+            let unsafe = try #require(outcomes.first { $0.requestID == "\(fixture.requestTopic)/0/\(reports[2].offset)" }, "the stream-unsafe record, named by its place")
+            #expect(unsafe.status == .rejected && unsafe.reason?.contains("stream-safe") == true, "\(unsafe.reason?.prefix(300) ?? "")")
             #expect(bad.reason?.contains("(700001 bytes) is not a topic name") == true, "\(bad.reason ?? "")")
             #expect((bad.reason?.utf8.count ?? .max) <= RequestRejection.maxReasonBytes + 100, "the reason quotes the value cut by bytes")
             for (index, id) in [(0, long.requestID), (1, "grapheme")] {

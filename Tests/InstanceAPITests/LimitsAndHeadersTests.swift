@@ -14,15 +14,22 @@ struct LimitsAndHeadersTests {
         }
     }
 
-    @Test("identifiers: empty, any Unicode whitespace and '/' are refused, as a character scan finds them, with the field named")
+    @Test(
+        "identifiers: empty, any Unicode whitespace, control or format character (zero-width, bidirectional) and '/' are refused, as a scalar scan finds them, with the field named"
+    )
     func identifiers() {
         let pieces = [
             "a", "Z", "9", ":", "-", "_", "é", "😀", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{2003}", "\u{3000}", "/", "\u{1F}",
+            "\u{1}", "\u{7F}", "\u{9B}", "\u{200B}", "\u{202E}", "\u{FEFF}", "\u{301}",
         ]
         var random = SystemRandomNumberGenerator()
         for _ in 0..<500 {
             let value = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
-            let refused = value.isEmpty || value.contains { $0.isWhitespace || $0 == "/" }
+            let refused =
+                value.isEmpty
+                || value.unicodeScalars.contains {
+                    $0.properties.isWhitespace || $0 == "/" || [.control, .format].contains($0.properties.generalCategory)
+                }
             do throws(InstanceAPIError) {
                 try APILimits.identifier(value, field: "id")
                 #expect(!refused, "\(value.debugDescription) was accepted")
@@ -32,6 +39,9 @@ struct LimitsAndHeadersTests {
             }
         }
         #expect(throws: Never.self) { try APILimits.identifier("bk3RNwTe3H0:CI2k_HHwgIpoDKCIZvvDMExUdFQ3P1", field: "token") }
+        // Past the stream-safe limit (UAX #15): 31 combining marks in a row.
+        #expect(APILimits.identifierProblem("a" + String(repeating: "\u{301}", count: 31))?.contains("stream-safe") == true)
+        #expect(APILimits.identifierProblem("a" + String(repeating: "\u{301}", count: 30)) == nil)
     }
 
     @Test("item lists: empty, over the limit and empty strings are refused with the field named")

@@ -129,4 +129,15 @@ extension TopicListingTests {
             #expect(throws: (any Error).self, "\(body)") { try JSONDecoder().decode(TopicSubscriptionList.self, from: Data(body.utf8)) }
         }
     }
+
+    @Test("a later page's refusal is about that page, never the registration's: the call fails and is made again; the first page's is the registration's")
+    func laterPageRefusal() throws {
+        var listing = Self.listing()
+        let expired = ItemResult(.invalidArgument, message: "Invalid pageToken.")
+        #expect(try listing.registrationResult(expired, status: 400) == expired, "the first page's answer is about the registration")
+        #expect(try listing.add(Self.page(1_000, next: "2"), status: 200, now: Self.start) == "2")
+        for (result, status) in [(expired, 400), (ItemResult(.notFound, message: "Requested entity was not found."), 404)] {
+            #expect(throws: InstanceAPIError.self, "\(result.code)") { try listing.registrationResult(result, status: status) }
+        }
+    }
 }

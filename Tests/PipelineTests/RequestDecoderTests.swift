@@ -164,7 +164,10 @@ struct RequestDecoderBoundsTests {
         "an over-long id or replayOf of combining marks is refused for its length, named by its short form, never normalized (normalizing a long run of marks is quadratic)",
         .timeLimit(.minutes(1)))
     func longMarksNotNormalized() throws {
-        let marks = "a" + String(repeating: "\u{301}", count: 150_000) + String(repeating: "\u{316}", count: 150_000)
+        // Stream-safe (30 marks a run: a longer one is refused as JSON) and not in NFC (U+0316
+        // sorts before U+0301): 600,001 bytes.
+        let marks = String(repeating: "a" + String(repeating: "\u{301}", count: 15) + String(repeating: "\u{316}", count: 15), count: 9_836) + String(repeating: "a", count: 5)
+        #expect(marks.utf8.count == 600_001)
         let refused = try rejection(#"{"id":"\#(marks)","op":"topics.subscribe","topic":"m","tokens":["t"]}"#)
         #expect(refused.field == "id" && refused.reason.hasPrefix("has 600001 bytes") && refused.requestID == RequestID.shortForm(marks))
         let replay = try rejection(#"{"id":"r","op":"topics.subscribe","topic":"m","tokens":["t"],"replayOf":"\#(marks)"}"#)
@@ -225,11 +228,12 @@ struct RequestDecoderBoundsTests {
         }
     }
 
-    @Test("a value is quoted cut by bytes, not characters: one 400 kB character, or a 600 kB member name, leaves a reason of at most a kilobyte")
+    @Test("a value is quoted cut by bytes, not characters: 400 kB of characters with 30 marks each, or a 600 kB member name, leaves a reason of at most a kilobyte")
     func quotesCutByBytes() throws {
-        // One character: an 'a' and 200,000 combining acute accents (400,001 bytes).
-        let grapheme = "a" + String(repeating: "\u{301}", count: 200_000)
-        #expect(grapheme.count == 1)
+        // Characters of an 'a' and 30 combining acute accents each, the most stream-safe text
+        // holds (a longer run is refused as JSON: `streamUnsafe`): 400,001 bytes.
+        let grapheme = String(repeating: "a" + String(repeating: "\u{301}", count: 30), count: 6_557) + String(repeating: "a", count: 24)
+        #expect(grapheme.utf8.count == 400_001)
         for (text, field, length) in [
             (#"{"id":"x","op":"topics.subscribe","topic":"\#(grapheme)","tokens":["t"]}"#, "topic", 400_001),
             (#"{"id":"x","op":"\#(grapheme)","topic":"m","tokens":["t"]}"#, "op", 400_001),
@@ -246,6 +250,27 @@ struct RequestDecoderBoundsTests {
         let member = try rejection(#"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"],"\#(name)":1}"#)
         #expect(member.field == String(repeating: "n", count: 64) + "… (600000 bytes)")
         #expect(member.description.utf8.count <= 1_024)
+    }
+
+    @Test(
+        "a record whose text holds more than 30 combining marks in a row (a value, a member name, an item) is refused as malformed JSON at once: Swift compared a megabyte of alternating marks in minutes"
+    )
+    func streamUnsafe() throws {
+        let marks = "a" + String(repeating: "\u{301}\u{316}", count: 200_000)
+        for text in [
+            #"{"id":"x","op":"\#(marks)","topic":"m","tokens":["t"]}"#, #"{"\#(marks)":0,"id":"x","op":"topics.subscribe","topic":"m","tokens":["t"]}"#,
+            #"{"id":"x","op":"topics.subscribe","topic":"m","tokens":["t","\#(marks)"]}"#,
+            #"{"id":"x","op":"groups.export","groupsBy":"\#(marks)","groups":["g"]}"#,
+        ] {
+            let refused = try rejection(text)
+            #expect(refused.field == nil && refused.reason.contains("stream-safe"), "\(refused.reason.prefix(300))")
+        }
+    }
+
+    @Test("groupsBy is compared by its bytes: a Kelvin sign (U+212A) for the K of notificationKey is refused, as other readers and the schema refuse it")
+    func groupsByBytes() throws {
+        let refused = try rejection(#"{"id":"x","op":"groups.export","groupsBy":"notification\#u{212A}ey","groups":["g"]}"#)
+        #expect(refused.field == "groupsBy")
     }
 
     @Test("a quote is cut between Unicode scalars: the text stays valid, never past the bound")

@@ -12,7 +12,7 @@ struct SubmitInputTests {
         #expect(list.lines == [1, 2, 5])
         #expect(list.blankLines == 1)
         #expect(list.badLines.map(\.line) == [4, 6])
-        #expect(list.badLines[0].description.hasPrefix("line 4: 'tok 3' contains whitespace"))
+        #expect(list.badLines[0].description.hasPrefix("line 4: 'tok 3' must not contain whitespace"))
     }
 
     @Test("an empty file, a file of blank lines, or a CSV header alone says 'no items' (issue 14)")
@@ -61,6 +61,20 @@ struct SubmitInputTests {
         let list = try ItemList(Data("\(String(repeating: "ab", count: 32))\nnot-hex\n".utf8), format: .lines, op: .apnsImport)
         #expect(list.items.count == 1 && list.badLines.map(\.line) == [2])
         #expect(throws: ItemListError.notUTF8) { try ItemList(Data([0x74, 0xff, 0xfe, 0x0a]), format: .lines, op: .topicsSubscribe) }
+        // Hex is ASCII hex: fullwidth digits are no APNs token.
+        #expect(ItemList.problem(with: "\u{FF41}\u{FF42}", op: .apnsImport) != nil)
+        #expect(ItemList.problem(with: "AbCdEf09", op: .apnsImport) == nil)
+    }
+
+    @Test("items are refused by the worker's identifier rule: a control (C1 too) or format character, '/', and a line past the stream-safe limit")
+    func identifierRule() throws {
+        for item in ["fid\u{9B}x", "fid-abc\u{200B}", "fid\u{202E}cba", "a/b", "a\u{1}"] {
+            #expect(ItemList.problem(with: item, op: .installationsDelete) != nil, "\(item.debugDescription)")
+        }
+        let marks = "a" + String(repeating: "\u{301}\u{316}", count: 200_000)
+        let list = try ItemList(Data("fid-A\n\(marks)\nfid-B\n".utf8), format: .lines, op: .installationsDelete)
+        #expect(list.items == ["fid-A", "fid-B"] && list.badLines.map(\.line) == [2])
+        #expect(list.badLines.first?.reason.contains("stream-safe") == true)
     }
 
     @Test("records of the configured size with ids that depend only on the work")

@@ -219,4 +219,19 @@ struct JSONStrictnessTests {
             _ = refusal(text)
         }
     }
+
+    @Test("strings are stream-safe text: 30 combining marks in a row read, the 31st is refused at the string's quote, as written or escaped, in names too")
+    func streamSafe() throws {
+        let thirty = "a" + String(repeating: "\u{301}\u{316}", count: 15)
+        #expect(try JSONValue.parse(bytes: Array(("[\"" + thirty + "\"]").utf8)) == .array([.string(thirty)]))
+        #expect(refusal("[\"" + thirty + "\u{301}\"]")?.offset == 1)
+        #expect(refusal("[1, \"" + thirty + #"\u0316"]"#)?.offset == 4)
+        #expect(refusal("{\"" + thirty + "\u{301}\": 1}")?.offset == 1)
+        // Runs apart are each within the limit; a scalar that decomposes into two marks counts two.
+        let apart = Array(repeating: String(repeating: "\u{301}", count: 30), count: 1_000).joined(separator: "x")
+        #expect(try JSONValue.parse(bytes: Array(("\"" + apart + "\"").utf8)) == .string(apart))
+        #expect(refusal("\"" + String(repeating: "\u{344}", count: 16) + "\"") != nil)
+        // A megabyte of alternating marks, which Swift took minutes to compare, is refused at once.
+        #expect(refusal("[\"a" + String(repeating: "\u{301}\u{316}", count: 1 << 18) + "\"]")?.offset == 1)
+    }
 }

@@ -104,27 +104,38 @@ public enum APILimits {
         }
     }
 
-    /// Checks one identifier (token, installation id, key name): non-empty, no whitespace or `/`.
+    /// Checks one identifier (token, installation id, key name): non-empty, and no character
+    /// `identifierProblem` refuses.
     public static func identifier(_ value: String, field: String) throws(InstanceAPIError) {
         guard !value.isEmpty else { throw .invalidArgument(field: field, value: value, reason: "must not be empty") }
-        guard !hasWhitespaceOrSlash(value) else {
-            throw .invalidArgument(field: field, value: value, reason: "must not contain whitespace or '/'")
-        }
+        if let problem = identifierProblem(value) { throw .invalidArgument(field: field, value: value, reason: problem) }
     }
 
-    /// Whether `value` holds Unicode whitespace or a `/`. ASCII text (every token and id) is
-    /// looked at byte by byte, its whitespace being 0x09-0x0D and 0x20; other text character by
-    /// character, whose Unicode property lookups cost a call each.
-    private static func hasWhitespaceOrSlash(_ value: String) -> Bool {
+    /// Why `value` cannot be an identifier, or nil: it holds Unicode whitespace, a control
+    /// character (C0, DEL, C1), a format character (zero-width ones, bidirectional overrides: an
+    /// id of other bytes that shows as another, `fid-abc` and `fid-abc` U+200B), or a `/`; or it
+    /// is not stream-safe text (`StreamSafeText`). No token or id holds any of them. ASCII text
+    /// (every token and id) is looked at byte by byte; other text scalar by scalar, whose Unicode
+    /// property lookups cost a call each.
+    public static func identifierProblem(_ value: String) -> String? {
         for byte in value.utf8 {
             switch byte {
-            case 0x09...0x0D, 0x20, UInt8(ascii: "/"): return true
-            case 0x80...: return value.contains { $0.isWhitespace || $0 == "/" }
+            case 0x00...0x20, 0x7F, UInt8(ascii: "/"): return identifierRule
+            case 0x80...:
+                let refused = value.unicodeScalars.contains { scalar in
+                    scalar.value < 0x21 || scalar.value == 0x7F || scalar == "/" || scalar.properties.isWhitespace
+                        || [.control, .format].contains(scalar.properties.generalCategory)
+                }
+                if refused { return identifierRule }
+                return StreamSafeText.exceedsLimit(value.unicodeScalars) ? StreamSafeText.reason : nil
             default: continue
             }
         }
-        return false
+        return nil
     }
+
+    /// What `identifierProblem` says of a refused character.
+    static let identifierRule = "must not contain whitespace, a control or format character, or '/'"
 
     private static func isTopicCharacter(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {

@@ -95,7 +95,8 @@ extension InstanceAPIClient {
 
     /// §2.6: every topic one registration (an FCM token or a FID) is subscribed to, from the list
     /// call, following `nextPageToken` through all pages. An unknown registration is the item's
-    /// `NOT_FOUND`. Pages that list more topics than one registration can hold
+    /// `NOT_FOUND`, on the first page: a later page's refusal is about that page and fails the call
+    /// (`TopicListing.registrationResult`). Pages that list more topics than one registration can hold
     /// (`APILimits.topicsPerInstance`), or a name that is no topic name, are a malformed answer, and
     /// no page is asked for after one call's timeout from the first (`TopicListing`). This is what replaces
     /// `iid/info?details=true` for topic lookups.
@@ -109,7 +110,7 @@ extension InstanceAPIClient {
             let answer = try await send(.fcmListTopics, .GET, url, headers: [("X-GOOG-API-FORMAT-VERSION", "2")])
             guard (200..<300).contains(answer.status) else {
                 switch ResultClassifier.fcmV1(.fcmListTopics, status: answer.status, body: answer.body, retryAfter: answer.retryAfter) {
-                case .item(let result): return .failure(result)
+                case .item(let result): return .failure(try listing.registrationResult(result, status: answer.status))
                 case .call(let error): throw error
                 }
             }

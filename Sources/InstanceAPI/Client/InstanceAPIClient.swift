@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import WireJSON
 
 /// Typed calls to the backend APIs (§2, §3, §4), the same code against Google and the emulator.
 ///
@@ -145,8 +146,13 @@ public final class InstanceAPIClient: Sendable {
         }
     }
 
-    /// Decodes a 200 answer, or throws `.malformedResponse` naming the API.
+    /// Decodes a 200 answer, or throws `.malformedResponse` naming the API. The answer must first
+    /// be JSON as the project's strict parser reads it (`JSONValue`): its strings are then
+    /// stream-safe text (`StreamSafeText`), which the calls' checks compare in linear time.
     static func decode<T: Decodable>(_ type: T.Type, _ answer: Answer, api: BackendAPI) throws(InstanceAPIError) -> T {
+        do { _ = try JSONValue.parse(bytes: [UInt8](answer.body)) } catch {
+            throw .malformedResponse(api: api, status: answer.status, message: "not the API's JSON (\(error)): \(answer.text)")
+        }
         do { return try JSONDecoder().decode(T.self, from: answer.body) } catch {
             throw .malformedResponse(api: api, status: answer.status, message: "cannot decode \(T.self): \(answer.text)")
         }

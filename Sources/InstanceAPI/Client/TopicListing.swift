@@ -68,6 +68,18 @@ struct TopicListing {
         return next
     }
 
+    /// `result`, the API's answer about the registration on the next page asked for, as the
+    /// listing's: the registration's own on the first page; on a later page it is about that page
+    /// (its `pageToken` expired or refused), never the registration's, which the first page
+    /// found, so it throws `.unexpectedAnswer` and the listing is made again from the first page.
+    /// (A later page's `INVALID_ARGUMENT`, final, would tell consumers to purge a valid token.)
+    func registrationResult(_ result: ItemResult, status: Int) throws(InstanceAPIError) -> ItemResult {
+        guard pages > 0 else { return result }
+        throw .unexpectedAnswer(
+            api: .fcmListTopics, status: status,
+            message: "page \(pages + 1) answered \(result.code.rawValue) (\(result.message ?? "")): about the page, not the registration")
+    }
+
     /// Whether `name` is `projects/<p>/registrations/<registration>/topicSubscriptions/<topic>`.
     private func isOfTheRegistration(_ name: String) -> Bool {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)

@@ -1,4 +1,6 @@
 import Foundation
+import InstanceAPI
+import WireJSON
 
 /// Items read from a file for `iidbatch submit`: one per line, or one column of a CSV file.
 ///
@@ -51,6 +53,12 @@ package struct ItemList: Sendable {
             let lineNumber = offset + 1
             let bytes = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
             let line = Substring(String(decoding: bytes, as: UTF8.self))
+            // Before anything compares its characters (each comparison of a run of marks costs
+            // time quadratic in it).
+            if StreamSafeText.exceedsLimit(line.unicodeScalars) {
+                badLines.append(BadLine(line: lineNumber, reason: StreamSafeText.reason))
+                continue
+            }
             if line.allSatisfy(\.isWhitespace) {
                 blankLines += 1
                 continue
@@ -98,10 +106,8 @@ package struct ItemList: Sendable {
         let shown = "'\(item.prefix(40))\(item.count > 40 ? "…" : "")'"
         if item.isEmpty { return "empty item" }
         if item.utf8.count > maxItemBytes { return "item of \(item.utf8.count) bytes is longer than \(maxItemBytes)" }
-        if item.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f }) {
-            return "\(shown) contains whitespace or a control character"
-        }
-        if op == .apnsImport, !(item.count % 2 == 0 && item.allSatisfy(\.isHexDigit)) {
+        if let problem = APILimits.identifierProblem(item) { return "\(shown) \(problem)" }
+        if op == .apnsImport, !(item.utf8.count % 2 == 0 && item.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }) {
             return "\(shown) is not an APNs device token (an even number of hex digits)"
         }
         return nil

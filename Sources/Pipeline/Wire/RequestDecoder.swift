@@ -120,13 +120,15 @@ public struct RequestDecoder: Sendable {
         case .instancesInfo:
             target = .info(details: try fields.optionalBool(.details) ?? false)
         case .groupsExport:
-            switch try fields.optionalString(.groupsBy) ?? RequestTarget.groupsByName {
-            case RequestTarget.groupsByName: target = .export(byKey: false)
-            case RequestTarget.groupsByKey: target = .export(byKey: true)
+            // By bytes: `==` would take `notification\u{212A}ey` (a Kelvin sign) for
+            // `notificationKey`, which other readers and the schema refuse.
+            switch ExactText(try fields.optionalString(.groupsBy) ?? RequestTarget.groupsByName) {
+            case ExactText(RequestTarget.groupsByName): target = .export(byKey: false)
+            case ExactText(RequestTarget.groupsByKey): target = .export(byKey: true)
             case let other:
                 throw RequestRejection(
                     field: Field.groupsBy.rawValue,
-                    reason: "\(RequestRejection.quote(other)) is not \(RequestTarget.groupsByName) (the default) or \(RequestTarget.groupsByKey)")
+                    reason: "\(RequestRejection.quote(other.text)) is not \(RequestTarget.groupsByName) (the default) or \(RequestTarget.groupsByKey)")
             }
         }
         let replayOf = try fields.optionalString(.replayOf)
