@@ -127,7 +127,8 @@ struct PipelinePoisonTests {
             let bad = try #require(outcomes.first { $0.requestID == "grapheme" })
             // Compared as bytes: "'a" and the accents after it are one character.
             #expect(bad.status == .rejected && bad.reason?.utf8.starts(with: "topic: 'a\u{301}".utf8) == true)
-            let unsafe = try #require(outcomes.first { $0.requestID == "\(fixture.requestTopic)/0/\(reports[2].offset)" }, "the stream-unsafe record, named by its place")
+            let unsafe = try #require(
+                outcomes.first { $0.requestID == "\(fixture.requestTopic)/0/\(reports[2].offset)" }, "the stream-unsafe record, named by its place")
             #expect(unsafe.status == .rejected && unsafe.reason?.contains("stream-safe") == true, "\(unsafe.reason?.prefix(300) ?? "")")
             #expect(bad.reason?.contains("(700001 bytes) is not a topic name") == true, "\(bad.reason ?? "")")
             #expect((bad.reason?.utf8.count ?? .max) <= RequestRejection.maxReasonBytes + 100, "the reason quotes the value cut by bytes")

@@ -32,7 +32,8 @@ struct SubmitCommandTests {
 
         let first = try await OperatorCommand.run(arguments, brokers: kafka.bootstrapServers)
         #expect(first.status == 0, "\(first.output)")
-        #expect(first.output.contains("tokens.txt: line 101: 'bad token' must not contain whitespace, a control or format character, or '/'"), "\(first.output)")
+        #expect(
+            first.output.contains("tokens.txt: line 101: 'bad token' must not contain whitespace, a control or format character, or '/'"), "\(first.output)")
         #expect(first.output.contains("tokens.txt: line 12346: "), "\(first.output)")
         #expect(first.output.contains("25000 items, 2 bad line(s) skipped, 1 blank line(s) skipped"), "\(first.output)")
         #expect(first.output.contains("submitted 25 record(s), 25000 items, to requests"), "\(first.output)")

@@ -166,7 +166,9 @@ struct RequestDecoderBoundsTests {
     func longMarksNotNormalized() throws {
         // Stream-safe (30 marks a run: a longer one is refused as JSON) and not in NFC (U+0316
         // sorts before U+0301): 600,001 bytes.
-        let marks = String(repeating: "a" + String(repeating: "\u{301}", count: 15) + String(repeating: "\u{316}", count: 15), count: 9_836) + String(repeating: "a", count: 5)
+        let marks =
+            String(repeating: "a" + String(repeating: "\u{301}", count: 15) + String(repeating: "\u{316}", count: 15), count: 9_836)
+            + String(repeating: "a", count: 5)
         #expect(marks.utf8.count == 600_001)
         let refused = try rejection(#"{"id":"\#(marks)","op":"topics.subscribe","topic":"m","tokens":["t"]}"#)
         #expect(refused.field == "id" && refused.reason.hasPrefix("has 600001 bytes") && refused.requestID == RequestID.shortForm(marks))
@@ -228,7 +230,9 @@ struct RequestDecoderBoundsTests {
         }
     }
 
-    @Test("a value is quoted cut by bytes, not characters: 400 kB of characters with 30 marks each, or a 600 kB member name, leaves a reason of at most a kilobyte")
+    @Test(
+        "a value is quoted cut by bytes, not characters: 400 kB of characters with 30 marks each, or a 600 kB member name, leaves a reason of at most a kilobyte"
+    )
     func quotesCutByBytes() throws {
         // Characters of an 'a' and 30 combining acute accents each, the most stream-safe text
         // holds (a longer run is refused as JSON: `streamUnsafe`): 400,001 bytes.

@@ -107,7 +107,10 @@ package struct ItemList: Sendable {
         if item.isEmpty { return "empty item" }
         if item.utf8.count > maxItemBytes { return "item of \(item.utf8.count) bytes is longer than \(maxItemBytes)" }
         if let problem = APILimits.identifierProblem(item) { return "\(shown) \(problem)" }
-        if op == .apnsImport, !(item.utf8.count % 2 == 0 && item.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }) {
+        if op == .apnsImport,
+            !(item.utf8.count % 2 == 0
+                && item.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) })
+        {
             return "\(shown) is not an APNs device token (an even number of hex digits)"
         }
         return nil
