@@ -192,6 +192,24 @@ struct HTTP2CallHandlerTests {
         #expect(calls[2].1.result == nil && fixture.handler.callCount == 1)
     }
 
+    @Test(
+        "a stream the server began to answer is no refusal: REFUSED_STREAM or GOAWAY below it after its HEADERS fails the call as cut short (the call may have taken effect), never as unprocessed"
+    )
+    func answeredThenRefused() throws {
+        let fixture = try Fixture()
+        let calls = (0..<2).map { _ in fixture.start() }
+        fixture.loop.run()
+        for (streamID, _) in calls {
+            fixture.channel.pipeline.fireChannelRead(HTTP2Frame(streamID: streamID!, payload: .headers(.init(headers: [":status": "200"]))))
+        }
+        fixture.closed(calls[0].0!, reason: .refusedStream)
+        try fixture.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: 0, errorCode: .noError, opaqueData: nil)))
+        fixture.closed(calls[1].0!, reason: .cancel)
+        for (_, outcome) in calls {
+            #expect(outcome.error as? TransportError == .closedBeforeAnswer, "\(String(describing: outcome.error))")
+        }
+    }
+
     @Test("a call past its deadline fails timed out and resets its stream; the others go on")
     func deadline() throws {
         let fixture = try Fixture()

@@ -33,7 +33,8 @@ final class HTTP2BackendConnection: Sendable {
     /// Writes `head` and `body` on a new stream and completes with the answer; or fails with
     /// `.timedOut` at `deadline` (`.notConnected` when its request had not left NIO's frame
     /// handler and no answer had begun: not sent), with `.refusedStream` when the server refused the stream
-    /// unprocessed (GOAWAY below it, REFUSED_STREAM), or with why the stream failed. `call`
+    /// unprocessed (GOAWAY below it, REFUSED_STREAM) before any answer began (after one: cut
+    /// short, `.closedBeforeAnswer`), or with why the stream failed. `call`
     /// cancels it.
     func exchange(_ head: HTTPRequestHead, body: ByteBuffer?, limit: Int, deadline: NIODeadline, call: StreamCall) -> EventLoopFuture<TransportAnswer> {
         let loop = channel.eventLoop

@@ -188,7 +188,11 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
             if !answeredOpen.isEmpty { answeredOpen.remove(closed.streamID) }
             guard let call = calls.removeValue(forKey: closed.streamID) else { break }
             budget.giveBack(call.body?.readableBytes ?? 0)
-            if let lastStreamID = goAwayLastStreamID, closed.streamID > lastStreamID {
+            if call.status != nil {
+                // The server began to answer: it processed the request, whatever its reset or
+                // GOAWAY says, and a call read as refused would be sent again unseen.
+                call.promise.fail(TransportError.closedBeforeAnswer)
+            } else if let lastStreamID = goAwayLastStreamID, closed.streamID > lastStreamID {
                 call.promise.fail(TransportError.refusedStream)
             } else if closed.reason == .refusedStream {
                 call.promise.fail(TransportError.refusedStream)
