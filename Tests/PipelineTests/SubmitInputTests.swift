@@ -66,6 +66,20 @@ struct SubmitInputTests {
         #expect(ItemList.problem(with: "AbCdEf09", op: .apnsImport) == nil)
     }
 
+    @Test("a CSV header that cannot be read refuses the file: the next line taken for it would lose its item without a trace")
+    func badHeader() throws {
+        do {
+            _ = try ItemList(Data("\"fid\nfid-A\nfid-B\n".utf8), format: .csv(column: "1", delimiter: .comma), op: .installationsDelete)
+            Issue.record("a file whose header cannot be read was taken")
+        } catch {
+            guard case .badHeader(let line, _) = error else { return #expect(Bool(false), "\(error)") }
+            #expect(line == 1)
+        }
+        // A bad line after the header is one bad line.
+        let list = try ItemList(Data("fid\n\"x\nfid-B\n".utf8), format: .csv(column: "1", delimiter: .comma), op: .installationsDelete)
+        #expect(list.items == ["fid-B"] && list.badLines.map(\.line) == [2])
+    }
+
     @Test("items are refused by the worker's identifier rule: a control (C1 too) or format character, '/', and a line past the stream-safe limit")
     func identifierRule() throws {
         for item in ["fid\u{9B}x", "fid-abc\u{200B}", "fid\u{202E}cba", "a/b", "a\u{1}"] {

@@ -56,6 +56,7 @@ package struct ItemList: Sendable {
             // Before anything compares its characters (each comparison of a run of marks costs
             // time quadratic in it).
             if StreamSafeText.exceedsLimit(line.unicodeScalars) {
+                if case .csv = format, columnIndex == nil { throw .badHeader(line: lineNumber, reason: StreamSafeText.reason) }
                 badLines.append(BadLine(line: lineNumber, reason: StreamSafeText.reason))
                 continue
             }
@@ -70,6 +71,8 @@ package struct ItemList: Sendable {
             case .csv(let column, let delimiter):
                 let fields: [Substring]
                 do { fields = try Self.csvFields(line, delimiter: delimiter.character) } catch {
+                    // Read past, the header would be the next line, and that line's item lost.
+                    if columnIndex == nil { throw .badHeader(line: lineNumber, reason: error.reason) }
                     badLines.append(BadLine(line: lineNumber, reason: error.reason))
                     continue
                 }
