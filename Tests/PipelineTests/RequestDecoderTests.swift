@@ -271,6 +271,17 @@ struct RequestDecoderBoundsTests {
         }
     }
 
+    @Test("two items that are one text under canonical equivalence in other bytes are refused, naming both; the same bytes twice are taken")
+    func canonicallyEqualItems() throws {
+        let refused = try rejection(#"{"id":"e","op":"groups.export","groups":["g","caf\#u{E9}","cafe\#u{301}"]}"#)
+        #expect(refused.field == "groups[2]" && refused.reason.contains("groups[1]"), "\(refused)")
+        let kelvin = try rejection(#"{"id":"e","op":"instances.info","tokens":["K","\#u{212A}"]}"#)
+        #expect(kelvin.field == "tokens[1]")
+        for text in [#"{"id":"e","op":"groups.export","groups":["caf\#u{E9}","caf\#u{E9}","g"]}"#, #"{"id":"e","op":"groups.export","groups":["caf\#u{E9}","g"]}"#] {
+            guard case .success = RequestDecoder().decode(Array(text.utf8)) else { return #expect(Bool(false), "\(text) refused") }
+        }
+    }
+
     @Test("groupsBy is compared by its bytes: a Kelvin sign (U+212A) for the K of notificationKey is refused, as other readers and the schema refuse it")
     func groupsByBytes() throws {
         let refused = try rejection(#"{"id":"x","op":"groups.export","groupsBy":"notification\#u{212A}ey","groups":["g"]}"#)

@@ -94,6 +94,7 @@ public struct RequestDecoder: Sendable {
             )
         }
         let items = try fields.items(op.itemsField, limit: maxItems)
+        if op.keysOutcomeByItem { try Fields.checkDistinctTexts(items, field: op.itemsField.rawValue) }
         if let limit = op.requestItemLimit, items.count > limit {
             throw RequestRejection(field: op.itemsField.rawValue, reason: "a device group holds at most \(limit) members, got \(items.count)")
         }
@@ -195,6 +196,29 @@ public struct RequestDecoder: Sendable {
                 reason:
                     "\(RequestRejection.quote(id)) is not in Unicode normalization form C (NFC): an id of other bytes reads as the same characters, and the operator's tools would take one's outcome for the other's; send its NFC form"
             )
+        }
+
+        /// Refuses two items that are one text under Unicode canonical equivalence in other bytes
+        /// (`café` composed and decomposed): two ids to the backend, but one key of an outcome's
+        /// per-item lists (`groupMembers`, `topics`, `imports`) to Swift and many JSON readers,
+        /// where one item's list would stand for the other's. Items of the same bytes are one
+        /// item asked twice, as before. Only lists with a non-ASCII byte are looked at.
+        static func checkDistinctTexts(_ items: PackedStrings, field: String) throws(RequestRejection) {
+            guard items.indices.contains(where: { items.bytes($0).contains { $0 >= 0x80 } }) else { return }
+            var first: [String: Int] = [:]
+            for index in items.indices {
+                let text = items[index]
+                guard let earlier = first[text] else {
+                    first[text] = index
+                    continue
+                }
+                guard items.bytes(earlier).elementsEqual(items.bytes(index)) else {
+                    throw RequestRejection(
+                        field: "\(field)[\(index)]",
+                        reason: "is \(field)[\(earlier)] under Unicode canonical equivalence in other bytes: outcome readers would take one's results for the other's; send them in separate requests"
+                    )
+                }
+            }
         }
 
         /// Refuses a member `op`'s requests do not have, naming the first (in sorted order). Names
