@@ -277,7 +277,9 @@ struct RequestDecoderBoundsTests {
         #expect(refused.field == "groups[2]" && refused.reason.contains("groups[1]"), "\(refused)")
         let kelvin = try rejection(#"{"id":"e","op":"instances.info","tokens":["K","\#u{212A}"]}"#)
         #expect(kelvin.field == "tokens[1]")
-        for text in [#"{"id":"e","op":"groups.export","groups":["caf\#u{E9}","caf\#u{E9}","g"]}"#, #"{"id":"e","op":"groups.export","groups":["caf\#u{E9}","g"]}"#] {
+        for text in [
+            #"{"id":"e","op":"groups.export","groups":["caf\#u{E9}","caf\#u{E9}","g"]}"#, #"{"id":"e","op":"groups.export","groups":["caf\#u{E9}","g"]}"#,
+        ] {
             guard case .success = RequestDecoder().decode(Array(text.utf8)) else { return #expect(Bool(false), "\(text) refused") }
         }
     }

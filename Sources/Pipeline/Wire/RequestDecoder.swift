@@ -215,7 +215,8 @@ public struct RequestDecoder: Sendable {
                 guard items.bytes(earlier).elementsEqual(items.bytes(index)) else {
                     throw RequestRejection(
                         field: "\(field)[\(index)]",
-                        reason: "is \(field)[\(earlier)] under Unicode canonical equivalence in other bytes: outcome readers would take one's results for the other's; send them in separate requests"
+                        reason:
+                            "is \(field)[\(earlier)] under Unicode canonical equivalence in other bytes: outcome readers would take one's results for the other's; send them in separate requests"
                     )
                 }
             }
