@@ -32,6 +32,8 @@ struct AuthTests {
             let first = try await provider.token()
             #expect(try await provider.token() == first)
             clock.withLock { $0 = Date() }  // the token now has 200 s left: inside the 225 s margin
+            #expect(try await provider.token() == first, "still handed out while its replacement is fetched")
+            await provider.refreshEnded()
             let second = try await provider.token()
             #expect(second != first)
             #expect(await provider.fetchCount == 2)
@@ -53,6 +55,8 @@ struct AuthTests {
             #expect(try await provider.token() == first, "120 s of its 240 are left: still cached")
             #expect(await provider.fetchCount == 1)
             clock.withLock { $0 = start.addingTimeInterval(125) }
+            _ = try await provider.token()
+            await provider.refreshEnded()
             #expect(try await provider.token() != first, "past half its life: replaced")
             #expect(await provider.fetchCount == 2)
         }

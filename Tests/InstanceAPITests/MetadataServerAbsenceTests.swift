@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 import TestSupport
 import Testing
 
@@ -140,6 +141,42 @@ struct MetadataServerAbsenceTests {
         await provider.invalidate(first)
         _ = try await provider.token()
         #expect(await provider.fetchCount == 4, "the next token asks for the scopes again")
+        try await http.shutdown()
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
+
+    @Test(
+        "a token in hand is handed out while its refresh runs or fails, up to a minute before it expires: no call waits for the endpoint or fails with it; a failed refresh is tried again 5 s later"
+    )
+    func refreshBehindCachedToken() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        let http = HTTPClient(eventLoopGroupProvider: .shared(group))
+        let start = Date()
+        let clock = Mutex(start)
+        let (json, _, _) = try ServiceAccountCredentials.generateKeyFile(projectID: "p", clientEmail: "a@p", tokenURI: server.url("/token-once"))
+        let provider = AccessTokenProvider(credentials: try ServiceAccountCredentials(json: json), httpClient: http, now: { clock.withLock { $0 } })
+        let first = try await provider.token()
+        #expect(first.value == "t-1")
+        // The endpoint answers 503 from now on; the token (3,599 s) is inside its refresh margin.
+        let fetched = await provider.fetchCount
+        clock.withLock { $0 = start.addingTimeInterval(3_500) }
+        #expect(try await provider.token().value == "t-1", "handed out while the refresh runs")
+        await provider.refreshEnded()
+        #expect(try await provider.token().value == "t-1", "and after it failed")
+        let afterFailure = await provider.fetchCount
+        #expect(afterFailure > fetched, "a refresh was tried")
+        clock.withLock { $0 = start.addingTimeInterval(3_504) }
+        _ = try await provider.token()
+        #expect(await provider.fetchCount == afterFailure, "not again within 5 s")
+        clock.withLock { $0 = start.addingTimeInterval(3_506) }
+        _ = try await provider.token()
+        await provider.refreshEnded()
+        #expect(await provider.fetchCount > afterFailure, "again after 5 s")
+        // Within a minute of its expiry it is no longer handed out: the caller waits, and fails.
+        clock.withLock { $0 = start.addingTimeInterval(3_560) }
+        await #expect(throws: InstanceAPIError.self) { try await provider.token() }
         try await http.shutdown()
         try await server.stop()
         try await group.shutdownGracefully()

@@ -8,7 +8,8 @@ import Synchronization
 /// transport's tests: `/echo` answers the request body (or `ok`), `/close` answers and closes,
 /// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer, `/stall` (and any path under it) sends a head and a few bytes
 /// of its body and then nothing;
-/// the metadata server's token path answers a token, but 404 to a `scopes` query.
+/// the metadata server's token path answers a token, but 404 to a `scopes` query; `/token-once`
+/// answers a token the first time it is asked on this server, and 503 after.
 final class TestHTTPServer: Sendable {
     /// A certificate for `localhost` and 127.0.0.1, self-signed, and its key: a test fixture that
     /// guards nothing.
@@ -35,6 +36,8 @@ final class TestHTTPServer: Sendable {
 
     private let channel: any Channel
     private let accepted = Tally()
+    /// Times `/token-once` was asked.
+    private let tokensAsked = Tally()
     /// The port it listens on.
     let port: Int
 
@@ -53,6 +56,7 @@ final class TestHTTPServer: Sendable {
                     certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(Self.certificatePEM.utf8), format: .pem))],
                     privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(Self.keyPEM.utf8), format: .pem)))) : nil
         let counter = accepted
+        let tokensAsked = tokensAsked
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -60,7 +64,7 @@ final class TestHTTPServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Responder())
+                    try channel.pipeline.syncOperations.addHandler(Responder(tokensAsked: tokensAsked))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -82,6 +86,9 @@ final class TestHTTPServer: Sendable {
 
         private var uri = ""
         private var body: ByteBuffer?
+        private let tokensAsked: Tally
+
+        init(tokensAsked: Tally) { self.tokensAsked = tokensAsked }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -116,6 +123,11 @@ final class TestHTTPServer: Sendable {
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "only part")))), promise: nil)
                 context.close(promise: nil)
+            case "/token-once":
+                guard tokensAsked.count.wrappingAdd(1, ordering: .relaxed).oldValue == 0 else {
+                    return respond(context, ByteBuffer(string: "token service down"), status: .serviceUnavailable)
+                }
+                respond(context, ByteBuffer(string: #"{"access_token":"t-1","expires_in":3599,"token_type":"Bearer"}"#))
             case "/redirect":
                 // A token endpoint that sends the caller elsewhere (to a path that would answer a token).
                 respond(

@@ -30,6 +30,8 @@ public actor AccessTokenProvider {
     /// When the cached token is to be replaced.
     private var refreshAt = Date.distantPast
     private var refreshing: Task<AccessToken, any Error>?
+    /// No refresh behind a cached token starts before it (`refreshRetry` after one failed).
+    private var nextRefreshTry = Date.distantPast
     /// Whether the last token request that failed was refused by the endpoint (`TokenCheck`).
     private var lastFailureRefused = false
     /// The most a token answer may take, its body included.
@@ -87,11 +89,26 @@ public actor AccessTokenProvider {
     /// The most a token answer may take by default, head and body: 30 s.
     public static let defaultAnswerTimeout: Duration = .seconds(30)
 
+    /// How long before its expiry the cached token stops being handed out while a refresh runs
+    /// or fails: longer than a call takes.
+    static let usableMargin: TimeInterval = 60
+
+    /// After a refresh failed while the cached token still serves, how long until the next try.
+    static let refreshRetry: TimeInterval = 5
+
     /// The cached token until `refreshMargin` before its expiry (or half its life), else a new one.
+    /// From then on, until `usableMargin` before its expiry, the cached token is still handed out
+    /// at once while a new one is fetched behind it: no call waits for the token endpoint, and
+    /// its failure (a 5xx, a timeout) fails no call while a token in hand is good; after one,
+    /// the fetch is tried again `refreshRetry` later. Past that, callers wait for the fetch.
     /// A caller cancelled while the token is fetched stops waiting at once; the fetch goes on and
     /// keeps what it gets for the next caller.
     public func token() async throws(InstanceAPIError) -> AccessToken {
         if let cached, now() < refreshAt { return cached }
+        if let cached, now() < cached.expiresAt.addingTimeInterval(-Self.usableMargin) {
+            if refreshing == nil, now() >= nextRefreshTry { _ = startRefresh() }
+            return cached
+        }
         let task = refreshing ?? startRefresh()
         do {
             return try await SharedTaskWait.value(of: task)
@@ -101,6 +118,9 @@ public actor AccessTokenProvider {
             throw (error as? InstanceAPIError) ?? .credentials("token request failed: \(type(of: error))")
         }
     }
+
+    /// Returns once the fetch under way, if any, has ended (for tests).
+    package func refreshEnded() async { _ = try? await refreshing?.value }
 
     /// Starts the one fetch every caller waits for.
     private func startRefresh() -> Task<AccessToken, any Error> {
@@ -123,6 +143,7 @@ public actor AccessTokenProvider {
             return token
         } catch {
             refreshing = nil
+            nextRefreshTry = now().addingTimeInterval(Self.refreshRetry)
             lastFailureRefused = error is TokenRefusal
             throw error
         }
