@@ -106,7 +106,7 @@ struct WorkerMachine {
                 actions.append(.log(.info, "cancelled \(RequestID.shortForm(request.id)) at \(record.topicPartition) offset \(record.offset): \(cancel)"))
                 actions += publish([publication])
             } else {
-                actions += dispatched(dispatch.add(request, handle: handle, calledBefore: book.calledBefore(handle), now: now), now: now, date: date)
+                actions += dispatched(dispatch.add(request, handle: handle, now: now), now: now, date: date)
             }
         }
         return actions + settled(now: now)

@@ -109,13 +109,6 @@ extension WorkerSimulation {
             if code == .alreadyAbsent, job.op == .groupsRemove, mayHaveTakenEffect.contains(job.items[position]) { continue }
             throw violation("item \(job.items[position]) of a call on \(api) read \(code) from an answer that did not say it is done: \(answer)")
         }
-        // A group member an abandoned delivery's call of its record may have removed unseen is
-        // never reported not found.
-        if job.op == .groupsRemove, job.origins.runs.contains(where: { admitted[$0.request].map { abandonedAfterCall.contains($0.record) } == true }),
-            let position = codes.firstIndex(of: .notFound)
-        {
-            throw violation("member \(job.items[position]) of call \(job.id) read NOT_FOUND, though an abandoned call of its record may have removed it")
-        }
         // An attempt that may have been carried out though no answer said so: the whole call's
         // (a timeout, a lost connection, a 5xx), or an item's retryable answer (INTERNAL) other
         // than a throttle.
@@ -211,13 +204,9 @@ extension WorkerSimulation {
         try perform(machine.revokeFinished([partition], lost: lost, now: now))
         logs[partition]!.assigned = false
         for handle in revoked {
-            guard let gone = admitted.removeValue(forKey: handle) else { continue }
-            // A call of it started and its answer will never be read: its items may have changed.
-            if gone.calls > 0, !gone.published {
-                mayHaveTakenEffect.formUnion(gone.request.items)
-                abandonedAfterCall.insert(gone.record)
+            if let request = admitted.removeValue(forKey: handle)?.request, let key = Self.orderKey(of: request) {
+                unpublishedByKey[key]?.remove(handle)
             }
-            if let key = Self.orderKey(of: gone.request) { unpublishedByKey[key]?.remove(handle) }
         }
         // The partition comes back at once (a rebalance storm): read again from the commit.
         logs[partition]!.paused = false

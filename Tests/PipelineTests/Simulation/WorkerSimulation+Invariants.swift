@@ -30,8 +30,7 @@ extension WorkerSimulation {
                         "call \(job.id) of \(api) started with \(ofAPI) of its calls running, its limit \(limit), the cap \(configuration.concurrency)")
                 }
                 guard !operatorPaused else { throw violation("call \(job.id) started while the operator paused the pipeline") }
-                // A retry reads NOT_FOUND as done only after an attempt that may have taken effect
-                // (of this delivery, or a call of an earlier one a revoke abandoned, unread).
+                // A retry reads NOT_FOUND as done only after an attempt that may have taken effect.
                 if job.mayHaveTakenEffect, let unseen = job.items.first(where: { !mayHaveTakenEffect.contains($0) }) {
                     throw violation("call \(job.id) of \(job.op) is a retry that may have taken effect, though no attempt of \(unseen) may have")
                 }
@@ -250,10 +249,7 @@ extension WorkerSimulation {
         admitted[handle]!.published = true
         // Its outcome, which says how its calls went, goes out: a later delivery of its record (read
         // again from behind the store point) may be cancelled, as reconcile keeps the one that called.
-        defer {
-            calledRecords.remove(request.record)
-            abandonedAfterCall.remove(request.record)
-        }
+        defer { calledRecords.remove(request.record) }
         if let key = Self.orderKey(of: request.request) { unpublishedByKey[key]?.remove(handle) }
         // Cancelled: no call ever carried it, a cancel in force matches it, every item counted so.
         let cancel = cancels.first { $0.matches(request.request, producedAt: request.producedAt) }

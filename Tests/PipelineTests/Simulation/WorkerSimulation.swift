@@ -88,8 +88,7 @@ struct WorkerSimulation {
     let partitions = [KafkaTopicPartition(topic: "requests", partition: 0), KafkaTopicPartition(topic: "requests", partition: 1)]
     var configuration: PipelineConfiguration
     let decoder: RequestDecoder
-    /// Items a failed attempt may have changed unseen (a timeout, a lost connection, a 5xx), and
-    /// those of a request a revoke abandoned after a call of it started (its answer is never read).
+    /// Items a failed attempt may have changed unseen (a timeout, a lost connection, a 5xx).
     var mayHaveTakenEffect: Set<String> = []
     var machine: WorkerMachine
     var controls = 0
@@ -119,10 +118,6 @@ struct WorkerSimulation {
     /// is published: a cancel may never end a delivery of one (that call may take effect, and no
     /// outcome would say so), even after a revoke abandoned it.
     var calledRecords: Set<RecordPosition> = []
-    /// The records of requests a revoke abandoned after a call of theirs started, until an
-    /// outcome of theirs is published: that call's answer is never read, so a later delivery's
-    /// group removal must read NOT_FOUND as done.
-    var abandonedAfterCall: Set<RecordPosition> = []
     var pending: [Publication] = []
     var logs: [KafkaTopicPartition: PartitionLog] = [:]
     var operatorPaused = false

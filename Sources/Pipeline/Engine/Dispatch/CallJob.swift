@@ -43,8 +43,7 @@ struct CallJob: Sendable {
     /// Whether an earlier attempt may have taken effect unseen: it failed in a way that may follow
     /// a call carried out (`InstanceAPIError.mayHaveBeenCarriedOut`: a timeout, a lost connection,
     /// a 5xx, charged or not), or its items were answered with a retryable code. Never for an
-    /// attempt refused, throttled or never sent. The executor's `isRetry`. True from the start for
-    /// a call an earlier delivery of its request started (`PlannedCall.calledBefore`).
+    /// attempt refused, throttled or never sent. The executor's `isRetry`.
     var mayHaveTakenEffect = false
 
     /// The op.
@@ -79,6 +78,5 @@ struct CallJob: Sendable {
         self.call = call
         self.api = api
         self.orderingKey = OrderingRule.key(op: call.op, target: call.target)
-        self.mayHaveTakenEffect = call.calledBefore
     }
 }

@@ -30,8 +30,7 @@ package struct CallPlanner: Sendable {
     public var pendingItems: Int { queues.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.items.count } } }
 
     /// Adds a request's items; `handle` comes back in each item's origin.
-    /// `calledBefore` marks the calls of an op that never shares them (`PlannedCall.calledBefore`).
-    public mutating func add(_ request: PipelineRequest, handle: RequestHandle, calledBefore: Bool = false) {
+    public mutating func add(_ request: PipelineRequest, handle: RequestHandle) {
         let key = OrderingRule.key(op: request.op, target: request.target) ?? request.op.rawValue + "|" + request.target.batchKey
         if queues[key] == nil {
             queues[key] = []
@@ -42,10 +41,10 @@ package struct CallPlanner: Sendable {
             queues[key]![queues[key]!.count - 1].items.append(contentsOf: request.items)
             queues[key]![queues[key]!.count - 1].origins.append(request: handle, indexes: request.items.indices)
         } else {
-            var call = PlannedCall(
-                op: request.op, target: request.target, items: request.items, origins: OriginList(request: handle, indexes: request.items.indices))
-            call.calledBefore = calledBefore && !request.op.sharesCalls
-            queues[key]!.append(call)
+            queues[key]!.append(
+                PlannedCall(
+                    op: request.op, target: request.target, items: request.items,
+                    origins: OriginList(request: handle, indexes: request.items.indices)))
         }
     }
 
@@ -82,11 +81,10 @@ package struct CallPlanner: Sendable {
                 guard full || (flush && partialCalls < maxPartialCalls && !waitsForKey(key, segments[0].op, segments[0].target)) else { break }
                 if !full { partialCalls += 1 }
                 let count = min(perCall, segments[0].items.count)
-                var call = PlannedCall(
-                    op: segments[0].op, target: segments[0].target, items: segments[0].items.extracting(0..<count),
-                    origins: segments[0].origins.extracting(0..<count))
-                call.calledBefore = segments[0].calledBefore
-                calls.append(call)
+                calls.append(
+                    PlannedCall(
+                        op: segments[0].op, target: segments[0].target, items: segments[0].items.extracting(0..<count),
+                        origins: segments[0].origins.extracting(0..<count)))
                 if count == segments[0].items.count {
                     segments.removeFirst()
                 } else {

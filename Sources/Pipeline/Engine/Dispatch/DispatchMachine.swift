@@ -112,9 +112,9 @@ struct DispatchMachine: Sendable {
     // MARK: - Events
 
     /// A request arrived: its items join the planner; full calls are queued at once, partial ones
-    /// after `linger`. `calledBefore`: an earlier delivery's call of it may have taken effect.
-    mutating func add(_ request: PipelineRequest, handle: RequestHandle, calledBefore: Bool = false, now: ContinuousClock.Instant) -> [DispatchAction] {
-        planner.add(request, handle: handle, calledBefore: calledBefore)
+    /// after `linger`.
+    mutating func add(_ request: PipelineRequest, handle: RequestHandle, now: ContinuousClock.Instant) -> [DispatchAction] {
+        planner.add(request, handle: handle)
         enqueue(planner.take(flush: false))
         if !planner.isEmpty, lingerDue == nil { lingerDue = now + configuration.linger }
         return pump(now: now)

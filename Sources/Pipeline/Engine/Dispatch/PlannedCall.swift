@@ -26,12 +26,6 @@ public struct PlannedCall: Sendable, Hashable {
     public var items: PackedStrings
     /// For each item, where it came from.
     public var origins: OriginList
-    /// Whether a call an earlier delivery of one of its requests started may have taken effect
-    /// unseen (the record was abandoned at a revoke while it ran): its first attempt is then read
-    /// as a retry (`CallJob.mayHaveTakenEffect`), as the earlier call's answer was never read.
-    /// Kept for ops whose calls carry one request's items (`RequestOp.sharesCalls` false: device
-    /// groups, whose retries read answers differently); a shared call is never marked.
-    public var calledBefore = false
 
     /// A call of `items` of `op` on `target`, each item from the origin at its position.
     public init(op: RequestOp, target: RequestTarget, items: PackedStrings = [], origins: OriginList = []) {
@@ -53,7 +47,6 @@ public struct PlannedCall: Sendable, Hashable {
     mutating func drop(_ handles: Set<RequestHandle>) -> Int {
         guard origins.carries(any: handles) else { return 0 }
         var kept = PlannedCall(op: op, target: target)
-        kept.calledBefore = calledBefore
         for positions in origins.positions(keeping: { !handles.contains($0) }) { kept.append(positions, of: self) }
         let removed = items.count - kept.items.count
         self = kept

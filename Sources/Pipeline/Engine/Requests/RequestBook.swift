@@ -151,10 +151,6 @@ struct RequestBook: Sendable {
         }
     }
 
-    /// Whether held request `handle` is a record delivered again after a call of its earlier
-    /// delivery started and was abandoned (`RequestState.calledBefore`).
-    func calledBefore(_ handle: RequestHandle) -> Bool { requests[handle]?.calledBefore ?? false }
-
     /// The held requests no backend call was started for that `cancelOf` finds a cancel of (it
     /// is given each request and when its record was produced), with the cancel; in handle order.
     func cancellable(_ cancelOf: (PipelineRequest, Date?) -> ControlCancel?) -> [(RequestHandle, ControlCancel)] {
