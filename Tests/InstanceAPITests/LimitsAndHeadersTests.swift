@@ -42,6 +42,12 @@ struct LimitsAndHeadersTests {
         // Past the stream-safe limit (UAX #15): 31 combining marks in a row.
         #expect(APILimits.identifierProblem("a" + String(repeating: "\u{301}", count: 31))?.contains("stream-safe") == true)
         #expect(APILimits.identifierProblem("a" + String(repeating: "\u{301}", count: 30)) == nil)
+        // A device group's name may hold format characters (a ZWNJ in Persian, a ZWJ in an
+        // emoji), never a control character, whitespace or '/'.
+        for name in ["\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}", "\u{1F469}\u{200D}\u{1F4BB}"] {
+            #expect(APILimits.identifierProblem(name, isName: true) == nil && APILimits.identifierProblem(name) != nil)
+        }
+        for name in ["a\u{9B}", "a b", "a/b", "a\u{1}"] { #expect(APILimits.identifierProblem(name, isName: true) != nil) }
     }
 
     @Test("item lists: empty, over the limit and empty strings are refused with the field named")

@@ -104,29 +104,31 @@ public enum APILimits {
         }
     }
 
-    /// Checks one identifier (token, installation id, key name): non-empty, and no character
-    /// `identifierProblem` refuses.
-    public static func identifier(_ value: String, field: String) throws(InstanceAPIError) {
+    /// Checks one identifier (token, installation id, key; with `isName`, a device group's name):
+    /// non-empty, and no character `identifierProblem` refuses.
+    public static func identifier(_ value: String, field: String, isName: Bool = false) throws(InstanceAPIError) {
         guard !value.isEmpty else { throw .invalidArgument(field: field, value: value, reason: "must not be empty") }
-        if let problem = identifierProblem(value) { throw .invalidArgument(field: field, value: value, reason: problem) }
+        if let problem = identifierProblem(value, isName: isName) { throw .invalidArgument(field: field, value: value, reason: problem) }
     }
 
     /// Why `value` cannot be an identifier, or nil: it holds Unicode whitespace, a control
     /// character (C0, DEL, C1), a format character (zero-width ones, bidirectional overrides: an
     /// id of other bytes that shows as another, `fid-abc` and `fid-abc` U+200B), or a `/`; or it
-    /// is not stream-safe text (`StreamSafeText`). No token or id holds any of them. ASCII text
-    /// (every token and id) is looked at byte by byte; other text scalar by scalar, whose Unicode
-    /// property lookups cost a call each.
-    public static func identifierProblem(_ value: String) -> String? {
+    /// is not stream-safe text (`StreamSafeText`). No token or id holds any of them. A name
+    /// (`isName`: a device group's, which users choose) may hold format characters: a zero-width
+    /// joiner in an emoji, a zero-width non-joiner in Persian. ASCII text (every token and id) is
+    /// looked at byte by byte; other text scalar by scalar, whose Unicode property lookups cost a
+    /// call each.
+    public static func identifierProblem(_ value: String, isName: Bool = false) -> String? {
         for byte in value.utf8 {
             switch byte {
-            case 0x00...0x20, 0x7F, UInt8(ascii: "/"): return identifierRule
+            case 0x00...0x20, 0x7F, UInt8(ascii: "/"): return isName ? nameRule : identifierRule
             case 0x80...:
                 let refused = value.unicodeScalars.contains { scalar in
                     scalar.value < 0x21 || scalar.value == 0x7F || scalar == "/" || scalar.properties.isWhitespace
-                        || [.control, .format].contains(scalar.properties.generalCategory)
+                        || scalar.properties.generalCategory == .control || (!isName && scalar.properties.generalCategory == .format)
                 }
-                if refused { return identifierRule }
+                if refused { return isName ? nameRule : identifierRule }
                 return StreamSafeText.exceedsLimit(value.unicodeScalars) ? StreamSafeText.reason : nil
             default: continue
             }
@@ -136,6 +138,8 @@ public enum APILimits {
 
     /// What `identifierProblem` says of a refused character.
     static let identifierRule = "must not contain whitespace, a control or format character, or '/'"
+    /// What `identifierProblem` says of a refused character in a name.
+    static let nameRule = "must not contain whitespace, a control character, or '/'"
 
     private static func isTopicCharacter(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {

@@ -19,7 +19,7 @@ extension InstanceAPIClient {
 
     /// §4 retrieve: a valid key for the group called `name` (it may look different each time).
     public func groupKey(name: String) async throws(InstanceAPIError) -> ItemOutcome<String> {
-        try APILimits.identifier(name, field: "notification_key_name")
+        try APILimits.identifier(name, field: "notification_key_name", isName: true)
         let url = configuration.fcmBaseURL + "/fcm/notification?notification_key_name=" + Self.segment(name)
         return try Self.groupAnswer(try await send(.deviceGroup, .GET, url, headers: groupHeaders))
     }
@@ -58,7 +58,7 @@ extension InstanceAPIClient {
     }
 
     private func groupOperation(_ operation: String, name: String, key: String?, tokens: [String]) async throws(InstanceAPIError) -> ItemOutcome<String> {
-        try APILimits.identifier(name, field: "notification_key_name")
+        try APILimits.identifier(name, field: "notification_key_name", isName: true)
         if let key { try APILimits.identifier(key, field: "notification_key") }
         try APILimits.items(tokens, field: "registration_ids", limit: APILimits.groupMembers)
         let body = encode(DeviceGroupRequest(operation: operation, notificationKeyName: name, notificationKey: key, registrationIDs: tokens))

@@ -109,7 +109,8 @@ package struct ItemList: Sendable {
         let shown = "'\(item.prefix(40))\(item.count > 40 ? "…" : "")'"
         if item.isEmpty { return "empty item" }
         if item.utf8.count > maxItemBytes { return "item of \(item.utf8.count) bytes is longer than \(maxItemBytes)" }
-        if let problem = APILimits.identifierProblem(item) { return "\(shown) \(problem)" }
+        // A group export's items may be names, which users choose.
+        if let problem = APILimits.identifierProblem(item, isName: op == .groupsExport) { return "\(shown) \(problem)" }
         if op == .apnsImport,
             !(item.utf8.count % 2 == 0
                 && item.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) })

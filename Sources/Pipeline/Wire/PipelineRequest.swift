@@ -81,6 +81,17 @@ public struct PipelineRequest: Sendable, Hashable {
         self.init(id: id, op: op, target: target, items: PackedStrings(items), replayOf: replayOf, priorAttempts: priorAttempts, batch: batch)
     }
 
+    /// Whether its outcome keys a value or list by item: an import's `imports`, an info's
+    /// `topics` (with `details`), an export's `groupMembers`. Its items must then be distinct
+    /// texts to every reader (`RequestDecoder`).
+    public var keysOutcomeByItem: Bool {
+        switch target {
+        case .apns, .export: true
+        case .info(let details): details
+        case .topic, .subject, .group: false
+        }
+    }
+
     /// The Kafka record key its producer should use, so that changes to one thing keep their
     /// order: the topic name, the subject, the iOS application or the group name; the id when
     /// the request has none of these.

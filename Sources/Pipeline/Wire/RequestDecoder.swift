@@ -94,7 +94,6 @@ public struct RequestDecoder: Sendable {
             )
         }
         let items = try fields.items(op.itemsField, limit: maxItems)
-        if op.keysOutcomeByItem { try Fields.checkDistinctTexts(items, field: op.itemsField.rawValue) }
         if let limit = op.requestItemLimit, items.count > limit {
             throw RequestRejection(field: op.itemsField.rawValue, reason: "a device group holds at most \(limit) members, got \(items.count)")
         }
@@ -144,6 +143,7 @@ public struct RequestDecoder: Sendable {
         }
         try fields.checkMembers(of: op)
         let request = PipelineRequest(id: id, op: op, target: target, items: items, replayOf: replayOf, priorAttempts: priorAttempts, batch: batch)
+        if request.keysOutcomeByItem { try Fields.checkDistinctTexts(items, field: op.itemsField.rawValue) }
         // Most requests are far below the limit by their record's size alone: their items are
         // read one by one only when that bound is over it.
         guard OutcomeSizeBound.bytes(of: request, recordBytes: fields.recordBytes) > maxOutcomeBytes else { return request }

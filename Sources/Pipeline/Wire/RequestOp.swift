@@ -95,16 +95,6 @@ public enum RequestOp: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// Whether the op's outcome keys a list or value by item: an import's `imports`, an info's
-    /// `topics`, an export's `groupMembers`. Its items must be distinct texts to every reader
-    /// (`RequestDecoder`).
-    public var keysOutcomeByItem: Bool {
-        switch self {
-        case .apnsImport, .instancesInfo, .groupsExport: true
-        case .installationsDelete, .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: false
-        }
-    }
-
     /// Whether items of different requests may share a call. Not for device groups: a group call
     /// has one answer for all its members (a 400 for a full group, an existing name, an unknown
     /// key), so one request's members would fail for another's (15 members fit a group of 5, 16
