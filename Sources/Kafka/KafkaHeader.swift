@@ -21,8 +21,10 @@ public struct KafkaHeader: Sendable, Hashable {
 }
 
 extension Array where Element == KafkaHeader {
-    /// The value of the last header named `key`, decoded as UTF-8.
+    /// The value of the last header named `key` (by its bytes: any record's header names are
+    /// read, and a `String` comparison of text with long runs of combining marks is quadratic),
+    /// decoded as UTF-8.
     public func string(_ key: String) -> String? {
-        last(where: { $0.key == key })?.stringValue
+        last(where: { $0.key.utf8.elementsEqual(key.utf8) })?.stringValue
     }
 }

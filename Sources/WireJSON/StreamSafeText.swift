@@ -41,6 +41,18 @@ public enum StreamSafeText {
         text.utf8.contains { $0 >= 0x80 } && exceedsLimit(text.unicodeScalars)
     }
 
+    /// Whether JSON `bytes` may hold text past the limit: a non-ASCII byte or a `\u` escape
+    /// (ASCII text holds no combining mark). What may is read with the strict parser
+    /// (`JSONValue.parse`), which refuses it, before any other reader hashes its strings.
+    public static func mayExceedLimit(json bytes: some Collection<UInt8>) -> Bool {
+        var afterBackslash = false
+        for byte in bytes {
+            if byte >= 0x80 || (afterBackslash && byte == UInt8(ascii: "u")) { return true }
+            afterBackslash = !afterBackslash && byte == UInt8(ascii: "\\")
+        }
+        return false
+    }
+
     /// The reason a refusal gives.
     public static let reason =
         "holds more than \(maxNonStarters) combining marks in a row, past Unicode's stream-safe limit (UAX #15): such text costs time quadratic in the run to compare"

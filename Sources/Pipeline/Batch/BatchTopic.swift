@@ -1,4 +1,5 @@
 import Kafka
+import WireJSON
 
 /// The compacted Kafka topic of batch manifests: one record per batch, keyed by its name, whose
 /// value is a `BatchManifest`. `iidbatch submit` and `replay` write it; `iidbatch batches` reads it.
@@ -25,6 +26,11 @@ public struct BatchTopic: Sendable {
         /// Reads the next record: the latest record of a key is its truth; a tombstone removes it.
         public mutating func read(_ record: KafkaRecord) {
             let key = record.key.map { String(decoding: $0, as: UTF8.self) }
+            // Before the key is hashed, in time quadratic in such text.
+            if let key, StreamSafeText.exceedsLimit(key) {
+                refused.append(("\(record.topic)/\(record.partition)/\(record.offset)", BatchManifestError(field: "key", StreamSafeText.reason)))
+                return
+            }
             guard let value = record.value else {
                 if let key { manifests[key] = nil }
                 return

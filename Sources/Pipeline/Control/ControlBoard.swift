@@ -1,4 +1,5 @@
 import Kafka
+import WireJSON
 
 /// The control topic as a worker or `iidbatch control` has read it so far: the last good
 /// document of each scope (a pipeline's name, or `*`). A pure value fed one record at a time, so
@@ -76,6 +77,10 @@ public struct ControlBoard: Sendable, Hashable {
     public mutating func receive(_ record: KafkaRecord) -> Change {
         guard let key = record.key, let scope = String(validating: key, as: UTF8.self), !scope.isEmpty else {
             return .refused(scope: "?", .malformed("the record at offset \(record.offset) has no key naming its scope"))
+        }
+        // Before the key is compared or hashed, in time quadratic in such text.
+        guard !StreamSafeText.exceedsLimit(scope) else {
+            return .refused(scope: "?", .malformed("the key of the record at offset \(record.offset) \(StreamSafeText.reason)"))
         }
         if let (pipeline, tag) = ControlCancel.split(key: scope) {
             guard let value = record.value else {

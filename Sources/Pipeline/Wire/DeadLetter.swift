@@ -1,6 +1,7 @@
 import Foundation
 import InstanceAPI
 import Kafka
+import WireJSON
 
 /// A record of a dead-letter topic, read back: where it came from, why it is there, and the
 /// request it holds, ready to replay; and the one maker of the records the worker writes there
@@ -46,7 +47,9 @@ public struct DeadLetter: Sendable {
     /// Reads the headers and the request of `record`.
     public init(_ record: KafkaRecord) {
         self.record = record
-        let headers = record.headers
+        // A header whose text is not stream-safe (`StreamSafeText`) is read as absent: tools key
+        // and compare these values, in time quadratic in such text.
+        let headers = record.headers.filter { !StreamSafeText.exceedsLimit($0.stringValue ?? "") }
         kind = Self.kind(of: record)
         originalTopic = headers.string(DeadLetterHeader.originalTopic)
         if let originalTopic, let partition = headers.string(DeadLetterHeader.originalPartition).flatMap(Int32.init),
@@ -69,12 +72,13 @@ public struct DeadLetter: Sendable {
     /// request): a record without the header, or with a kind this version does not know, is
     /// `undecodable`.
     public static func kind(of record: KafkaRecord) -> Kind {
-        record.headers.string(DeadLetterHeader.kind).flatMap(Kind.init(rawValue:)) ?? .undecodable
+        let named = record.headers.string(DeadLetterHeader.kind)
+        return Kind.allCases.first { kind in named.map { kind.rawValue.utf8.elementsEqual($0.utf8) } == true } ?? .undecodable
     }
 
     /// Whether `letter` is a stub (`stub(of:)`): its value left out, the bytes omitted named.
     static func isStub(_ letter: Publication.DeadLetterRecord) -> Bool {
-        letter.headers.contains { $0.key == DeadLetterHeader.omittedBytes }
+        letter.headers.contains { $0.key.utf8.elementsEqual(DeadLetterHeader.omittedBytes.utf8) }
     }
 
     /// The `dead-letter-topic/partition/offset` this record sits at.

@@ -1,4 +1,5 @@
 import Foundation
+import WireJSON
 
 extension Outcome {
     /// The most items an outcome's counts may hold, each and all together: more than any request
@@ -10,7 +11,10 @@ extension Outcome {
     /// one, or when its counts are not an outcome's a worker writes (a count below 0, or more than
     /// `mostCountedItems` in all): tools read topics anyone may produce to, and a forged count
     /// must not trap their sums, nor make a batch's items done fewer than none.
+    /// A record whose text is not stream-safe (`StreamSafeText`), which would hold a tool for
+    /// minutes as its maps are hashed, is none either.
     public static func read(_ value: [UInt8], using decoder: JSONDecoder) -> Outcome? {
+        if StreamSafeText.mayExceedLimit(json: value), (try? JSONValue.parse(bytes: value)) == nil { return nil }
         guard let outcome = try? decoder.decode(Outcome.self, from: Data(value)) else { return nil }
         var total = 0
         for count in outcome.counts.values {
