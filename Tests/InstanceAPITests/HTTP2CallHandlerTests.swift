@@ -210,6 +210,48 @@ struct HTTP2CallHandlerTests {
         }
     }
 
+    @Test("an informational answer (1xx) is the server's too: a reset after it is no refusal")
+    func informationalThenRefused() throws {
+        let fixture = try Fixture()
+        let (streamID, outcome) = fixture.start()
+        fixture.loop.run()
+        fixture.channel.pipeline.fireChannelRead(HTTP2Frame(streamID: streamID!, payload: .headers(.init(headers: [":status": "103"]))))
+        fixture.closed(streamID!, reason: .refusedStream)
+        #expect(outcome.error as? TransportError == .closedBeforeAnswer, "\(String(describing: outcome.error))")
+    }
+
+    @Test(
+        "a call that reaches its deadline with nothing read on the connection since it started makes it silent: no new stream starts there; one with frames read meanwhile does not"
+    )
+    func silentConnection() throws {
+        let fixture = try Fixture()
+        let (slow, slowOutcome) = fixture.start(timeout: .seconds(5))
+        let (answered, _) = fixture.start(timeout: .seconds(30))
+        fixture.loop.run()
+        try fixture.answer(answered!, body: "{}")
+        fixture.loop.advanceTime(by: .seconds(6))
+        #expect(slowOutcome.error as? TransportError == .timedOut && slow != nil)
+        let (next, _) = fixture.start(timeout: .seconds(5))
+        #expect(next != nil, "a frame was read during the slow call: the connection is alive")
+        fixture.loop.advanceTime(by: .seconds(6))
+        let ping = try fixture.written().first { if case .ping(_, ack: false) = $0.payload { true } else { false } }
+        #expect(ping != nil, "silent for a whole call: a PING asks whether it is alive")
+        let (waiting, _) = fixture.start()
+        #expect(waiting != nil, "until the PING's time is up, streams still start")
+        fixture.loop.advanceTime(by: .seconds(6))
+        let (after, outcome) = fixture.start()
+        #expect(after == nil && outcome.error as? TransportError == .noNewStreams, "no frame back: the transport retires it")
+        // Another connection whose PING is answered stays.
+        let alive = try Fixture()
+        let (held, _) = alive.start(timeout: .seconds(5))
+        alive.loop.run()
+        alive.loop.advanceTime(by: .seconds(6))
+        #expect(held != nil)
+        alive.channel.pipeline.fireChannelRead(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: true)))
+        alive.loop.advanceTime(by: .seconds(6))
+        #expect(alive.start().0 != nil, "the PING was answered: the connection is alive")
+    }
+
     @Test("a call past its deadline fails timed out and resets its stream; the others go on")
     func deadline() throws {
         let fixture = try Fixture()
@@ -220,7 +262,8 @@ struct HTTP2CallHandlerTests {
         fixture.loop.advanceTime(by: .milliseconds(150))
         #expect(early.error as? TransportError == .timedOut)
         #expect(later.result == nil)
-        let frames = try fixture.written()
+        // Nothing was read during the call: a PING asks whether the connection is alive.
+        let frames = try fixture.written().filter { if case .ping = $0.payload { false } else { true } }
         #expect(frames.count == 1 && frames[0].streamID == short)
         guard case .rstStream(.cancel) = frames[0].payload else {
             Issue.record("not RST_STREAM: \(frames[0])")

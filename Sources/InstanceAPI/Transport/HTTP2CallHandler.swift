@@ -19,7 +19,10 @@ import NIOHTTP2
 /// connection takes no new streams (`.noNewStreams`: the transport retires it and closes it once
 /// its calls have ended): after a connection error NIO sends GOAWAY and reads no more, but leaves
 /// the channel open to a server that stays silent, and new calls would all wait for their
-/// deadlines there. A stream answered while its
+/// deadlines there. So does a connection on which a call reached its deadline with no frame read
+/// since it started and a PING then got nothing back within `pingTimeout` (silent: a peer gone
+/// without a close, a NAT that dropped it, a server that stopped reading), which nothing else
+/// would retire. A stream answered while its
 /// request was still being sent, and left open by the server, is reset: its slot in the
 /// server's concurrent streams is given back. It keeps the server's flow-control windows for the
 /// connection and each stream open. Runs on the connection's event loop only.
@@ -46,6 +49,12 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         /// (`wroteFrame`): until then it holds it, for the server's stream limit or flow-control
         /// window, and the server cannot have the whole request.
         var sent = false
+        /// The server began to answer: a HEADERS came for the stream, informational (1xx) or
+        /// not. It had the request then, whatever a reset or GOAWAY says after.
+        var began = false
+        /// `framesRead` when the call started: the same at its deadline, the connection was silent
+        /// for the whole call.
+        var framesReadAtStart: UInt64
     }
 
     private let scheme: String
@@ -58,6 +67,17 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
     private var closed = false
     /// NIO reported an error that may be the connection's: no new stream starts here.
     private var errorSeen = false
+    /// Frames read on the connection so far, any stream's or the connection's own.
+    private var framesRead: UInt64 = 0
+    /// A call reached its deadline with no frame read on the connection since it started, and a
+    /// PING sent then got no frame back within `pingTimeout`: the connection is silent (a peer
+    /// gone without a close, a NAT that dropped it, a server that stopped reading), and no new
+    /// stream starts here.
+    private var silent = false
+    /// The PING sent for a silent deadline: when it is due, and `framesRead` when it was sent.
+    private var ping: (deadline: NIODeadline, framesRead: UInt64)?
+    /// How long a PING sent for a silent deadline waits for any frame.
+    static let pingTimeout = TimeAmount.seconds(5)
     private var flushScheduled = false
     /// Streams whose call was answered but which NIO has not closed yet: normally closed by the
     /// end of the read that answered them; any still open then is reset.
@@ -103,13 +123,13 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
             promise.fail(TransportError.noNewStreams)
             return nil
         }
-        guard goAwayLastStreamID == nil, !errorSeen, nextStreamID < HTTP2StreamID.maxID else {
+        guard goAwayLastStreamID == nil, !errorSeen, !silent, nextStreamID < HTTP2StreamID.maxID else {
             promise.fail(TransportError.noNewStreams)
             return nil
         }
         let streamID = nextStreamID
         nextStreamID = nextStreamID.advanced(by: 2)
-        calls[streamID] = Call(promise: promise, limit: limit, deadline: deadline)
+        calls[streamID] = Call(promise: promise, limit: limit, deadline: deadline, framesReadAtStart: framesRead)
         let hasBody = body.map { $0.readableBytes > 0 } ?? false
         let headers = HTTP2Frame.FramePayload.Headers(headers: Self.requestHeaders(head, scheme: scheme), endStream: !hasBody)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: nil)
@@ -131,16 +151,21 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        framesRead &+= 1
         switch frame.payload {
         case .headers(let headers):
             guard var call = calls[frame.streamID] else { return }
+            call.began = true
             if call.status == nil {
                 guard let status = headers.headers.first(name: ":status").flatMap(TransportAnswer.status(field:)) else {
                     fail(frame.streamID, TransportError.closedBeforeAnswer)
                     return
                 }
                 // An informational answer (1xx) comes before the real one.
-                guard status >= 200 else { return }
+                guard status >= 200 else {
+                    calls[frame.streamID] = call
+                    return
+                }
                 call.status = status
                 for (name, value, _) in headers.headers where name.first != ":" { call.headers.add(name: name, value: value) }
             }
@@ -188,7 +213,7 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
             if !answeredOpen.isEmpty { answeredOpen.remove(closed.streamID) }
             guard let call = calls.removeValue(forKey: closed.streamID) else { break }
             budget.giveBack(call.body?.readableBytes ?? 0)
-            if call.status != nil {
+            if call.began {
                 // The server began to answer: it processed the request, whatever its reset or
                 // GOAWAY says, and a call read as refused would be sent again unseen.
                 call.promise.fail(TransportError.closedBeforeAnswer)
@@ -305,6 +330,16 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         guard let context, !closed else { return }
         let now = context.eventLoop.now
         var next: NIODeadline?
+        if let ping {
+            if framesRead != ping.framesRead {
+                self.ping = nil
+            } else if ping.deadline <= now {
+                silent = true
+                self.ping = nil
+            } else {
+                next = ping.deadline
+            }
+        }
         var due: [HTTP2StreamID] = []
         for (streamID, call) in calls {
             if call.deadline <= now {
@@ -317,7 +352,16 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         // finds as the doing of an attempt the server never had (a groups.remove's NOT_FOUND as
         // ALREADY_ABSENT).
         for streamID in due {
-            let unsent = calls[streamID].map { !$0.sent && $0.status == nil } ?? false
+            // Silent for the whole call: a PING asks whether the connection is alive (a server
+            // slow on one call answers it at once); without an answer the next calls go to
+            // another connection, and the transport retires this one.
+            if calls[streamID]?.framesReadAtStart == framesRead, ping == nil, !silent {
+                let deadline = now + Self.pingTimeout
+                ping = (deadline, framesRead)
+                if next == nil || deadline < next! { next = deadline }
+                context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false))), promise: nil)
+            }
+            let unsent = calls[streamID].map { !$0.sent && !$0.began } ?? false
             fail(streamID, unsent ? TransportError.notConnected(Self.notSent) : TransportError.timedOut)
         }
         if let next { armTimer(for: next, context) }
