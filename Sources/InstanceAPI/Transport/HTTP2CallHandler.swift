@@ -359,7 +359,8 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
                 let deadline = now + Self.pingTimeout
                 ping = (deadline, framesRead)
                 if next == nil || deadline < next! { next = deadline }
-                context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false))), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false))), promise: nil)
             }
             let unsent = calls[streamID].map { !$0.sent && !$0.began } ?? false
             fail(streamID, unsent ? TransportError.notConnected(Self.notSent) : TransportError.timedOut)
