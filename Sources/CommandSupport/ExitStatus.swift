@@ -15,7 +15,8 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
     /// help is printed with the error.
     case usage = 64
     /// EX_DATAERR: the input data is wrong (an item file with bad lines under `--strict`, no
-    /// items, not UTF-8, no such CSV column, a CSV header cut on the wrong delimiter; a record
+    /// items, not UTF-8, no such CSV column, a CSV header cut on the wrong delimiter or that
+    /// cannot be read; a record
     /// the broker refuses as too large).
     case dataError = 65
     /// EX_NOINPUT: an input file named on the command line (or a key file named by
