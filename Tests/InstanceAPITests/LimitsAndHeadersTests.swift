@@ -47,7 +47,9 @@ struct LimitsAndHeadersTests {
         for name in ["\u{645}\u{6CC}\u{200C}\u{62E}\u{648}\u{627}\u{647}\u{645}", "\u{1F469}\u{200D}\u{1F4BB}"] {
             #expect(APILimits.identifierProblem(name, isName: true) == nil && APILimits.identifierProblem(name) != nil)
         }
-        for name in ["a\u{9B}", "a b", "a/b", "a\u{1}"] { #expect(APILimits.identifierProblem(name, isName: true) != nil) }
+        for name in ["a\u{9B}", "a b", "a/b", "a\u{1}", "fam\u{202E}ily", "family\u{200B}", "a\u{FEFF}"] {
+            #expect(APILimits.identifierProblem(name, isName: true) != nil, "\(name.debugDescription)")
+        }
     }
 
     @Test("item lists: empty, over the limit and empty strings are refused with the field named")

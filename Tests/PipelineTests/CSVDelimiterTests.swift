@@ -31,7 +31,7 @@ struct CSVDelimiterTests {
         let numbered = try ItemList(Data(text.utf8), format: .csv(column: "3", delimiter: .semicolon), op: .topicsSubscribe)
         #expect(numbered.items == ["a,b"], "a ',' is text when ';' delimits")
         #expect(numbered.badLines.map(\.line) == [2, 4, 5])
-        #expect(numbered.badLines[0].reason.hasPrefix("'x; y' contains whitespace"), "the quoted ';' stayed inside its field")
+        #expect(numbered.badLines[0].reason.hasPrefix("'x; y' must not contain whitespace"), "the quoted ';' stayed inside its field")
     }
 
     @Test("tab- and pipe-separated files")

@@ -115,8 +115,8 @@ public enum APILimits {
     /// character (C0, DEL, C1), a format character (zero-width ones, bidirectional overrides: an
     /// id of other bytes that shows as another, `fid-abc` and `fid-abc` U+200B), or a `/`; or it
     /// is not stream-safe text (`StreamSafeText`). No token or id holds any of them. A name
-    /// (`isName`: a device group's, which users choose) may hold format characters: a zero-width
-    /// joiner in an emoji, a zero-width non-joiner in Persian. ASCII text (every token and id) is
+    /// (`isName`: a device group's, which users choose) may hold the joiners (`nameJoiners`): a
+    /// zero-width joiner in an emoji, a zero-width non-joiner in Persian. ASCII text (every token and id) is
     /// looked at byte by byte; other text scalar by scalar, whose Unicode property lookups cost a
     /// call each.
     public static func identifierProblem(_ value: String, isName: Bool = false) -> String? {
@@ -126,7 +126,8 @@ public enum APILimits {
             case 0x80...:
                 let refused = value.unicodeScalars.contains { scalar in
                     scalar.value < 0x21 || scalar.value == 0x7F || scalar == "/" || scalar.properties.isWhitespace
-                        || scalar.properties.generalCategory == .control || (!isName && scalar.properties.generalCategory == .format)
+                        || scalar.properties.generalCategory == .control
+                        || (scalar.properties.generalCategory == .format && !(isName && nameJoiners.contains(scalar.value)))
                 }
                 if refused { return isName ? nameRule : identifierRule }
                 return StreamSafeText.exceedsLimit(value.unicodeScalars) ? StreamSafeText.reason : nil
@@ -138,8 +139,13 @@ public enum APILimits {
 
     /// What `identifierProblem` says of a refused character.
     static let identifierRule = "must not contain whitespace, a control or format character, or '/'"
+    /// The format characters a name may hold: the zero-width non-joiner and joiner (Persian and
+    /// Indic spelling, emoji sequences); no other, none of which changes how a name reads but
+    /// hides it (zero-width spaces, bidirectional overrides).
+    static let nameJoiners: Set<UInt32> = [0x200C, 0x200D]
+
     /// What `identifierProblem` says of a refused character in a name.
-    static let nameRule = "must not contain whitespace, a control character, or '/'"
+    static let nameRule = "must not contain whitespace, a control or format character other than a joiner, or '/'"
 
     private static func isTopicCharacter(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {

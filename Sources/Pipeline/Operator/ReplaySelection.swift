@@ -40,12 +40,13 @@ package struct ReplaySelection: Sendable {
             var id: ExactText
             var op: RequestOp
             var target: RequestTarget
-            var topic: String?
+            var topic: ExactText?
         }
         var groups: [Request: [Int]] = [:]
         for (index, letter) in selected.enumerated() {
             guard let request = letter.request else { continue }
-            groups[Request(id: ExactText(request.id), op: request.op, target: request.target, topic: letter.originalTopic), default: []].append(index)
+            groups[Request(id: ExactText(request.id), op: request.op, target: request.target, topic: letter.originalTopic.map(ExactText.init)), default: []]
+                .append(index)
         }
         // For each letter, the one it folds into. Letters with the same items fold into the
         // latest read (its attempts are the most); of the distinct item sets, one that another

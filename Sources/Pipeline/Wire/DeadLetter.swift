@@ -49,7 +49,7 @@ public struct DeadLetter: Sendable {
         self.record = record
         // A header whose text is not stream-safe (`StreamSafeText`) is read as absent: tools key
         // and compare these values, in time quadratic in such text.
-        let headers = record.headers.filter { !StreamSafeText.exceedsLimit($0.stringValue ?? "") }
+        let headers = SafeHeaders(record.headers)
         kind = Self.kind(of: record)
         originalTopic = headers.string(DeadLetterHeader.originalTopic)
         if let originalTopic, let partition = headers.string(DeadLetterHeader.originalPartition).flatMap(Int32.init),
@@ -66,6 +66,14 @@ public struct DeadLetter: Sendable {
         if kind.holdsRequest, let value = record.value, case .success(let request) = RequestDecoder.unlimited.decode(value) {
             self.request = request
         }
+    }
+
+    /// A record's headers as read: the last of a name, as absent when its text is past the
+    /// stream-safe limit.
+    private struct SafeHeaders {
+        let headers: [KafkaHeader]
+        init(_ headers: [KafkaHeader]) { self.headers = headers }
+        func string(_ name: String) -> String? { headers.string(name).flatMap { StreamSafeText.exceedsLimit($0) ? nil : $0 } }
     }
 
     /// Why `record` is in the dead-letter topic, from its headers alone (without reading its
