@@ -66,6 +66,14 @@ struct SubmitInputTests {
         #expect(ItemList.problem(with: "AbCdEf09", op: .apnsImport) == nil)
     }
 
+    @Test(
+        "a derived id prefix is the first 64 bits of the SHA-256 of the work's parts, each ended by 0xFF (collision-resistant: an item file cannot be made to give another batch's prefix)"
+    )
+    func derivedPrefixIsSHA256() {
+        // hashlib.sha256(b"topics.subscribe\xfftopic=news\xff1000\xffa\xffb\xff").hexdigest()[:16]
+        #expect(SubmitPlan(op: .topicsSubscribe, target: .topic("news"), recordSize: 1_000, items: ["a", "b"]).idPrefix == "ts-5bfbfbde1dd19f04")
+    }
+
     @Test("a CSV header that cannot be read refuses the file: the next line taken for it would lose its item without a trace")
     func badHeader() throws {
         do {

@@ -1,3 +1,5 @@
+import Crypto
+import InstanceAPI
 import WireJSON
 
 /// How `iidbatch submit` cuts a list of items into request records: `recordSize` items per
@@ -67,23 +69,21 @@ package struct SubmitPlan: Sendable {
         return PipelineRequest(id: id(number), op: op, target: target, items: PackedStrings(items[start..<min(items.count, start + recordSize)]), batch: batch)
     }
 
-    /// `<op initials>-<16 hex digits>`: a 64-bit FNV-1a hash of everything that defines the work.
+    /// `<op initials>-<16 hex digits>`: the first 64 bits of the SHA-256 of everything that
+    /// defines the work, each part followed by 0xFF (a byte UTF-8 never holds). Whoever supplies
+    /// an item file cannot make it give another batch's prefix, as they could with a hash
+    /// that is not collision-resistant (FNV-1a, before): their records would have been turned
+    /// away as that batch's duplicates, and their outcomes taken for its requests' by `reconcile`.
     static func derivedPrefix(op: RequestOp, target: RequestTarget, recordSize: Int, items: [String]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = SHA256()
         func mix(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01b3
-            }
-            hash ^= 0xff
-            hash = hash &* 0x0000_0100_0000_01b3
+            hash.update(data: Array(text.utf8) + [0xFF])
         }
         mix(op.rawValue)
         for (key, value) in target.outcomeFields.sorted(by: { $0.key < $1.key }) { mix(key + "=" + value) }
         mix(String(recordSize))
         for item in items { mix(item) }
         let initials = op.rawValue.split(separator: ".").map { String($0.prefix(1)) }.joined()
-        let hex = String(hash, radix: 16)
-        return "\(initials)-\(String(repeating: "0", count: 16 - hex.count))\(hex)"
+        return "\(initials)-\(NumberText.hex(hash.finalize().prefix(8)))"
     }
 }
