@@ -132,6 +132,20 @@ struct BackendTransportTests {
         try await server.stop()
     }
 
+    @Test("an origin whose server chose HTTP/1.1 is called so for a while, then offered HTTP/2 again: one handshake does not pin it for good")
+    func http1NotForGood() async throws {
+        let server = try await TestHTTPServer(group: group, tls: true)
+        var trusting = TLSConfiguration.makeClientConfiguration()
+        trusting.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(TestHTTPServer.certificatePEM.utf8), format: .pem)])
+        // With no hold, each call offers HTTP/2 again in a handshake of its own (the server, HTTP/1.1
+        // only, refuses it each time); the `tls` test holds the default: one connection for three.
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4, tls: trusting, http1Hold: .zero)
+        for _ in 0..<3 { #expect(text(try await get(transport, "https://localhost:\(server.port)/echo")) == "ok") }
+        #expect(server.connections == 3)
+        transport.shutdown()
+        try await server.stop()
+    }
+
     @Test(
         "no connection, no call: a connection refused over TCP or TLS fails as not sent, and the client reads it as unreachable, never carried out, with no answer status"
     )

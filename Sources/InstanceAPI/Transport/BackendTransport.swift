@@ -46,22 +46,33 @@ final class BackendTransport: Sendable {
         var streams: StreamConnections<HTTP2BackendConnection, UInt64>
         var waiting: [UInt64: Waiting] = [:]
         var nextWaiter: UInt64 = 0
-        /// TLS origins whose server chose HTTP/1.1: their connections offer only that from then on.
-        var http1Origins: Set<BackendOrigin> = []
+        /// TLS origins whose server chose HTTP/1.1, and when it last did: their connections offer
+        /// only that for `http1Hold`, then HTTP/2 again (one front end, or a proxy on the way,
+        /// without h2 must not pin the origin to a connection per call for the process's life).
+        var http1Origins: [BackendOrigin: ContinuousClock.Instant] = [:]
+
+        /// Whether calls to `origin` go over HTTP/1.1 now.
+        func choosesHTTP1(_ origin: BackendOrigin, hold: Duration) -> Bool {
+            http1Origins[origin].map { ContinuousClock.now < $0 + hold } ?? false
+        }
         var shutDown = false
     }
 
     private let group: any EventLoopGroup
     private let state: Mutex<State>
     private let connector: BackendConnector
+    /// How long an origin that chose HTTP/1.1 is called that way before HTTP/2 is offered again.
+    private let http1Hold: Duration
 
     /// A transport on `group`'s event loops. `tls` carries the trust roots (the system's, and
-    /// any extra ones); its ALPN protocols are the transport's to set.
+    /// any extra ones); its ALPN protocols are the transport's to set. An origin whose server
+    /// chose HTTP/1.1 is called so for `http1Hold`, then offered HTTP/2 again.
     init(
         group: any EventLoopGroup, maxIdlePerOrigin: Int, maxHTTP2ConnectionsPerOrigin: Int = 8, idleTimeout: Duration = .seconds(60),
-        connectTimeout: Duration = .seconds(10), tls: TLSConfiguration = .makeClientConfiguration()
+        connectTimeout: Duration = .seconds(10), tls: TLSConfiguration = .makeClientConfiguration(), http1Hold: Duration = .seconds(300)
     ) {
         self.group = group
+        self.http1Hold = http1Hold
         self.state = Mutex(
             State(
                 idle: IdleConnections(limit: maxIdlePerOrigin, idleTimeout: idleTimeout),
@@ -87,7 +98,7 @@ final class BackendTransport: Sendable {
         } else if method == .POST || method == .PUT || method == .PATCH {
             head.headers.replaceOrAdd(name: "Content-Length", value: "0")
         }
-        if origin.tls, !state.withLock({ $0.http1Origins.contains(origin) }) {
+        if origin.tls, !state.withLock({ $0.choosesHTTP1(origin, hold: http1Hold) }) {
             return try await sendHTTP2(head, body: body, limit: answerLimit, origin: origin, deadline: deadline)
         }
         return try await sendHTTP1(head, body: body, limit: answerLimit, origin: origin, deadline: deadline, connected: nil)
@@ -166,7 +177,7 @@ final class BackendTransport: Sendable {
             guard refusedSends < Self.maxRefusedSends else { throw TransportError.notConnected(Self.refusedEveryTime) }
             // The origin chose HTTP/1.1 while this call waited: it goes that way, rather than
             // each woken call offering h2 in a handshake of its own, one after another.
-            if state.withLock({ $0.http1Origins.contains(origin) }) {
+            if state.withLock({ $0.choosesHTTP1(origin, hold: http1Hold) }) {
                 return try await sendHTTP1(head, body: body, limit: limit, origin: origin, deadline: deadline, connected: nil)
             }
             let (choice, close, waiter) = try state.withLock { state throws(TransportError) in
@@ -206,7 +217,7 @@ final class BackendTransport: Sendable {
                 case .http1(let fallback):
                     perform(
                         state.withLock { state in
-                            state.http1Origins.insert(origin)
+                            state.http1Origins[origin] = .now
                             return state.streams.connectFailed(origin)
                         })
                     return try await sendHTTP1(head, body: body, limit: limit, origin: origin, deadline: deadline, connected: fallback)
