@@ -236,9 +236,10 @@ struct HTTP2CallHandlerTests {
         fixture.loop.advanceTime(by: .seconds(6))
         let ping = try fixture.written().first { if case .ping(_, ack: false) = $0.payload { true } else { false } }
         #expect(ping != nil, "silent for a whole call: a PING asks whether it is alive")
-        let (waiting, _) = fixture.start()
+        let (waiting, stranded) = fixture.start()
         #expect(waiting != nil, "until the PING's time is up, streams still start")
         fixture.loop.advanceTime(by: .seconds(6))
+        #expect(stranded.error as? TransportError == .timedOut, "a call on the dead connection fails with it, not 30 s later")
         let (after, outcome) = fixture.start()
         #expect(after == nil && outcome.error as? TransportError == .noNewStreams, "no frame back: the transport retires it")
         // Another connection whose PING is answered stays.

@@ -25,6 +25,16 @@ struct IdleConnectionsTests {
         #expect(idle.take(origin, now: t0 + .seconds(2)).connection == nil && idle.count == 0)
     }
 
+    @Test("an origin called another way again gives up all its idle connections at once; others keep theirs")
+    func removeOrigin() {
+        var idle = IdleConnections<Connection>(limit: 4, idleTimeout: .seconds(60))
+        let (a, b, c) = (Connection("a"), Connection("b"), Connection("c"))
+        _ = (idle.put(a, origin, now: t0), idle.put(b, origin, now: t0), idle.put(c, other, now: t0))
+        let removed = idle.removeAll(origin)
+        #expect(removed.count == 2 && removed.contains { $0 === a } && removed.contains { $0 === b })
+        #expect(idle.take(origin, now: t0).connection == nil && idle.count == 1)
+    }
+
     @Test("past the limit a connection handed back is the one to close")
     func limit() {
         var idle = IdleConnections<Connection>(limit: 2, idleTimeout: .seconds(60))

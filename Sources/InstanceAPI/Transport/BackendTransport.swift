@@ -223,11 +223,15 @@ final class BackendTransport: Sendable {
                     return try await sendHTTP1(head, body: body, limit: limit, origin: origin, deadline: deadline, connected: fallback)
                 case .http2(let opened):
                     // Opened after a shutdown: closed, never registered where nothing would close it.
-                    let registered = state.withLock { state -> StreamConnections<HTTP2BackendConnection, UInt64>.Outcome? in
+                    let (registered, http1) = state.withLock { state in
                         // Its latest SETTINGS, read under the lock their reports take: one that came
-                        // after the first, before this registration, is not lost.
-                        state.shutDown ? nil : state.streams.connected(opened, origin, maxStreams: opened.maxStreams, now: .now)
+                        // after the first, before this registration, is not lost. The origin's idle
+                        // HTTP/1.1 connections (from a while it chose that) are no longer taken.
+                        state.shutDown
+                            ? (nil, [])
+                            : (state.streams.connected(opened, origin, maxStreams: opened.maxStreams, now: .now), state.idle.removeAll(origin))
                     }
+                    for connection in http1 { connection.close() }
                     guard let registered else {
                         opened.close()
                         throw TransportError.shutDown
@@ -255,8 +259,9 @@ final class BackendTransport: Sendable {
                 perform(
                     state.withLock { state in
                         var outcome = state.streams.release(connection, origin, now: .now)
-                        // Out of stream ids (or a GOAWAY not reported yet): no new stream goes
-                        // there; without this every call would be handed it again until its deadline.
+                        // Out of stream ids (or a GOAWAY not reported yet, or silent): no new stream
+                        // goes there; without this every call would be handed it again until its
+                        // deadline.
                         if error as? TransportError == .noNewStreams {
                             let away = state.streams.goingAway(connection, origin)
                             outcome.served += away.served

@@ -22,7 +22,7 @@ import NIOHTTP2
 /// deadlines there. So does a connection on which a call reached its deadline with no frame read
 /// since it started and a PING then got nothing back within `pingTimeout` (silent: a peer gone
 /// without a close, a NAT that dropped it, a server that stopped reading), which nothing else
-/// would retire. A stream answered while its
+/// would retire; its calls in flight then fail as at their deadlines. A stream answered while its
 /// request was still being sent, and left open by the server, is reset: its slot in the
 /// server's concurrent streams is given back. It keeps the server's flow-control windows for the
 /// connection and each stream open. Runs on the connection's event loop only.
@@ -330,11 +330,15 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         guard let context, !closed else { return }
         let now = context.eventLoop.now
         var next: NIODeadline?
+        // Nothing came back for the PING either: every call here waits on a dead connection,
+        // and fails now as it would at its deadline.
+        var dead = false
         if let ping {
             if framesRead != ping.framesRead {
                 self.ping = nil
             } else if ping.deadline <= now {
                 silent = true
+                dead = true
                 self.ping = nil
             } else {
                 next = ping.deadline
@@ -342,7 +346,7 @@ final class HTTP2CallHandler: ChannelInboundHandler, NIOHTTP2FrameDelegate {
         }
         var due: [HTTP2StreamID] = []
         for (streamID, call) in calls {
-            if call.deadline <= now {
+            if dead || call.deadline <= now {
                 due.append(streamID)
             } else if next == nil || call.deadline < next! {
                 next = call.deadline

@@ -58,6 +58,13 @@ struct IdleConnections<Connection: AnyObject> {
         kept[origin] = stack.isEmpty ? nil : stack
     }
 
+    /// Every idle connection to `origin`, forgotten: to close once the origin is called another
+    /// way (over HTTP/2 again, after its server chose HTTP/1.1 for a while).
+    mutating func removeAll(_ origin: BackendOrigin) -> [Connection] {
+        defer { kept[origin] = nil }
+        return kept[origin]?.map(\.connection) ?? []
+    }
+
     /// Every idle connection, all forgotten: to close at shutdown.
     mutating func removeAll() -> [Connection] {
         defer { kept = [:] }
