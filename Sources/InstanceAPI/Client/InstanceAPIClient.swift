@@ -135,6 +135,8 @@ public final class InstanceAPIClient: Sendable {
         for (name, value) in extra { headers.add(name: name, value: value) }
         if body != nil { headers.add(name: "Content-Type", value: "application/json") }
         let timeout = configuration.timeout
+        // Withdrawn while it waited for its access token (or before its retry after a 401).
+        guard !SendGate.currentIsClosed else { throw .withdrawn(api: api) }
         do {
             let reply = try await transport.send(method, url, headers: headers, body: body, answerLimit: APILimits.answerBytes(api), timeout: timeout)
             let retryAfter = reply.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0) }

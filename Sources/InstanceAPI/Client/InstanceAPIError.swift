@@ -38,6 +38,9 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// counts it (on every call it is a failure of the whole system), and items that run out of
     /// retries end `UNAVAILABLE`, dead-lettered for replay, never a receipt.
     case unexpectedAnswer(api: BackendAPI, status: Int, message: String)
+    /// Not sent: the call's `SendGate` was closed (its records were handed to another worker)
+    /// before its request left. It says nothing of the backend or of any item.
+    case withdrawn(api: BackendAPI)
 
     /// The code each item of the call gets if this failure is final.
     public var resultCode: ResultCode {
@@ -52,7 +55,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
             case 502, 503, 504: .unavailable
             default: .unknown("HTTP \(status)")  // a wrong path or method: retrying cannot help
             }
-        case .transport, .unreachable, .timedOut, .unexpectedAnswer: .unavailable
+        case .transport, .unreachable, .timedOut, .unexpectedAnswer, .withdrawn: .unavailable
         case .malformedResponse: .internal
         }
     }
@@ -80,7 +83,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .transport, .unreachable, .timedOut, .unexpectedAnswer, .malformedResponse: true
         case .serverError(_, let status, _, _): status >= 500
         case .unauthenticated, .permissionDenied, .credentials: true
-        case .invalidArgument, .badRequest, .throttled: false
+        case .invalidArgument, .badRequest, .throttled, .withdrawn: false
         }
     }
 
@@ -89,7 +92,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// items, whatever other calls did meanwhile. True for the rest.
     public var wasSent: Bool {
         switch self {
-        case .credentials, .invalidArgument, .unreachable: false
+        case .credentials, .invalidArgument, .unreachable, .withdrawn: false
         case .badRequest, .unauthenticated, .permissionDenied, .throttled, .serverError, .transport, .timedOut, .malformedResponse, .unexpectedAnswer:
             true
         }
@@ -102,7 +105,8 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .timedOut, .transport, .malformedResponse: true
         case .serverError(_, let status, _, _): status >= 500
-        case .invalidArgument, .badRequest, .unauthenticated, .permissionDenied, .throttled, .unreachable, .credentials, .unexpectedAnswer: false
+        case .invalidArgument, .badRequest, .unauthenticated, .permissionDenied, .throttled, .unreachable, .credentials, .unexpectedAnswer, .withdrawn:
+            false
         }
     }
 
@@ -115,7 +119,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .permissionDenied: 403
         case .throttled: 429
         case .serverError(_, let status, _, _), .malformedResponse(_, let status, _), .unexpectedAnswer(_, let status, _): status
-        case .transport, .unreachable, .timedOut, .credentials, .invalidArgument: nil
+        case .transport, .unreachable, .timedOut, .credentials, .invalidArgument, .withdrawn: nil
         }
     }
 
@@ -143,6 +147,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .credentials(let message): "no access token: \(message)"
         case .unexpectedAnswer(let api, let status, let message):
             "\(api): HTTP \(status) that is not the API's answer (a wrong base URL or path, a proxy, a retired endpoint?): \(message)"
+        case .withdrawn(let api): "\(api): not sent, withdrawn: its records were handed to another worker"
         }
     }
 }

@@ -6,6 +6,7 @@ import NIOPosix
 enum HTTPFailure {
     static func map(_ error: any Error, api: BackendAPI, timeout: Duration) -> InstanceAPIError {
         if let error = error as? TransportError, error == .timedOut { return .timedOut(api: api, timeout: timeout) }
+        if let error = error as? TransportError, error == .withdrawn { return .withdrawn(api: api) }
         if case .notConnected(let reason)? = error as? TransportError { return .unreachable(api: api, message: reason) }
         if case .connectTimeout? = error as? ChannelError { return .timedOut(api: api, timeout: timeout) }
         if let error = error as? HTTPClientError {

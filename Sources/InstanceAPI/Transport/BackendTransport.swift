@@ -150,6 +150,11 @@ final class BackendTransport: Sendable {
             // A connection the server closes while idle leaves the idle set.
             connection.closeFuture.whenComplete { [weak self] _ in self?.state.withLock { $0.idle.remove(connection, origin) } }
         }
+        guard !SendGate.currentIsClosed else {
+            let extra = state.withLock { state in state.shutDown ? connection : state.idle.put(connection, origin, now: .now) }
+            extra?.close()
+            throw TransportError.withdrawn
+        }
         let answer = try await withTaskCancellationHandler {
             try await connection.exchange(head, body: body, limit: limit, deadline: deadline).get()
         } onCancel: {
@@ -245,6 +250,11 @@ final class BackendTransport: Sendable {
                     connection = opened
                     openedHere = true
                 }
+            }
+            // Withdrawn while it waited for its stream or connection: it is not sent.
+            guard !SendGate.currentIsClosed else {
+                perform(state.withLock { $0.streams.release(connection, origin, now: .now) })
+                throw TransportError.withdrawn
             }
             let call = StreamCall()
             do {

@@ -23,6 +23,8 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
     case answerBudgetExhausted(limit: Int)
     /// The transport was shut down.
     case shutDown
+    /// The call's `SendGate` was closed before its request left: it was not sent.
+    case withdrawn
 
     var description: String {
         switch self {
@@ -35,6 +37,7 @@ enum TransportError: Error, Equatable, CustomStringConvertible {
         case .answerTooLarge(let limit): "the answer's body is larger than \(limit) bytes"
         case .answerBudgetExhausted(let limit): "the answers being read hold more than \(limit) bytes together"
         case .shutDown: "the HTTP client is shut down"
+        case .withdrawn: "the call was withdrawn before its request left"
         }
     }
 }

@@ -6,6 +6,9 @@ import Logging
 enum WorkerAction {
     /// Start this backend call and report its answer (`WorkerMachine.callFinished`).
     case startCall(CallJob)
+    /// Send no more requests of these running calls (`SendGate`): their records were abandoned
+    /// to another worker. Each still reports its answer (`.withdrawn` if it sent nothing more).
+    case withdrawCalls([Int])
     /// Publish this request's exports, dead letter and outcome, then report how that ended
     /// (`WorkerMachine.published`).
     case publish(Publication)

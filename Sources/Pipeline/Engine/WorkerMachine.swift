@@ -139,10 +139,13 @@ struct WorkerMachine {
     }
 
     /// The revoke's drain ended (or was skipped): what is done is stored (not for lost
-    /// partitions), and the rest abandoned, for the new owner to repeat.
+    /// partitions), and the rest abandoned, for the new owner to repeat; calls still running with
+    /// only abandoned items are withdrawn (none of their requests is sent from now on).
     mutating func revokeFinished(_ partitions: [KafkaTopicPartition], lost: Bool, now: ContinuousClock.Instant) -> [WorkerAction] {
         var actions: [WorkerAction] = []
         if !lost { actions += store(book.storable()) }
+        let withdrawn = dispatch.abandonedCalls
+        if !withdrawn.isEmpty { actions.append(.withdrawCalls(withdrawn)) }
         let abandoned = book.revoke(Set(partitions))
         if !abandoned.isEmpty {
             actions.append(.log(.info, "abandoned \(abandoned.count) requests of the revoked partitions; their new owner repeats them"))

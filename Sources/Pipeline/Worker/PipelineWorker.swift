@@ -63,6 +63,8 @@ public actor PipelineWorker {
     private var heldReader: CheckedContinuation<Void, Never>?
     /// Drains waited for, by the machine's id.
     private var drainWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+    /// The send gate of each running call, by job id, closed when the call is withdrawn.
+    private var sendGates: [Int: SendGate] = [:]
     private var progress = ProgressWaiters()
 
     /// Why the worker stopped itself, if it did.
@@ -291,6 +293,7 @@ public actor PipelineWorker {
     }
 
     private func callFinished(_ jobID: Int, of api: BackendAPI, _ answer: CallAnswer) {
+        sendGates[jobID] = nil
         perform(machine.callFinished(jobID, of: api, answer, now: clock.now, date: Date()))
     }
 
@@ -305,6 +308,8 @@ public actor PipelineWorker {
             switch action {
             case .startCall(let job):
                 start(job)
+            case .withdrawCalls(let jobIDs):
+                for id in jobIDs { sendGates[id]?.close() }
             case .publish(let publication):
                 publish(publication)
             case .storeOffsets(let offsets):
@@ -346,9 +351,13 @@ public actor PipelineWorker {
         let executor = self.executor
         let metrics = self.metrics
         let api = job.api
+        let gate = SendGate()
+        sendGates[job.id] = gate
         spawn {
             let started = ContinuousClock.now
-            let answer = await executor.perform(job.op, calling: api, target: job.target, items: job.items, isRetry: job.mayHaveTakenEffect)
+            let answer = await SendGate.$current.withValue(gate) {
+                await executor.perform(job.op, calling: api, target: job.target, items: job.items, isRetry: job.mayHaveTakenEffect)
+            }
             metrics.observeCall(api: api.rawValue, duration: .now - started)
             await self.callFinished(job.id, of: api, answer)
         }

@@ -90,7 +90,10 @@ extension WorkerSimulation {
         let job = running.removeValue(forKey: id)!
         let api = job.op.api(on: configuration.topicBackend)
         let drawn: SimulatedBackend.Drawn
-        if outage != nil || api == downAPI {
+        if withdrawn.remove(id) != nil, random.next() % 2 == 0 {
+            // Withdrawn before its request left: not sent.
+            drawn = SimulatedBackend.Drawn(answer: .failed(.withdrawn(api: api), changeSent: false), saidDone: Array(repeating: false, count: job.items.count))
+        } else if outage != nil || api == downAPI {
             drawn = backend.outage(job, api: api)
             guard case .failed(let error, _) = drawn.answer, error.isOutage else {
                 throw violation("an answer of an outage to a call on \(api) read as \(drawn.answer), not an outage of the whole call")
@@ -201,7 +204,11 @@ extension WorkerSimulation {
                 throw violation("the revoke's drain \(drain) was still open, but the machine had ended it")
             }
         }
+        abandoning.formUnion(machine.book.handles(in: [partition]))
         try perform(machine.revokeFinished([partition], lost: lost, now: now))
+        // No request of a call still running for abandoned requests only is sent from now on.
+        let missed = running.filter { id, job in !withdrawn.contains(id) && job.origins.runs.allSatisfy { abandoning.contains($0.request) } }
+        if let id = missed.keys.min() { throw violation("call \(id) carries only abandoned requests and was not withdrawn") }
         logs[partition]!.assigned = false
         for handle in revoked {
             if let request = admitted.removeValue(forKey: handle)?.request, let key = Self.orderKey(of: request) {

@@ -12,6 +12,16 @@ extension WorkerSimulation {
     mutating func perform(_ actions: [WorkerAction]) throws {
         for action in actions {
             switch action {
+            case .withdrawCalls(let ids):
+                // Only calls of nothing but requests a revoke abandoned (and every such call, checked
+                // once the revoke has finished).
+                for id in ids {
+                    guard let job = running[id] else { throw violation("withdrew call \(id), which is not running") }
+                    if let kept = job.origins.runs.first(where: { !abandoning.contains($0.request) }) {
+                        throw violation("withdrew call \(id), which carries request \(kept.request), not abandoned")
+                    }
+                }
+                withdrawn.formUnion(ids)
             case .startCall(let job):
                 guard !stopped else { throw violation("call \(job.id) started after the stop finished") }
                 guard job.api == job.op.api(on: configuration.topicBackend) else {

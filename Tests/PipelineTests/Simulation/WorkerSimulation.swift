@@ -102,6 +102,10 @@ struct WorkerSimulation {
     /// The deadline of the machine's read hold (`.holdReads`), until `.releaseReads`.
     var hold: ContinuousClock.Instant?
     var running: [Int: CallJob] = [:]
+    /// Running calls withdrawn (`.withdrawCalls`): half of them sent nothing more and fail so.
+    var withdrawn: Set<Int> = []
+    /// The requests revokes have abandoned (their handles are never used again).
+    var abandoning: Set<RequestHandle> = []
     var admitted: [RequestHandle: Admitted] = [:]
     var handleByID: [String: RequestHandle] = [:]
     /// The admitted requests not yet published, by the key their order is kept on (`orderKey`).

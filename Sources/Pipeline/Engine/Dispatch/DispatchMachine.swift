@@ -93,6 +93,10 @@ struct DispatchMachine: Sendable {
         running.values.count { call in call.job.origins.carries(any: handles) }
     }
 
+    /// Running calls every item of which is of a dropped (revoked) request: once the revoke's
+    /// drain has ended, their requests are abandoned to the new owner and must not be sent.
+    var abandonedCalls: [Int] { running.compactMap { id, call in call.revoked.count == call.job.items.count ? id : nil } }
+
     /// Keys whose holders do not match the jobs that hold them (each running, waiting to retry or
     /// backing off holds its key once), with both counts: empty unless the per-key order is
     /// broken, for invariant checks. A key held by no such job would stall its key forever.
@@ -157,7 +161,12 @@ struct DispatchMachine: Sendable {
             if error.isOutage { job.systemFailedAt = now }
             if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
-            if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
+            // A withdrawn call was not sent: a probe withdrawn so decides nothing.
+            if case .withdrawn = error {
+                if call.probe { breaker.returnProbe(now: now) }
+            } else if !alone || call.probe {
+                breaker.recordFailure(error, now: now, probe: call.probe)
+            }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             job.lastError = error.description
             job.drop(revokedHandles(call))
