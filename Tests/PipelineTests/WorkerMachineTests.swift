@@ -145,9 +145,11 @@ struct WorkerMachineTests {
         let finished = machine.finishStop()
         #expect(finished.contains { if case .drainEnded(let id, false) = $0 { id == waiting } else { false } })
         #expect((stored(finished)[partition] ?? 1) == 1, "the store point stops before the unfinished record")
+        #expect(
+            finished.contains { if case .withdrawCalls(let ids) = $0 { ids == [stuck.id] } else { false } },
+            "the call still running sends nothing more: its record goes to another worker")
         #expect(received(&machine, deletion("c"), offset: 2, at: start + .seconds(2)).isEmpty)
         #expect(machine.timerFired(now: start + .seconds(3), date: date).isEmpty)
-        _ = stuck
     }
 
     @Test("a publication refused for good stops the worker, naming its topic and request")

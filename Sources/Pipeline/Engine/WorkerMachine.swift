@@ -274,13 +274,14 @@ struct WorkerMachine {
         return setPause(.stopping, true) + settled(now: now)
     }
 
-    /// The stop's drain ended: no call starts any more, what is done is stored, every drain
-    /// ends undrained. From now on no call starts and nothing is published: an answer is only
+    /// The stop's drain ended: no call starts any more, calls still running are withdrawn (their
+    /// records go to another worker), what is done is stored, every drain ends undrained. From now on no call starts and nothing is published: an answer is only
     /// counted, a timer or a hold does nothing; an outcome delivered late still has its offsets
     /// stored, behind its acknowledgement as always.
     mutating func finishStop() -> [WorkerAction] {
         dispatch.stop()
-        let actions = store(book.storable())
+        let withdrawn = dispatch.abandonedCalls
+        let actions = (withdrawn.isEmpty ? [] : [.withdrawCalls(withdrawn)]) + store(book.storable())
         phase = .stopped
         return actions + drains.end(drains.ids { _ in true }, drained: false)
     }

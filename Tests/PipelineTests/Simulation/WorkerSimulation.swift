@@ -311,7 +311,11 @@ struct WorkerSimulation {
             throw violation("a record was taken after the stop began")
         }
         if drain { try drainForStop(healthy: random.next() % 2 == 0) }
+        // Every request not finished is abandoned, to be delivered again elsewhere.
+        abandoning.formUnion(admitted.keys)
         try perform(machine.finishStop())
+        // Every call still running is abandoned with its record: it sends nothing more.
+        if let id = running.keys.filter({ !withdrawn.contains($0) }).min() { throw violation("call \(id) still runs after the stop, not withdrawn") }
         stopped = true
         while !running.isEmpty || !pending.isEmpty {
             steps += 1
