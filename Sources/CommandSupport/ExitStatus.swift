@@ -81,14 +81,14 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
 
     /// The status for credentials found nowhere: a key file `GOOGLE_APPLICATION_CREDENTIALS`
     /// names ends as that file named by `--credentials` would (missing: no input); a metadata
-    /// server that is there and did not answer (on GKE, GCE or Cloud Run it serves them) is
-    /// unavailable; none there (off Google Cloud) or one without credentials is configuration,
+    /// server that is there and failing (no answer; still refusing or failing after its ready
+    /// window; on GKE, GCE or Cloud Run it serves them) is unavailable; none there (off Google Cloud) or one without credentials is configuration,
     /// so a supervisor does not restart into the same failure.
     package init(_ error: ApplicationDefaultCredentials.NotFound) {
         if let keyFile = error.keyFileError {
             self.init(keyFile)
         } else {
-            self = error.unansweredMetadataServer == nil ? .config : .unavailable
+            self = error.failingMetadataServer == nil ? .config : .unavailable
         }
     }
 

@@ -13,7 +13,7 @@ struct CredentialsStatusTests {
         #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == CommandSupport.ExitStatus(missing))
         #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], keyFileError: missing)) == .noInput)
         #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], keyFileError: .invalidJSON(path: "k.json"))) == .config)
-        #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], unansweredMetadataServer: "metadata.google.internal")) == .unavailable)
+        #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"], failingMetadataServer: "metadata.google.internal")) == .unavailable)
         #expect(CommandSupport.ExitStatus(NotFound(tried: ["x"])) == .config)
     }
 }

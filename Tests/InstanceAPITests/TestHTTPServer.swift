@@ -9,7 +9,9 @@ import Synchronization
 /// `/silent` never answers, `/big` answers 3,000 bytes, `/cut` closes halfway through an answer, `/stall` (and any path under it) sends a head and a few bytes
 /// of its body and then nothing;
 /// the metadata server's token path answers a token, but 404 to a `scopes` query; `/token-once`
-/// answers a token the first time it is asked on this server, and 503 after.
+/// answers a token the first time it is asked on this server, and 503 after; `/not-ready-STATUS`
+/// (and any path under it) answers STATUS the first two times it is asked on this server, then
+/// 200 with the project id `p-ready`, as a metadata server in its first seconds.
 final class TestHTTPServer: Sendable {
     /// A certificate for `localhost` and 127.0.0.1, self-signed, and its key: a test fixture that
     /// guards nothing.
@@ -38,6 +40,8 @@ final class TestHTTPServer: Sendable {
     private let accepted = Tally()
     /// Times `/token-once` was asked.
     private let tokensAsked = Tally()
+    /// Times a `/not-ready-STATUS` path was asked.
+    private let notReadyAsked = Tally()
     /// The port it listens on.
     let port: Int
 
@@ -57,6 +61,7 @@ final class TestHTTPServer: Sendable {
                     privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(Self.keyPEM.utf8), format: .pem)))) : nil
         let counter = accepted
         let tokensAsked = tokensAsked
+        let notReadyAsked = notReadyAsked
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -64,7 +69,7 @@ final class TestHTTPServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Responder(tokensAsked: tokensAsked))
+                    try channel.pipeline.syncOperations.addHandler(Responder(tokensAsked: tokensAsked, notReadyAsked: notReadyAsked))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -87,8 +92,12 @@ final class TestHTTPServer: Sendable {
         private var uri = ""
         private var body: ByteBuffer?
         private let tokensAsked: Tally
+        private let notReadyAsked: Tally
 
-        init(tokensAsked: Tally) { self.tokensAsked = tokensAsked }
+        init(tokensAsked: Tally, notReadyAsked: Tally) {
+            self.tokensAsked = tokensAsked
+            self.notReadyAsked = notReadyAsked
+        }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
@@ -128,6 +137,12 @@ final class TestHTTPServer: Sendable {
                     return respond(context, ByteBuffer(string: "token service down"), status: .serviceUnavailable)
                 }
                 respond(context, ByteBuffer(string: #"{"access_token":"t-1","expires_in":3599,"token_type":"Bearer"}"#))
+            case let uri where uri.hasPrefix("/not-ready-"):
+                let status = Int(uri.dropFirst("/not-ready-".count).prefix { $0.isNumber }) ?? 503
+                guard notReadyAsked.count.wrappingAdd(1, ordering: .relaxed).oldValue >= 2 else {
+                    return respond(context, ByteBuffer(string: "not ready"), status: HTTPResponseStatus(statusCode: status))
+                }
+                respond(context, ByteBuffer(string: "p-ready"))
             case "/redirect":
                 // A token endpoint that sends the caller elsewhere (to a path that would answer a token).
                 respond(

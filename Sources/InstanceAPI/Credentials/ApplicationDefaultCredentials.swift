@@ -11,18 +11,20 @@ public enum ApplicationDefaultCredentials {
     public struct NotFound: Error, Sendable, CustomStringConvertible {
         /// Each source tried, with why it gave nothing.
         public var tried: [String]
-        /// The metadata server's host when it was tried and did not answer at all (as opposed to
-        /// answering without credentials, or not being there: a name that does not resolve, a
-        /// connection refused, as off Google Cloud): an outage rather than a configuration to fix.
-        public var unansweredMetadataServer: String?
+        /// The metadata server's host when it was tried and is failing: it gave no answer, or
+        /// still refused connections, answered 429 or a 5xx after its ready window
+        /// (`MetadataProbing.readyWindow`). An outage rather than a configuration to fix, as
+        /// opposed to a server that answered without credentials, or none there (a name that
+        /// does not resolve, a connection refused off Google Cloud).
+        public var failingMetadataServer: String?
         /// Why the key file `GOOGLE_APPLICATION_CREDENTIALS` names cannot be used: the same error
         /// as for that file named by `--credentials`, so both end alike.
         public var keyFileError: CredentialsError?
 
         /// Credentials found nowhere, after `tried`.
-        public init(tried: [String], unansweredMetadataServer: String? = nil, keyFileError: CredentialsError? = nil) {
+        public init(tried: [String], failingMetadataServer: String? = nil, keyFileError: CredentialsError? = nil) {
             self.tried = tried
-            self.unansweredMetadataServer = unansweredMetadataServer
+            self.failingMetadataServer = failingMetadataServer
             self.keyFileError = keyFileError
         }
 
@@ -39,7 +41,9 @@ public enum ApplicationDefaultCredentials {
     ///   - environment: the process environment (injected in tests). The metadata server is
     ///     probed as Google's libraries probe it (google-auth): each probe may take
     ///     `GCE_METADATA_TIMEOUT` seconds (default 3), and one that does not answer is probed up
-    ///     to `GCE_METADATA_DETECT_RETRIES` times (default 3).
+    ///     to `GCE_METADATA_DETECT_RETRIES` times (default 3). One that may not be ready yet (GKE's
+    ///     first seconds in a new pod: refused connections on Google Cloud, 404, 429, 5xx) is
+    ///     probed again each second for 30 s (`MetadataProbing.readyWindow`).
     /// - Throws: `NotFound`; a key file's `CredentialsError`; `.invalidSetting` for either
     ///   variable set to what it cannot be, naming it.
     public static func find(
@@ -55,65 +59,68 @@ public enum ApplicationDefaultCredentials {
             }
         }
         tried.append("GOOGLE_APPLICATION_CREDENTIALS is not set")
-        let host = environment["GCE_METADATA_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "metadata.google.internal"
+        let host = environment["GCE_METADATA_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultMetadataHost
         let probing = try MetadataProbing(environment)
         switch await metadataProject(host: host, probing: probing) {
         case .success(let project): return .metadataServer(host: host, projectID: project)
-        case .failure(let reason):
-            tried.append("the metadata server at \(host): \(reason)")
-            if !reason.answered && !reason.absent { throw NotFound(tried: tried, unansweredMetadataServer: host) }
+        case .failure(let failure):
+            tried.append("the metadata server at \(host): \(failure)")
+            if failure.isOutage { throw NotFound(tried: tried, failingMetadataServer: host) }
         }
         throw NotFound(tried: tried)
     }
 
-    /// The pause before probing again a metadata server that was not there.
-    static let absentServerPause = Duration.seconds(1)
+    /// The metadata server's name on Google Cloud.
+    static let defaultMetadataHost = "metadata.google.internal"
 
-    /// The project id the metadata server at `host` serves, or why it could not be had.
-    private static func metadataProject(host: String, probing: MetadataProbing) async -> Result<String, MetadataFailure> {
+    /// Whether a server at `host` that refuses connections is a metadata server not ready yet:
+    /// true for Google Cloud's own name and address, which resolve only there. Elsewhere (a
+    /// `GCE_METADATA_HOST` of the operator's) nothing listening means nothing is there.
+    static func refusalMeansNotReady(_ host: String) -> Bool {
+        [defaultMetadataHost, "169.254.169.254"].contains(host.split(separator: ":", maxSplits: 1).first.map(String.init) ?? host)
+    }
+
+    /// The project id the metadata server at `host` serves, or why it could not be had, probing
+    /// as `probing` says.
+    static func metadataProject(host: String, probing: MetadataProbing) async -> Result<String, MetadataFailure> {
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: InstanceAPIClient.tokenHTTPConfiguration)
         var request = HTTPClientRequest(url: "http://\(host)/computeMetadata/v1/project/project-id")
         request.headers.add(name: "Metadata-Flavor", value: "Google")
-        var result = Result<String, MetadataFailure>.failure(MetadataFailure("not probed", answered: false))
-        for probe in 1...probing.probes {
+        let started = ContinuousClock.now
+        var probe = 0
+        var result: Result<String, MetadataFailure>
+        while true {
+            probe += 1
+            let failure: MetadataFailure
             do {
                 // One timeout for the whole answer: the client's own ends with its head.
                 let deadline = ContinuousClock.now + probing.timeout
                 let response = try await client.execute(request, timeout: .milliseconds(Int64(probing.timeout / .milliseconds(1))))
                 let body = String(buffer: try await response.body.collect(upTo: 4_096, before: deadline)).trimmingCharacters(in: .whitespacesAndNewlines)
                 if response.status != .ok {
-                    result = .failure(MetadataFailure("answered HTTP \(response.status.code)", answered: true))
+                    failure = .answered(status: Int(response.status.code), "answered HTTP \(response.status.code)")
                 } else if body.isEmpty {
-                    result = .failure(MetadataFailure("answered no project id", answered: true))
+                    failure = MetadataFailure("answered no project id", .answered)
                 } else {
                     result = .success(body)
+                    break
                 }
-                break
-            } catch  where HTTPFailure.isNoServer(error) {
+            } catch where HTTPFailure.isNoServer(error) {
                 // Off Google Cloud, or a resolver or metadata server not ready yet (a VM's first
-                // seconds; GKE's metadata server refuses a new pod's first connections): absent
-                // only when every probe, a second apart, found nothing.
-                result = .failure(MetadataFailure("not there (\(HTTPFailure.describe(error))): not on Google Cloud", answered: false, absent: true))
-                if probe < probing.probes { try? await Task.sleep(for: absentServerPause) }
+                // seconds; GKE's metadata server refuses a new pod's first connections).
+                failure =
+                    !HTTPFailure.isUnresolved(error) && refusalMeansNotReady(host)
+                    ? MetadataFailure("refused the connection (\(HTTPFailure.describe(error))): not ready", .notReady(outage: true))
+                    : MetadataFailure("not there (\(HTTPFailure.describe(error))): not on Google Cloud", .absent)
             } catch {
-                result = .failure(MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))", answered: false))
+                failure = MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))", .unanswered)
             }
+            result = .failure(failure)
+            guard probing.probesAgain(after: failure.kind, probe: probe, elapsed: .now - started) else { break }
+            // A server that does not answer took its probe's timeout already.
+            if failure.kind != .unanswered { try? await Task.sleep(for: MetadataProbing.pause) }
         }
         try? await client.shutdown()
         return result
-    }
-
-    /// Why the metadata server gave nothing.
-    private struct MetadataFailure: Error, CustomStringConvertible {
-        var description: String
-        /// False when the server gave no answer at all (no connection, or none within the timeout).
-        var answered: Bool
-        /// True when no server is there (its name does not resolve, the connection is refused).
-        var absent: Bool
-        init(_ description: String, answered: Bool, absent: Bool = false) {
-            self.description = description
-            self.answered = answered
-            self.absent = absent
-        }
     }
 }

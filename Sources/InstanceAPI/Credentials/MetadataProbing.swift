@@ -15,6 +15,24 @@ struct MetadataProbing: Equatable {
     var timeout: Duration = .seconds(3)
     /// How many times a server that does not answer is probed: 3 unless set.
     var probes = 3
+    /// How long a server that may not be ready yet (`MetadataFailure.Kind.notReady`) is probed
+    /// again, from the first probe: GKE's metadata server "takes a few seconds to start accepting
+    /// requests on a new Pod" (Google's Workload Identity documentation), and a pod that gave up
+    /// sooner would be restarted into a crash loop, or a systemd unit left failed.
+    var readyWindow: Duration = .seconds(30)
+    /// The pause before probing again a server that was not there or not ready.
+    static let pause = Duration.seconds(1)
+
+    /// Whether to probe again after probe number `probe` (from 1) failed so, `elapsed` after the
+    /// first began: a server not ready yet while the ready window lasts; one absent or silent
+    /// until `probes` probes were made; an answer that is not a project id, never.
+    func probesAgain(after failure: MetadataFailure.Kind, probe: Int, elapsed: Duration) -> Bool {
+        switch failure {
+        case .notReady: elapsed + Self.pause < readyWindow
+        case .absent, .unanswered: probe < probes
+        case .answered: false
+        }
+    }
 
     /// The probing `environment` sets; an empty variable is unset.
     /// - Throws: `CredentialsError.invalidSetting` naming a variable that is not a number of

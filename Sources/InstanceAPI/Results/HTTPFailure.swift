@@ -29,6 +29,12 @@ enum HTTPFailure {
         return false
     }
 
+    /// True when `error` says the host name does not resolve (no address was tried).
+    static func isUnresolved(_ error: any Error) -> Bool {
+        guard let error = error as? NIOConnectionError else { return false }
+        return error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil)
+    }
+
     static func describe(_ error: any Error) -> String {
         if let error = error as? NIOConnectionError {
             return "connection to \(error.host):\(error.port) failed: \(error.connectionErrors.map { "\($0.error)" }.joined(separator: "; "))"
