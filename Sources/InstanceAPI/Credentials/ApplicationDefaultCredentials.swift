@@ -105,7 +105,7 @@ public enum ApplicationDefaultCredentials {
                     result = .success(body)
                     break
                 }
-            } catch where HTTPFailure.isNoServer(error) {
+            } catch  where HTTPFailure.isNoServer(error) {
                 // Off Google Cloud, or a resolver or metadata server not ready yet (a VM's first
                 // seconds; GKE's metadata server refuses a new pod's first connections).
                 failure =
