@@ -75,7 +75,7 @@ struct SendGateTests {
             let (ofA, ofB) = (await a.worker.currentStatistics(), await b.worker.currentStatistics())
             await b.stop()
             await a.stop()
-            let withdrawn = ofA.callAnswers["fcm.notification"]?["none"] ?? 0
+            let withdrawn = ofA.callAnswers["fcm.notification"]?["withdrawn"] ?? 0
             #expect(withdrawn >= 1, "A withdrew the moved request's call: \(ofA.callAnswers)")
             // Each request's lookup and add once, where it ended, and a lookup alone for each call
             // withdrawn: no add of A's came after the revoke.

@@ -81,6 +81,29 @@ struct BackendTransportHTTP2Tests {
         try await server.stop()
     }
 
+    @Test("a call whose gate closed while it waited for a stream is not sent when it gets one, and gives the stream back")
+    func withdrawnWhileWaitingForAStream() async throws {
+        let server = try await TestHTTP2Server(group: group, laterSettings: [HTTP2Setting(parameter: .maxConcurrentStreams, value: 1)])
+        let transport = try transport(connections: 1)
+        let first = Task { try await get(transport, server.url("/hold")) }
+        _ = try await server.held(1)
+        try await server.settingsAcknowledged(connection: 1, count: 2)
+        let gate = SendGate()
+        let waiting = Task { try await SendGate.$current.withValue(gate) { try await get(transport, server.url("/echo")) } }
+        try await Task.sleep(for: .milliseconds(200))
+        gate.close()
+        server.answerHeld()
+        #expect(try await first.value.status == 200)
+        let error = await #expect(throws: TransportError.self) { try await waiting.value }
+        #expect(error == .withdrawn)
+        #expect(server.requests == 1, "the withdrawn call never reached the server")
+        // Its stream was given back: the next call is served on the one connection.
+        #expect(try await get(transport, server.url("/echo")).status == 200)
+        #expect(server.requests == 2 && server.connections == 1)
+        transport.shutdown()
+        try await server.stop()
+    }
+
     @Test("GOAWAY: streams up to the last one the server names are answered there; those above are sent again on a new connection, once")
     func goAway() async throws {
         let server = try await TestHTTP2Server(group: group)

@@ -39,6 +39,23 @@ struct BackendTransportTests {
         try await server.stop()
     }
 
+    @Test("a call whose gate is closed is not sent over HTTP/1.1, and the connection it took serves the next call")
+    func withdrawnOverHTTP1() async throws {
+        let server = try await TestHTTPServer(group: group)
+        let transport = BackendTransport(group: group, maxIdlePerOrigin: 4)
+        let gate = SendGate()
+        gate.close()
+        let error = await #expect(throws: TransportError.self) {
+            try await SendGate.$current.withValue(gate) { try await get(transport, server.url("/close")) }
+        }
+        #expect(error == .withdrawn)
+        // `/close` would have closed the connection: it was not asked, and the connection is kept.
+        #expect(text(try await get(transport, server.url("/echo"))) == "ok")
+        #expect(server.connections == 1)
+        transport.shutdown()
+        try await server.stop()
+    }
+
     @Test(
         "after a 5xx the HTTP/1.1 connection is not kept, though the server keeps it: a proxy that answered early may still send the upstream's late answer on it, which the next call would take for its own"
     )

@@ -27,6 +27,25 @@ struct MetadataServerReadinessTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("a server that closes connections unanswered is probed again after a pause, not `probes` times within milliseconds")
+    func resetsArePaused() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        // It resets every connection for its first 1.5 s; three probes a second apart reach it.
+        let source = try await ApplicationDefaultCredentials.find(
+            explicitPath: nil,
+            environment: [
+                "GCE_METADATA_HOST": "127.0.0.1:\(server.port)/reset-ms-1500", "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_DETECT_RETRIES": "3",
+            ])
+        guard case .metadataServer(_, let project) = source else {
+            Issue.record("not the metadata server: \(source)")
+            return
+        }
+        #expect(project == "p-ready")
+        try await server.stop()
+        try await group.shutdownGracefully()
+    }
+
     @Test("one still failing when its ready window has passed: a 5xx or 429 is an outage (restarted), a 404 a configuration (not)")
     func failingAfterTheWindow() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

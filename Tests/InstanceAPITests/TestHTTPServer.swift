@@ -11,7 +11,9 @@ import Synchronization
 /// the metadata server's token path answers a token, but 404 to a `scopes` query; `/token-once`
 /// answers a token the first time it is asked on this server, and 503 after; `/not-ready-STATUS`
 /// (and any path under it) answers STATUS the first two times it is asked on this server, then
-/// 200 with the project id `p-ready`, as a metadata server in its first seconds.
+/// 200 with the project id `p-ready`, as a metadata server in its first seconds; `/reset-ms-N`
+/// (and any path under it) closes the connection without an answer until N ms after it was first
+/// asked on this server, then answers `p-ready`.
 final class TestHTTPServer: Sendable {
     /// A certificate for `localhost` and 127.0.0.1, self-signed, and its key: a test fixture that
     /// guards nothing.
@@ -42,6 +44,8 @@ final class TestHTTPServer: Sendable {
     private let tokensAsked = Tally()
     /// Times a `/not-ready-STATUS` path was asked.
     private let notReadyAsked = Tally()
+    /// When a `/reset-ms-N` path was first asked (nanoseconds of the process's uptime; 0: never).
+    private let firstResetAsk = Tally()
     /// The port it listens on.
     let port: Int
 
@@ -62,6 +66,7 @@ final class TestHTTPServer: Sendable {
         let counter = accepted
         let tokensAsked = tokensAsked
         let notReadyAsked = notReadyAsked
+        let firstResetAsk = firstResetAsk
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -69,7 +74,8 @@ final class TestHTTPServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Responder(tokensAsked: tokensAsked, notReadyAsked: notReadyAsked))
+                    try channel.pipeline.syncOperations.addHandler(
+                        Responder(tokensAsked: tokensAsked, notReadyAsked: notReadyAsked, firstResetAsk: firstResetAsk))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -93,10 +99,12 @@ final class TestHTTPServer: Sendable {
         private var body: ByteBuffer?
         private let tokensAsked: Tally
         private let notReadyAsked: Tally
+        private let firstResetAsk: Tally
 
-        init(tokensAsked: Tally, notReadyAsked: Tally) {
+        init(tokensAsked: Tally, notReadyAsked: Tally, firstResetAsk: Tally) {
             self.tokensAsked = tokensAsked
             self.notReadyAsked = notReadyAsked
+            self.firstResetAsk = firstResetAsk
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -142,6 +150,12 @@ final class TestHTTPServer: Sendable {
                 guard notReadyAsked.count.wrappingAdd(1, ordering: .relaxed).oldValue >= 2 else {
                     return respond(context, ByteBuffer(string: "not ready"), status: HTTPResponseStatus(statusCode: status))
                 }
+                respond(context, ByteBuffer(string: "p-ready"))
+            case let uri where uri.hasPrefix("/reset-ms-"):
+                let window = Int(uri.dropFirst("/reset-ms-".count).prefix { $0.isNumber }) ?? 1_000
+                let now = Int(NIODeadline.now().uptimeNanoseconds)
+                let first = firstResetAsk.count.compareExchange(expected: 0, desired: now, ordering: .relaxed).original
+                guard first != 0, now - first >= window * 1_000_000 else { return context.close(promise: nil) }
                 respond(context, ByteBuffer(string: "p-ready"))
             case "/redirect":
                 // A token endpoint that sends the caller elsewhere (to a path that would answer a token).

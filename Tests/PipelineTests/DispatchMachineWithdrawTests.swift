@@ -7,8 +7,10 @@ import Testing
 /// their requests may be sent from then on, or a late write could land after the new owner's
 /// calls on the same key. A withdrawn call says nothing of the backend.
 extension DispatchMachineTests {
-    @Test("a running call is abandoned once every item of it is of a dropped request, not before")
-    func abandonedOnlyWhenWhollyDropped() throws {
+    @Test(
+        "a running call with an item of a dropped request is abandoned; withdrawn unsent, its other requests' items go again at once, uncharged"
+    )
+    func abandonedWithAnyDroppedItem() throws {
         var machine = DispatchMachine(
             configuration: pipeline { $0.topicBackend = .iidBatch }, random: SplitMix64(seed: 11))
         // Both requests linger into one call of their topic.
@@ -16,13 +18,20 @@ extension DispatchMachineTests {
         _ = machine.add(subscribe("b", 2), handle: 2, now: t0)
         let call = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
         #expect(Set(call.origins.runs.map(\.request)) == [1, 2], "one call carries both requests: \(call.origins.runs.map(\.request))")
-        _ = machine.drop([1], now: t0)
-        #expect(machine.abandonedCalls.isEmpty, "request 2's items still ride on it")
-        _ = machine.drop([2], now: t0)
-        #expect(machine.abandonedCalls == [call.id])
-        _ = machine.finished(jobID: call.id, .failed(.withdrawn(api: .batchAdd), changeSent: false), now: t0 + .seconds(1))
         #expect(machine.abandonedCalls.isEmpty)
-        #expect(!machine.hasWaitingWork, "nothing of it is retried")
+        // Request 1's partition is revoked: the call may not send its items any more.
+        _ = machine.drop([1], now: t0)
+        #expect(machine.abandonedCalls == [call.id], "request 1's items ride on it")
+        let after = machine.finished(jobID: call.id, .failed(.withdrawn(api: .batchAdd), changeSent: false), now: t0 + .seconds(1))
+        #expect(settled(after).isEmpty, "nothing of it settles")
+        let again = try #require(started(after).first, "request 2's items go again at once")
+        #expect(Set(again.origins.runs.map(\.request)) == [2])
+        #expect(Array(again.items) == ["b-0", "b-1"])
+        #expect(again.attempts == 0, "not charged: it was not sent")
+        #expect(machine.abandonedCalls.isEmpty)
+        let done = machine.finished(jobID: again.id, answers([.ok, .ok]), now: t0 + .seconds(2))
+        #expect(settled(done).map(\.answer.result.code) == [.ok, .ok])
+        #expect(!machine.hasWaitingWork)
     }
 
     @Test("a withdrawn probe says nothing of the backend: the breaker stays open, and the next work is the probe")

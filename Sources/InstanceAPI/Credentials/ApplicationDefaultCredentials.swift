@@ -87,10 +87,12 @@ public enum ApplicationDefaultCredentials {
         var request = HTTPClientRequest(url: "http://\(host)/computeMetadata/v1/project/project-id")
         request.headers.add(name: "Metadata-Flavor", value: "Google")
         let started = ContinuousClock.now
+        // Probes that found no server or no answer, which `probes` bounds (not those of a server
+        // not ready yet, which the ready window bounds).
         var probe = 0
         var result: Result<String, MetadataFailure>
         while true {
-            probe += 1
+            let probeStarted = ContinuousClock.now
             let failure: MetadataFailure
             do {
                 // One timeout for the whole answer: the client's own ends with its head.
@@ -113,12 +115,14 @@ public enum ApplicationDefaultCredentials {
                     ? MetadataFailure("refused the connection (\(HTTPFailure.describe(error))): not ready", .notReady(outage: true))
                     : MetadataFailure("not there (\(HTTPFailure.describe(error))): not on Google Cloud", .absent)
             } catch {
-                failure = MetadataFailure("no answer to \(probe) probe(s) (\(HTTPFailure.describe(error)))", .unanswered)
+                failure = MetadataFailure("no answer to \(probe + 1) probe(s) (\(HTTPFailure.describe(error)))", .unanswered)
             }
             result = .failure(failure)
+            if failure.kind == .absent || failure.kind == .unanswered { probe += 1 }
             guard probing.probesAgain(after: failure.kind, probe: probe, elapsed: .now - started) else { break }
-            // A server that does not answer took its probe's timeout already.
-            if failure.kind != .unanswered { try? await Task.sleep(for: MetadataProbing.pause) }
+            // A server that did not answer within the probe's timeout waited that long already;
+            // one that failed at once (a connection reset) is given the pause.
+            if failure.kind != .unanswered || ContinuousClock.now - probeStarted < probing.timeout { try? await Task.sleep(for: MetadataProbing.pause) }
         }
         try? await client.shutdown()
         return result

@@ -23,9 +23,10 @@ struct MetadataProbing: Equatable {
     /// The pause before probing again a server that was not there or not ready.
     static let pause = Duration.seconds(1)
 
-    /// Whether to probe again after probe number `probe` (from 1) failed so, `elapsed` after the
-    /// first began: a server not ready yet while the ready window lasts; one absent or silent
-    /// until `probes` probes were made; an answer that is not a project id, never.
+    /// Whether to probe again after a probe failed so, `elapsed` after the first began, `probe`
+    /// probes having found no server or no answer: a server not ready yet while the ready window
+    /// lasts; one absent or silent until `probes` such probes were made; an answer that is not a
+    /// project id, never.
     func probesAgain(after failure: MetadataFailure.Kind, probe: Int, elapsed: Duration) -> Bool {
         switch failure {
         case .notReady: elapsed + Self.pause < readyWindow

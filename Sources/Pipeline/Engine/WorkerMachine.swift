@@ -140,7 +140,8 @@ struct WorkerMachine {
 
     /// The revoke's drain ended (or was skipped): what is done is stored (not for lost
     /// partitions), and the rest abandoned, for the new owner to repeat; calls still running with
-    /// only abandoned items are withdrawn (none of their requests is sent from now on).
+    /// abandoned items are withdrawn (none of their requests is sent from now on; one unsent goes
+    /// again with its other items).
     mutating func revokeFinished(_ partitions: [KafkaTopicPartition], lost: Bool, now: ContinuousClock.Instant) -> [WorkerAction] {
         var actions: [WorkerAction] = []
         if !lost { actions += store(book.storable()) }

@@ -63,7 +63,7 @@ package enum MetricName: String, Sendable, CaseIterable {
         case .recordsConsumed: "Records read from the pipeline's request topic."
         case .requests: "Outcomes acknowledged, by op and status (succeeded, partial, failed, rejected)."
         case .items: "Items by op and final code (OK, ALREADY_ABSENT, NOT_FOUND, ...); they add up to the outcomes' counts."
-        case .callAttempts: "Backend call attempts by API and HTTP status (none: no answer)."
+        case .callAttempts: "Backend call attempts by API and HTTP status (none: no answer; withdrawn: not sent, its records handed to another worker)."
         case .throttledAttempts: "Backend call attempts answered with throttling (HTTP 429 or an item's RESOURCE_EXHAUSTED), by API."
         case .callDuration: "Backend call latency by API, seconds."
         case .requestDuration: "Request received to its outcome acknowledged, seconds."

@@ -254,5 +254,8 @@ final class WorkerMetrics: Sendable {
 
 extension InstanceAPIError {
     /// The HTTP status the failure came with, as a metric label (`none` when there was no answer).
-    var statusLabel: String { answerStatus.map { "\($0)" } ?? "none" }
+    var statusLabel: String {
+        if case .withdrawn = self { return "withdrawn" }
+        return answerStatus.map { "\($0)" } ?? "none"
+    }
 }

@@ -206,9 +206,9 @@ extension WorkerSimulation {
         }
         abandoning.formUnion(machine.book.handles(in: [partition]))
         try perform(machine.revokeFinished([partition], lost: lost, now: now))
-        // No request of a call still running for abandoned requests only is sent from now on.
-        let missed = running.filter { id, job in !withdrawn.contains(id) && job.origins.runs.allSatisfy { abandoning.contains($0.request) } }
-        if let id = missed.keys.min() { throw violation("call \(id) carries only abandoned requests and was not withdrawn") }
+        // No request of a call still running with an abandoned request's items is sent from now on.
+        let missed = running.filter { id, job in !withdrawn.contains(id) && job.origins.runs.contains { abandoning.contains($0.request) } }
+        if let id = missed.keys.min() { throw violation("call \(id) carries an abandoned request and was not withdrawn") }
         logs[partition]!.assigned = false
         for handle in revoked {
             if let request = admitted.removeValue(forKey: handle)?.request, let key = Self.orderKey(of: request) {

@@ -32,9 +32,10 @@ extension DispatchMachine {
         running.values.count { call in call.job.origins.carries(any: handles) }
     }
 
-    /// Running calls every item of which is of a dropped (revoked) request, or every running call
-    /// once stopped: their requests are abandoned to another worker and must not be sent.
-    var abandonedCalls: [Int] { running.compactMap { id, call in stopped || call.revoked.count == call.job.items.count ? id : nil } }
+    /// Running calls that carry an item of a dropped (revoked) request, or every running call once
+    /// stopped: those requests are abandoned to another worker, and the calls must send nothing
+    /// more (`SendGate`). One withdrawn so, unsent, goes again with its other items.
+    var abandonedCalls: [Int] { running.compactMap { id, call in stopped || !call.revoked.isEmpty ? id : nil } }
 
     /// Keys whose holders do not match the jobs that hold them (each running, waiting to retry or
     /// backing off holds its key once), with both counts: empty unless the per-key order is

@@ -125,6 +125,8 @@ struct DispatchMachine: Sendable {
             {
             case .released:
                 queue.release(job)
+            case .resent:
+                queue.enqueueRetry(job)
             case .paced:
                 job.throttles += 1
                 queue.enqueueRetry(job)

@@ -5,6 +5,9 @@ import InstanceAPI
 enum FailedCallVerdict: Equatable {
     /// None of its items is left (their requests were revoked): it gives up its key.
     case released
+    /// Not sent: withdrawn (`SendGate`) for the items of requests a revoke abandoned. The rest
+    /// go again at once, uncharged, keeping their key's place.
+    case resent
     /// Throttled: sent again at the API's cut pace (and after any `Retry-After`), not charged an
     /// attempt; bounded by `max-elapsed` only.
     case paced
@@ -51,6 +54,7 @@ enum FailedCallVerdict: Equatable {
         unchargedLeft: Bool = true
     ) -> FailedCallVerdict {
         guard itemsLeft else { return .released }
+        if case .withdrawn = error { return .resent }
         if error.resultCode == .resourceExhausted, pacedRetryAllowed { return .paced }
         if !alone, error.isOutage {
             // The whole system's, not the items': not charged (its code may not even be
