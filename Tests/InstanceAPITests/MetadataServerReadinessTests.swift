@@ -10,40 +10,38 @@ import Testing
 /// unit left failed for good (it is not restarted after 78).
 @Suite("Application Default Credentials: a metadata server in its first seconds is waited for")
 struct MetadataServerReadinessTests {
+    /// The project `find` gets from a test server's `path` (its `host` then is the server and the
+    /// path, which the probe's own path follows), with `environment` besides; nil when it finds
+    /// no metadata server.
+    private func project(at path: String, _ environment: [String: String] = [:]) async throws -> String? {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await TestHTTPServer(group: group)
+        let found: Result<CredentialSource, any Error>
+        do {
+            found = .success(
+                try await ApplicationDefaultCredentials.find(
+                    explicitPath: nil,
+                    environment: environment.merging(["GCE_METADATA_HOST": "127.0.0.1:\(server.port)\(path)", "GOOGLE_APPLICATION_CREDENTIALS": ""]) { $1 }))
+        } catch {
+            found = .failure(error)
+        }
+        try await server.stop()
+        try await group.shutdownGracefully()
+        guard case .metadataServer(_, let project) = try found.get() else { return nil }
+        return project
+    }
+
     @Test(
         "a server answering 503, 429 or 404 at first is probed again each second until it answers its project id",
         arguments: [503, 429, 404])
     func answersAfterWarmingUp(_ status: Int) async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await TestHTTPServer(group: group)
-        let source = try await ApplicationDefaultCredentials.find(
-            explicitPath: nil, environment: ["GCE_METADATA_HOST": "127.0.0.1:\(server.port)/not-ready-\(status)", "GOOGLE_APPLICATION_CREDENTIALS": ""])
-        guard case .metadataServer(_, let project) = source else {
-            Issue.record("not the metadata server: \(source)")
-            return
-        }
-        #expect(project == "p-ready")
-        try await server.stop()
-        try await group.shutdownGracefully()
+        #expect(try await project(at: "/not-ready-\(status)") == "p-ready")
     }
 
     @Test("a server that closes connections unanswered is probed again after a pause, not `probes` times within milliseconds")
     func resetsArePaused() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await TestHTTPServer(group: group)
         // It resets every connection for its first 1.5 s; three probes a second apart reach it.
-        let source = try await ApplicationDefaultCredentials.find(
-            explicitPath: nil,
-            environment: [
-                "GCE_METADATA_HOST": "127.0.0.1:\(server.port)/reset-ms-1500", "GOOGLE_APPLICATION_CREDENTIALS": "", "GCE_METADATA_DETECT_RETRIES": "3",
-            ])
-        guard case .metadataServer(_, let project) = source else {
-            Issue.record("not the metadata server: \(source)")
-            return
-        }
-        #expect(project == "p-ready")
-        try await server.stop()
-        try await group.shutdownGracefully()
+        #expect(try await project(at: "/reset-ms-1500", ["GCE_METADATA_DETECT_RETRIES": "3"]) == "p-ready")
     }
 
     @Test("one still failing when its ready window has passed: a 5xx or 429 is an outage (restarted), a 404 a configuration (not)")

@@ -47,6 +47,25 @@ extension DispatchMachineTests {
         actions.compactMap { if case .pauseForOutage(let paused) = $0 { paused } else { nil } }
     }
 
+    /// A 503 of the deletion API: an outage.
+    var outage503: InstanceAPIError { .serverError(api: .deleteInstance, status: 503, message: "down", retryAfter: nil) }
+
+    /// A machine (no linger, one attempt each) whose breaker opened at `t0`: three deletions
+    /// (handles 0, 1, 2) started and each failed `outage503`. With how many started, and what
+    /// their failures returned.
+    func machineWithOpenBreaker(seed: UInt64) -> (machine: DispatchMachine, started: Int, opened: [DispatchAction]) {
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.linger = .zero
+                $0.retry.maxAttempts = 1
+            }, random: SplitMix64(seed: seed))
+        var actions: [DispatchAction] = []
+        for index in 0..<3 { actions += machine.add(deletion("d\(index)"), handle: RequestHandle(index), now: t0) }
+        var opened: [DispatchAction] = []
+        for job in started(actions) { opened += machine.finished(jobID: job.id, .failed(outage503), now: t0) }
+        return (machine, started(actions).count, opened)
+    }
+
     func answers(_ codes: [ResultCode]) -> CallAnswer {
         .items(RunLengthList(codes.map { ItemAnswer(ItemResult($0)) }))
     }

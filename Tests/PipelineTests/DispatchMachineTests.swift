@@ -193,22 +193,14 @@ struct DispatchMachineTests {
 
     @Test("an open breaker whose last probe failed with nothing queued resumes consumption at its cooldown (issue 17, point 2)")
     func breakerWayBack() throws {
-        var machine = DispatchMachine(
-            configuration: pipeline {
-                $0.linger = .zero
-                $0.retry.maxAttempts = 1
-            }, random: SplitMix64(seed: 5))
-        let outage = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "down", retryAfter: nil)
-        var actions: [DispatchAction] = []
-        for index in 0..<3 { actions += machine.add(deletion("d\(index)"), handle: RequestHandle(index), now: t0) }
-        var jobs = started(actions)
-        #expect(jobs.count == 3)
-        var opened: [DispatchAction] = []
-        for job in jobs { opened += machine.finished(jobID: job.id, .failed(outage), now: t0) }
+        let opening = machineWithOpenBreaker(seed: 5)
+        var machine = opening.machine
+        let outage = outage503
+        #expect(opening.started == 3)
         #expect(!machine.breakerClosed)
-        #expect(pauses(opened).isEmpty, "every waiting job is suspect: consumption goes on, so new work can probe")
+        #expect(pauses(opening.opened).isEmpty, "every waiting job is suspect: consumption goes on, so new work can probe")
         // The cooldown passes: the probe goes out and fails; the others are held, not charged.
-        jobs = started(machine.timerFired(now: t0 + .seconds(1)))
+        let jobs = started(machine.timerFired(now: t0 + .seconds(1)))
         #expect(jobs.count == 1)
         let failedProbe = machine.finished(jobID: jobs[0].id, .failed(outage), now: t0 + .seconds(1))
         #expect(timers(failedProbe) == [t0 + .seconds(3)], "the cooldown doubled")

@@ -34,17 +34,52 @@ extension DispatchMachineTests {
         #expect(!machine.hasWaitingWork)
     }
 
-    @Test("a withdrawn probe says nothing of the backend: the breaker stays open, and the next work is the probe")
-    func withdrawnProbe() throws {
+    @Test("items that go again after a withdrawal do not carry its error: their receipts and dead letters name their own")
+    func withdrawalIsNoItemsError() throws {
         var machine = DispatchMachine(
             configuration: pipeline {
-                $0.linger = .zero
+                $0.topicBackend = .iidBatch
                 $0.retry.maxAttempts = 1
-            }, random: SplitMix64(seed: 12))
-        let outage = InstanceAPIError.serverError(api: .deleteInstance, status: 503, message: "down", retryAfter: nil)
-        var actions: [DispatchAction] = []
-        for index in 0..<3 { actions += machine.add(deletion("d\(index)"), handle: RequestHandle(index), now: t0) }
-        for job in started(actions) { _ = machine.finished(jobID: job.id, .failed(outage), now: t0) }
+            }, random: SplitMix64(seed: 13))
+        _ = machine.add(subscribe("a", 1), handle: 1, now: t0)
+        _ = machine.add(subscribe("b", 1), handle: 2, now: t0)
+        let call = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
+        _ = machine.drop([1], now: t0)
+        let after = machine.finished(jobID: call.id, .failed(.withdrawn(api: .batchAdd), changeSent: false), now: t0 + .seconds(1))
+        let again = try #require(started(after).first)
+        let done = settled(machine.finished(jobID: again.id, answers([.internal]), now: t0 + .seconds(2)))
+        #expect(done.map(\.answer.result.code) == [.internal])
+        #expect(done.allSatisfy { $0.lastError?.contains("withdrawn") != true }, "\(done.map(\.lastError))")
+    }
+
+    @Test("a suspect withdrawn as the breaker's probe stays a suspect: the new work behind it is the next probe")
+    func withdrawnSuspectProbe() throws {
+        var machine = DispatchMachine(
+            configuration: pipeline {
+                $0.topicBackend = .iidBatch
+                $0.breakerThreshold = 1
+            }, random: SplitMix64(seed: 14))
+        // Two subscribes share a call; it fails for the whole system, and the breaker opens.
+        _ = machine.add(subscribe("a", 1), handle: 1, now: t0)
+        _ = machine.add(subscribe("b", 1), handle: 2, now: t0)
+        let call = try #require(started(machine.timerFired(now: t0 + .milliseconds(10))).first)
+        _ = machine.finished(jobID: call.id, .failed(.transport(api: .batchAdd, message: "reset")), now: t0 + .milliseconds(10))
+        #expect(!machine.breakerClosed)
+        // The cooldown passes: the suspect, all that waits, is the probe. New work arrives.
+        let probe = try #require(started(machine.timerFired(now: t0 + .seconds(2))).first)
+        #expect(Set(probe.origins.runs.map(\.request)) == [1, 2])
+        let fresh = machine.add(deletion("d9"), handle: 9, now: t0 + .seconds(2))
+        #expect(started(fresh).isEmpty, "the probe runs")
+        // One of the probe's requests is revoked, and the probe withdrawn unsent.
+        _ = machine.drop([1], now: t0 + .seconds(2))
+        let after = machine.finished(jobID: probe.id, .failed(.withdrawn(api: .batchAdd), changeSent: false), now: t0 + .seconds(2))
+        let next = started(after) + started(machine.timerFired(now: t0 + .seconds(2)))
+        #expect(next.map(\.op) == [.installationsDelete], "the new work probes, not the suspect: \(next.map(\.op))")
+    }
+
+    @Test("a withdrawn probe says nothing of the backend: the breaker stays open, and the next work is the probe")
+    func withdrawnProbe() throws {
+        var machine = machineWithOpenBreaker(seed: 12).machine
         #expect(!machine.breakerClosed)
         // The cooldown passes: the probe goes out; its partition is revoked, and it is withdrawn.
         let probe = try #require(started(machine.timerFired(now: t0 + .seconds(1))).first)

@@ -88,10 +88,12 @@ public enum ApplicationDefaultCredentials {
         request.headers.add(name: "Metadata-Flavor", value: "Google")
         let started = ContinuousClock.now
         // Probes that found no server or no answer, which `probes` bounds (not those of a server
-        // not ready yet, which the ready window bounds).
+        // not ready yet, which the ready window bounds), and every probe made.
         var probe = 0
+        var made = 0
         var result: Result<String, MetadataFailure>
         while true {
+            made += 1
             let probeStarted = ContinuousClock.now
             let failure: MetadataFailure
             do {
@@ -115,7 +117,7 @@ public enum ApplicationDefaultCredentials {
                     ? MetadataFailure("refused the connection (\(HTTPFailure.describe(error))): not ready", .notReady(outage: true))
                     : MetadataFailure("not there (\(HTTPFailure.describe(error))): not on Google Cloud", .absent)
             } catch {
-                failure = MetadataFailure("no answer to \(probe + 1) probe(s) (\(HTTPFailure.describe(error)))", .unanswered)
+                failure = MetadataFailure("no answer to probe \(made) (\(HTTPFailure.describe(error)))", .unanswered)
             }
             result = .failure(failure)
             if failure.kind == .absent || failure.kind == .unanswered { probe += 1 }

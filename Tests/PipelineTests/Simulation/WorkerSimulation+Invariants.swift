@@ -44,6 +44,10 @@ extension WorkerSimulation {
                 if job.mayHaveTakenEffect, let unseen = job.items.first(where: { !mayHaveTakenEffect.contains($0) }) {
                     throw violation("call \(job.id) of \(job.op) is a retry that may have taken effect, though no attempt of \(unseen) may have")
                 }
+                // A request abandoned to another worker is never called again here.
+                if let run = job.origins.runs.first(where: { abandoning.contains($0.request) }) {
+                    throw violation("call \(job.id) carries request \(run.request), abandoned by a revoke")
+                }
                 // A request no call has carried yet is never called once a cancel matches it.
                 for run in job.origins.runs {
                     guard let request = admitted[run.request] else { continue }

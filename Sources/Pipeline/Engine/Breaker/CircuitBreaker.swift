@@ -69,6 +69,17 @@ public struct CircuitBreaker: Sendable {
         }
     }
 
+    /// Whether an outage failure recorded at `now` may open it (its threshold reached): false
+    /// within `initialCooldown` of the latest success.
+    public func mayOpen(now: ContinuousClock.Instant) -> Bool {
+        latestSuccess.map { now - $0 >= initialCooldown } ?? true
+    }
+
+    /// Whether a success was recorded at `instant` or after.
+    public func succeeded(since instant: ContinuousClock.Instant) -> Bool {
+        latestSuccess.map { $0 >= instant } ?? false
+    }
+
     /// True while calls flow freely.
     public var isClosed: Bool {
         if case .closed = state { return true }
@@ -115,8 +126,7 @@ public struct CircuitBreaker: Sendable {
         case .open:
             break
         case .closed(let failures):
-            let recentSuccess = latestSuccess.map { now - $0 < initialCooldown } ?? false
-            if error.isSystemic || (failures + 1 >= threshold && !recentSuccess) {
+            if error.isSystemic || (failures + 1 >= threshold && mayOpen(now: now)) {
                 state = .open(until: now + initialCooldown, cooldown: initialCooldown)
             } else {
                 state = .closed(consecutiveFailures: failures + 1)

@@ -23,6 +23,12 @@ struct CallJob: Sendable {
     /// Attempts that failed for the whole system before the breaker opened (not the job's own):
     /// not charged to `max-attempts`, but they grow its backoff and are reported with its attempts.
     var unchargedFailures = 0
+    /// Of `unchargedFailures`, those the breaker could count (`CircuitBreaker.mayOpen`: no
+    /// success just before them) or that came after others were answered since the job's last
+    /// failure. After the breaker's threshold of them with the breaker still closed the job meets
+    /// a system that answers others, and is charged from then on. Failures right after a success
+    /// that came before them, which cannot open the breaker, do not use that allowance up.
+    var countedOutageFailures = 0
     /// Every attempt made and answered: charged, throttled or failed for the whole system before
     /// the breaker opened (attempts while it was open are not counted).
     var attemptsMade: Int { attempts + throttles + unchargedFailures }

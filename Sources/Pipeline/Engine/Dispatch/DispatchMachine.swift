@@ -107,17 +107,21 @@ struct DispatchMachine: Sendable {
             let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
             let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: job.hasFailed) } ?? .zero
             if hold > .zero { pacing.block(job.api, for: hold, now: now) }
+            // Whether this failure uses up the job's uncharged allowance: the breaker may open on
+            // it, or the system answered others since the job's last failure (or its start).
+            let countable = breaker.mayOpen(now: now) || breaker.succeeded(since: job.systemFailedAt ?? call.startedAt)
             if error.isOutage { job.systemFailedAt = now }
             if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
-            // A withdrawn call was not sent: a probe withdrawn so decides nothing.
+            // A withdrawn call was not sent: a probe withdrawn so decides nothing, and the error
+            // is no item's (the items it goes again with keep their last error).
             if case .withdrawn = error {
                 if call.probe { breaker.returnProbe(now: now) }
-            } else if !alone || call.probe {
-                breaker.recordFailure(error, now: now, probe: call.probe)
+            } else {
+                if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
+                job.lastError = error.description
             }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
-            job.lastError = error.description
             job.drop(revokedHandles(call))
             if error.resultCode == .resourceExhausted { adapt(call, throttled: true, now: now) }
             switch FailedCallVerdict.of(
@@ -125,8 +129,8 @@ struct DispatchMachine: Sendable {
             {
             case .released:
                 queue.release(job)
-            case .resent:
-                queue.enqueueRetry(job)
+            case .resent:  // a suspect stays one (never the probe while other work waits)
+                queue.enqueueRetry(job, suspect: !breaker.isClosed && job.systemFailedAt != nil)
             case .paced:
                 job.throttles += 1
                 queue.enqueueRetry(job)
@@ -134,6 +138,7 @@ struct DispatchMachine: Sendable {
                 queue.enqueueRetry(job, suspect: true)
             case .outageBackoff:
                 job.unchargedFailures += 1
+                if countable { job.countedOutageFailures += 1 }
                 scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
             case .backoff:
                 job.attempts += 1
