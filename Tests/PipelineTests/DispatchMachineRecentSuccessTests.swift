@@ -8,18 +8,28 @@ import Testing
 /// a job's allowance of uncharged outage failures, so an item read in an outage ended with the
 /// outage's answer, dead-lettered, before the breaker could pause anything.
 extension DispatchMachineTests {
-    @Test("outage failures right after a success, which cannot open the breaker, do not use up a job's uncharged failures")
-    func failuresAfterASuccessAreNotCharged() throws {
+    @Test(
+        "outage failures right after a success, which cannot open the breaker, do not use up a job's uncharged failures, whether the job started after the success or at its instant",
+        arguments: [false, true])
+    func failuresAfterASuccessAreNotCharged(startsAtTheSuccess: Bool) throws {
         var machine = DispatchMachine(
             configuration: pipeline {
                 $0.linger = .zero
                 $0.breakerThreshold = 1
                 $0.retry.maxAttempts = 1
+                $0.concurrency = 1
             }, random: SplitMix64(seed: 15))
         let ok = try #require(started(machine.add(deletion("ok"), handle: 0, now: t0)).first)
-        _ = machine.finished(jobID: ok.id, answers([.ok]), now: t0)
+        let failing: CallJob
+        if startsAtTheSuccess {
+            // Queued behind it (concurrency 1): it starts as the success frees the slot.
+            _ = machine.add(deletion("down"), handle: 1, now: t0)
+            failing = try #require(started(machine.finished(jobID: ok.id, answers([.ok]), now: t0)).first)
+        } else {
+            _ = machine.finished(jobID: ok.id, answers([.ok]), now: t0)
+            failing = try #require(started(machine.add(deletion("down"), handle: 1, now: t0 + .milliseconds(100))).first)
+        }
         // The outage begins a moment after that success: the breaker cannot open yet.
-        let failing = try #require(started(machine.add(deletion("down"), handle: 1, now: t0 + .milliseconds(100))).first)
         var now = t0 + .milliseconds(200)
         var actions = machine.finished(jobID: failing.id, .failed(outage503), now: now)
         var retries = 0

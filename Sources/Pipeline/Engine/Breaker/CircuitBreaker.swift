@@ -49,6 +49,9 @@ public struct CircuitBreaker: Sendable {
     public let maxCooldown: Duration
     /// When the latest success was recorded (nil before the first).
     private var latestSuccess: ContinuousClock.Instant?
+    /// Successes recorded so far: which came after a moment, whatever their instants (events at
+    /// one instant still come one after another).
+    public private(set) var successes = 0
 
     /// A closed breaker.
     public init(threshold: Int = 5, initialCooldown: Duration = .seconds(1), maxCooldown: Duration = .seconds(60)) {
@@ -73,11 +76,6 @@ public struct CircuitBreaker: Sendable {
     /// within `initialCooldown` of the latest success.
     public func mayOpen(now: ContinuousClock.Instant) -> Bool {
         latestSuccess.map { now - $0 >= initialCooldown } ?? true
-    }
-
-    /// Whether a success was recorded at `instant` or after.
-    public func succeeded(since instant: ContinuousClock.Instant) -> Bool {
-        latestSuccess.map { $0 >= instant } ?? false
     }
 
     /// True while calls flow freely.
@@ -109,6 +107,7 @@ public struct CircuitBreaker: Sendable {
         case .open: return  // an answer to a call sent before the opening proves nothing now
         }
         latestSuccess = now
+        successes += 1
     }
 
     /// A whole call failed with `error`, recorded at `now`. `probe` says whether it was the probe.

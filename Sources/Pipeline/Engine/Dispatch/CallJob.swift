@@ -29,6 +29,9 @@ struct CallJob: Sendable {
     /// a system that answers others, and is charged from then on. Failures right after a success
     /// that came before them, which cannot open the breaker, do not use that allowance up.
     var countedOutageFailures = 0
+    /// The breaker's count of successes (`CircuitBreaker.successes`) at the job's first start and
+    /// then at its latest failure: more since says others were answered meanwhile.
+    var successesSeen = 0
     /// Every attempt made and answered: charged, throttled or failed for the whole system before
     /// the breaker opened (attempts while it was open are not counted).
     var attemptsMade: Int { attempts + throttles + unchargedFailures }

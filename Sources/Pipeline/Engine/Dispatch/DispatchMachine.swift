@@ -109,7 +109,8 @@ struct DispatchMachine: Sendable {
             if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             // Whether this failure uses up the job's uncharged allowance: the breaker may open on
             // it, or the system answered others since the job's last failure (or its start).
-            let countable = breaker.mayOpen(now: now) || breaker.succeeded(since: job.systemFailedAt ?? call.startedAt)
+            let countable = breaker.mayOpen(now: now) || breaker.successes > job.successesSeen
+            job.successesSeen = breaker.successes
             if error.isOutage { job.systemFailedAt = now }
             if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
@@ -317,6 +318,7 @@ struct DispatchMachine: Sendable {
         if job.firstAttempt == nil {
             job.firstAttempt = now
             job.outageAtFirstAttempt = outage.total(now: now)
+            job.successesSeen = breaker.successes
         }
         running[job.id] = RunningCall(job: job, probe: probe, startedAt: now)
         slots.started(job.api)

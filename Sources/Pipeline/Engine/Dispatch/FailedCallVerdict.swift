@@ -45,8 +45,9 @@ enum FailedCallVerdict: Equatable {
     /// the job's budget too (a 403 for one id may be a backend that does not know it yet).
     /// `pacedRetryAllowed`: `max-elapsed` allows another attempt; `chargedRetryAllowed`: the
     /// budget allows one more after charging this one. `unchargedLeft`: the job failed so, with
-    /// the breaker closed and able to open (no success just before), fewer times than the
-    /// breaker's threshold. An outage for everyone opens
+    /// the breaker closed, fewer times than the breaker's threshold, counting only failures the
+    /// breaker could open on (no success just before) or that came after others were answered
+    /// since the job's last failure. An outage for everyone opens
     /// the breaker within about that many failures; a job that fails more often with it closed
     /// meets a system that answers others (one API down while the pipeline's others answer,
     /// each success closing the one breaker again), and is charged from then on, so it ends.
