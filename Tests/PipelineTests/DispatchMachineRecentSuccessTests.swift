@@ -8,26 +8,43 @@ import Testing
 /// a job's allowance of uncharged outage failures, so an item read in an outage ended with the
 /// outage's answer, dead-lettered, before the breaker could pause anything.
 extension DispatchMachineTests {
+    /// When the failing job started, against the success just before the outage.
+    enum SuccessOrder: CaseIterable {
+        /// A moment after it.
+        case after
+        /// At its instant (the success freed the slot it starts in).
+        case atIt
+        /// Before it: the success is of a call sent before, answered while the job is in flight.
+        case before
+    }
+
     @Test(
-        "outage failures right after a success, which cannot open the breaker, do not use up a job's uncharged failures, whether the job started after the success or at its instant",
-        arguments: [false, true])
-    func failuresAfterASuccessAreNotCharged(startsAtTheSuccess: Bool) throws {
+        "outage failures right after a success, which cannot open the breaker, do not use up a job's uncharged failures, whenever the job started",
+        arguments: SuccessOrder.allCases)
+    func failuresAfterASuccessAreNotCharged(order: SuccessOrder) throws {
         var machine = DispatchMachine(
             configuration: pipeline {
                 $0.linger = .zero
                 $0.breakerThreshold = 1
                 $0.retry.maxAttempts = 1
-                $0.concurrency = 1
+                $0.concurrency = order == .atIt ? 1 : 2
             }, random: SplitMix64(seed: 15))
-        let ok = try #require(started(machine.add(deletion("ok"), handle: 0, now: t0)).first)
+        // Before: of another API (an answer of the deletion API while the call is in flight makes
+        // its failure its own, `APIAnswers`, charged as designed).
+        let first = order == .before ? PipelineRequest(id: "ok", op: .instancesInfo, target: .info(details: false), items: ["tok"]) : deletion("ok")
+        let ok = try #require(started(machine.add(first, handle: 0, now: t0)).first)
         let failing: CallJob
-        if startsAtTheSuccess {
+        switch order {
+        case .after:
+            _ = machine.finished(jobID: ok.id, answers([.ok]), now: t0)
+            failing = try #require(started(machine.add(deletion("down"), handle: 1, now: t0 + .milliseconds(100))).first)
+        case .atIt:
             // Queued behind it (concurrency 1): it starts as the success frees the slot.
             _ = machine.add(deletion("down"), handle: 1, now: t0)
             failing = try #require(started(machine.finished(jobID: ok.id, answers([.ok]), now: t0)).first)
-        } else {
-            _ = machine.finished(jobID: ok.id, answers([.ok]), now: t0)
-            failing = try #require(started(machine.add(deletion("down"), handle: 1, now: t0 + .milliseconds(100))).first)
+        case .before:
+            failing = try #require(started(machine.add(deletion("down"), handle: 1, now: t0)).first)
+            _ = machine.finished(jobID: ok.id, answers([.ok]), now: t0 + .milliseconds(150))
         }
         // The outage begins a moment after that success: the breaker cannot open yet.
         var now = t0 + .milliseconds(200)

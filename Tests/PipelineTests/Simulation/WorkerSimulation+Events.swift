@@ -186,6 +186,8 @@ extension WorkerSimulation {
         let lost = random.next() % 3 == 0
         let revoked = machine.book.handles(in: [partition])
         let (condition, started) = machine.revokeStarted([partition], lost: lost, now: now, date: Date())
+        // From now on nothing of them starts; once the drain ends, no call carrying them sends.
+        abandoning.formUnion(revoked)
         try perform(started)
         // Half the time the drain is waited for, as `PipelineWorker.revoke` does: calls, timers
         // and acknowledgements go on until it ends, or its deadline comes (a few steps). Else it
@@ -204,7 +206,6 @@ extension WorkerSimulation {
                 throw violation("the revoke's drain \(drain) was still open, but the machine had ended it")
             }
         }
-        abandoning.formUnion(machine.book.handles(in: [partition]))
         try perform(machine.revokeFinished([partition], lost: lost, now: now))
         // No request of a call still running with an abandoned request's items is sent from now on.
         let missed = running.filter { id, job in !withdrawn.contains(id) && job.origins.runs.contains { abandoning.contains($0.request) } }

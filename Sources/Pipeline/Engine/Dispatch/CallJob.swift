@@ -26,11 +26,12 @@ struct CallJob: Sendable {
     /// Of `unchargedFailures`, those the breaker could count (`CircuitBreaker.mayOpen`: no
     /// success just before them) or that came after others were answered since the job's last
     /// failure. After the breaker's threshold of them with the breaker still closed the job meets
-    /// a system that answers others, and is charged from then on. Failures right after a success
-    /// that came before them, which cannot open the breaker, do not use that allowance up.
+    /// a system that answers others, and is charged from then on. Failures right after a success,
+    /// which cannot open the breaker, do not use that allowance up (a first failure never, but
+    /// when the breaker could open on it: an outage's onset).
     var countedOutageFailures = 0
-    /// The breaker's count of successes (`CircuitBreaker.successes`) at the job's first start and
-    /// then at its latest failure: more since says others were answered meanwhile.
+    /// The breaker's count of successes (`CircuitBreaker.successes`) at the job's latest failure
+    /// (a withdrawal is none): more since says others were answered meanwhile.
     var successesSeen = 0
     /// Every attempt made and answered: charged, throttled or failed for the whole system before
     /// the breaker opened (attempts while it was open are not counted).

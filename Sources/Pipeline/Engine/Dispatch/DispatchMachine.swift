@@ -108,9 +108,9 @@ struct DispatchMachine: Sendable {
             let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: job.hasFailed) } ?? .zero
             if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             // Whether this failure uses up the job's uncharged allowance: the breaker may open on
-            // it, or the system answered others since the job's last failure (or its start).
-            let countable = breaker.mayOpen(now: now) || breaker.successes > job.successesSeen
-            job.successesSeen = breaker.successes
+            // it, or the system answered others since the job's last failure (a first failure
+            // with answers of calls sent before the outage coming in is the outage's onset).
+            let countable = breaker.mayOpen(now: now) || (job.hasFailed && breaker.successes > job.successesSeen)
             if error.isOutage { job.systemFailedAt = now }
             if changeSent, error.mayHaveBeenCarriedOut { job.mayHaveTakenEffect = true }
             let wasClosed = breaker.isClosed
@@ -121,6 +121,7 @@ struct DispatchMachine: Sendable {
             } else {
                 if !alone || call.probe { breaker.recordFailure(error, now: now, probe: call.probe) }
                 job.lastError = error.description
+                job.successesSeen = breaker.successes
             }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             job.drop(revokedHandles(call))
@@ -318,7 +319,6 @@ struct DispatchMachine: Sendable {
         if job.firstAttempt == nil {
             job.firstAttempt = now
             job.outageAtFirstAttempt = outage.total(now: now)
-            job.successesSeen = breaker.successes
         }
         running[job.id] = RunningCall(job: job, probe: probe, startedAt: now)
         slots.started(job.api)
