@@ -145,8 +145,7 @@ struct WorkerMachine {
     mutating func revokeFinished(_ partitions: [KafkaTopicPartition], lost: Bool, now: ContinuousClock.Instant) -> [WorkerAction] {
         var actions: [WorkerAction] = []
         if !lost { actions += store(book.storable()) }
-        let withdrawn = dispatch.abandonedCalls
-        if !withdrawn.isEmpty { actions.append(.withdrawCalls(withdrawn)) }
+        actions += withdrawAbandoned()
         let abandoned = book.revoke(Set(partitions))
         if !abandoned.isEmpty {
             actions.append(.log(.info, "abandoned \(abandoned.count) requests of the revoked partitions; their new owner repeats them"))
@@ -276,13 +275,13 @@ struct WorkerMachine {
     }
 
     /// The stop's drain ended: no call starts any more, calls still running are withdrawn (their
-    /// records go to another worker), what is done is stored, every drain ends undrained. From now on no call starts and nothing is published: an answer is only
+    /// records go to another worker), what is done is stored, every drain ends undrained. From
+    /// now on no call starts and nothing is published: an answer is only
     /// counted, a timer or a hold does nothing; an outcome delivered late still has its offsets
     /// stored, behind its acknowledgement as always.
     mutating func finishStop() -> [WorkerAction] {
         dispatch.stop()
-        let withdrawn = dispatch.abandonedCalls
-        let actions = (withdrawn.isEmpty ? [] : [.withdrawCalls(withdrawn)]) + store(book.storable())
+        let actions = withdrawAbandoned() + store(book.storable())
         phase = .stopped
         return actions + drains.end(drains.ids { _ in true }, drained: false)
     }
@@ -396,6 +395,12 @@ struct WorkerMachine {
     /// Ends the drains whose condition holds now.
     private mutating func drainsHolding() -> [WorkerAction] {
         drains.end(drains.ids { isDrained($0) }, drained: true)
+    }
+
+    /// Withdraws the running calls with items of abandoned requests (`DispatchMachine.abandonedCalls`).
+    private func withdrawAbandoned() -> [WorkerAction] {
+        let withdrawn = dispatch.abandonedCalls
+        return withdrawn.isEmpty ? [] : [.withdrawCalls(withdrawn)]
     }
 
     /// Offsets to store, if any.
