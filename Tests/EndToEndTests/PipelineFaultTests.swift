@@ -41,32 +41,38 @@ struct PipelineFaultTests {
 
     @Test("a spent retry budget dead-letters the leftover items as a request; replayed after the fault clears, they succeed")
     func deadLetterAndReplay() async throws {
-        try await withPipelineFixture(faults: FaultPlan(itemErrors: ["UNAVAILABLE": 1.0])) { fixture in
+        // Throttled items are paced until `max-elapsed`; every item INTERNAL or UNAVAILABLE would
+        // be an outage, which pauses instead (below).
+        try await withPipelineFixture(faults: FaultPlan(itemErrors: ["RESOURCE_EXHAUSTED": 1.0])) { fixture in
             let tokens = fixture.seedTokens(40, prefix: "dlq")
             let requests = (0..<4).map { n in
                 PipelineRequest(id: "dlq-\(n)", op: .topicsSubscribe, target: .topic("dlq\(n)"), items: Array(tokens[n * 10..<n * 10 + 10]))
             }
             let pipeline = fixture.pipeline {
-                $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(30))
+                $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(3))
             }
             let worker = try fixture.startWorker(pipeline)
             let reports = try await fixture.submit(requests)
             let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
             let letters = try await fixture.waitForDeadLetters(4)
-            #expect(outcomes.values.allSatisfy { $0.status == .failed && $0.failedItems.allSatisfy { $0.retryable && $0.attempts == 3 } })
+            #expect(
+                outcomes.values.allSatisfy { outcome in
+                    outcome.status == .failed && outcome.failedItems.allSatisfy { $0.retryable && $0.code == .resourceExhausted && $0.attempts >= 1 }
+                })
 
             for letter in letters {
                 let request = try RequestDecoder().decode(letter.value ?? []).get()
                 let original = try #require(requests.first { $0.id == request.id })
                 #expect(request.items == original.items && request.op == original.op && request.target == original.target)
-                #expect(request.priorAttempts == 3)
+                let attempts = try #require(outcomes[request.id]?.failedItems.map(\.attempts).max())
+                #expect(request.priorAttempts == attempts)
                 let headers = letter.headers
                 #expect(headers.string(DeadLetterHeader.originalTopic) == fixture.requestTopic)
-                #expect(headers.string(DeadLetterHeader.requestID) == request.id && headers.string(DeadLetterHeader.attempts) == "3")
+                #expect(headers.string(DeadLetterHeader.requestID) == request.id && headers.string(DeadLetterHeader.attempts) == "\(attempts)")
                 let report = reports[try #require(requests.firstIndex { $0.id == request.id })]
                 #expect(headers.string(DeadLetterHeader.originalOffset) == "\(report.offset)")
                 #expect(headers.string(DeadLetterHeader.originalPartition) == "\(report.partition)")
-                #expect(headers.string(DeadLetterHeader.error)?.contains("UNAVAILABLE") == true)
+                #expect(headers.string(DeadLetterHeader.error)?.contains("RESOURCE_EXHAUSTED") == true)
             }
 
             try fixture.backend.setFaults(FaultPlan())
@@ -109,6 +115,32 @@ struct PipelineFaultTests {
             #expect(outcomes.values.allSatisfy { $0.status == .succeeded })
             #expect(statistics.breakerOpenings >= 1 && statistics.failedCalls >= 3)
             #expect(fixture.backend.stats["iid.batchAdd"].statuses["503"] ?? 0 < 60, "the open circuit stops the calls instead of hammering")
+            #expect(fixture.deadLetters.isEmpty)
+        }
+    }
+
+    @Test("a backend answering every item of every batch INTERNAL is an outage: the circuit opens, nothing is dead-lettered, everything completes")
+    func everyItemInternal() async throws {
+        try await withPipelineFixture { fixture in
+            let tokens = fixture.seedTokens(600, prefix: "inside")
+            let requests = stride(from: 0, to: tokens.count, by: 100).map { start in
+                PipelineRequest(id: "inside-\(start)", op: .topicsSubscribe, target: .topic("i\(start % 3)"), items: Array(tokens[start..<start + 100]))
+            }
+            try fixture.backend.setFaults(FaultPlan(itemErrors: ["INTERNAL": 1.0]))
+            // A budget each item would spend in a second if its INTERNAL were charged.
+            let worker = try fixture.startWorker(
+                fixture.pipeline {
+                    $0.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(60))
+                    $0.breakerThreshold = 3
+                })
+            try await fixture.submit(requests)
+            try await waitUntil("the breaker to open") { await worker.worker.currentStatistics().breakerOpenings >= 1 }
+            try await Task.sleep(for: .seconds(2))
+            #expect(fixture.outcomes.isEmpty && fixture.deadLetters.isEmpty, "no item was failed for a backend failing inside its 200s")
+            try fixture.backend.setFaults(FaultPlan())
+            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+            await worker.stop()
+            #expect(outcomes.values.allSatisfy { $0.status == .succeeded && $0.counts == ["OK": 100] })
             #expect(fixture.deadLetters.isEmpty)
         }
     }

@@ -5,6 +5,8 @@ import WireJSON
 
 extension InstanceAPIClient {
     /// §2.3 batchAdd: subscribes up to 1,000 tokens to `topic`; one result per token, in order.
+    /// An answer whose every token is `INTERNAL` or `UNAVAILABLE` throws `.failedEveryItem`
+    /// (the backend failing, not the tokens), as do batchRemove and batchImport.
     public func batchAdd(topic: String, tokens: [String]) async throws(InstanceAPIError) -> [ItemResult] {
         Array(try await batchAdd(topic: topic, tokens: PackedStrings(tokens)))
     }
@@ -45,7 +47,9 @@ extension InstanceAPIClient {
             throw .malformedResponse(api: api, status: 200, message: "\(results.count) results for \(tokens.count) tokens")
         }
         // Classified once per run of equal entries: most answers are one run of successes.
-        return results.mapRuns { ResultClassifier.batchItem(error: $0.error) }
+        let classified = results.mapRuns { ResultClassifier.batchItem(error: $0.error) }
+        if let failure = ResultClassifier.backendFailure(api, results: classified.runs.lazy.map(\.value)) { throw failure }
+        return classified
     }
 
     /// §2.2: subscribes one token to one topic.

@@ -38,6 +38,12 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// counts it (on every call it is a failure of the whole system), and items that run out of
     /// retries end `UNAVAILABLE`, dead-lettered for replay, never a receipt.
     case unexpectedAnswer(api: BackendAPI, status: Int, message: String)
+    /// HTTP 200 in the API's shape whose every item failed for the backend's own reasons
+    /// (`ResultCode.saysBackendFailed`: `INTERNAL`, `UNAVAILABLE`): the backend failing inside its
+    /// answer, as a 500 would say. An outage, not item failures: on every call it opens the
+    /// breaker and pauses rather than dead-lettering every item. `code` is what the items end
+    /// with if the failure is final.
+    case failedEveryItem(api: BackendAPI, code: ResultCode, message: String)
     /// Not sent: the call's `SendGate` was closed (its records were handed to another worker)
     /// before its request left. It says nothing of the backend or of any item.
     case withdrawn(api: BackendAPI)
@@ -57,6 +63,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
             }
         case .transport, .unreachable, .timedOut, .unexpectedAnswer, .withdrawn: .unavailable
         case .malformedResponse: .internal
+        case .failedEveryItem(_, let code, _): code
         }
     }
 
@@ -73,14 +80,15 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// True for failures that say the backend cannot be reached, is failing, or is not the API
-    /// (5xx, no answer, a timeout, an answer that is not the API's or of the wrong shape), and for
+    /// (5xx, no answer, a timeout, an answer that is not the API's or of the wrong shape, a 200
+    /// whose every item says the backend failed), and for
     /// systemic ones: what a circuit breaker counts. A call refused for its own content (a 400
     /// with the API's error body, an id the client rejects before calling) or throttled by quota
     /// says nothing about an outage, so it is not counted; a deletion's 400 that is not about its
     /// id is `unexpectedAnswer`, and is.
     public var isOutage: Bool {
         switch self {
-        case .transport, .unreachable, .timedOut, .unexpectedAnswer, .malformedResponse: true
+        case .transport, .unreachable, .timedOut, .unexpectedAnswer, .malformedResponse, .failedEveryItem: true
         case .serverError(_, let status, _, _): status >= 500
         case .unauthenticated, .permissionDenied, .credentials: true
         case .invalidArgument, .badRequest, .throttled, .withdrawn: false
@@ -93,17 +101,19 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     public var wasSent: Bool {
         switch self {
         case .credentials, .invalidArgument, .unreachable, .withdrawn: false
-        case .badRequest, .unauthenticated, .permissionDenied, .throttled, .serverError, .transport, .timedOut, .malformedResponse, .unexpectedAnswer:
+        case .badRequest, .unauthenticated, .permissionDenied, .throttled, .serverError, .transport, .timedOut, .malformedResponse, .unexpectedAnswer,
+            .failedEveryItem:
             true
         }
     }
 
     /// True when the call may have been carried out though its answer says nothing of it: no
-    /// answer in time, a connection lost, a 5xx, a 200 that could not be read. A refusal (401,
+    /// answer in time, a connection lost, a 5xx, a 200 that could not be read or whose every item
+    /// says the backend failed. A refusal (401,
     /// 403, 400), a throttle, a page that is not the API's, a call never sent: false.
     public var mayHaveBeenCarriedOut: Bool {
         switch self {
-        case .timedOut, .transport, .malformedResponse: true
+        case .timedOut, .transport, .malformedResponse, .failedEveryItem: true
         case .serverError(_, let status, _, _): status >= 500
         case .invalidArgument, .badRequest, .unauthenticated, .permissionDenied, .throttled, .unreachable, .credentials, .unexpectedAnswer, .withdrawn:
             false
@@ -119,6 +129,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .permissionDenied: 403
         case .throttled: 429
         case .serverError(_, let status, _, _), .malformedResponse(_, let status, _), .unexpectedAnswer(_, let status, _): status
+        case .failedEveryItem: 200
         case .transport, .unreachable, .timedOut, .credentials, .invalidArgument, .withdrawn: nil
         }
     }
@@ -147,6 +158,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .credentials(let message): "no access token: \(message)"
         case .unexpectedAnswer(let api, let status, let message):
             "\(api): HTTP \(status) that is not the API's answer (a wrong base URL or path, a proxy, a retired endpoint?): \(message)"
+        case .failedEveryItem(let api, let code, let message): "\(api): HTTP 200 with every item \(code), the backend failing: \(message)"
         case .withdrawn(let api): "\(api): not sent, withdrawn: its records were handed to another worker"
         }
     }

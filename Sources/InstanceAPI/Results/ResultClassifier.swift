@@ -26,6 +26,20 @@ package enum ResultClassifier {
         }
     }
 
+    /// The whole call's failure when a 200 of `api` answered every one of `results` with a code
+    /// that says the backend failed (`ResultCode.saysBackendFailed`), as a 500 would: a backend
+    /// failing for everyone answers so, and DESIGN wants that paused, not dead-lettered item by
+    /// item. Nil when any item was answered otherwise (those are the items' results) or there
+    /// are none.
+    package static func backendFailure(_ api: BackendAPI, results: some Sequence<ItemResult>) -> InstanceAPIError? {
+        var first: ItemResult?
+        for result in results {
+            guard result.code.saysBackendFailed else { return nil }
+            if first == nil { first = result }
+        }
+        return first.map { .failedEveryItem(api: api, code: $0.code, message: $0.message ?? $0.code.rawValue) }
+    }
+
     /// A per-item entry of a batchAdd/batchRemove answer: `{}` is success, `{"error": X}` is X;
     /// an `error` naming a success code (`OK`, `ALREADY_ABSENT`) is an unknown error, kept verbatim.
     public static func batchItem(error: String?) -> ItemResult {

@@ -105,6 +105,11 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    /// True for the codes that say the backend failed rather than the item (`INTERNAL`,
+    /// `UNAVAILABLE`): a batch answer whose every item ends so is the backend failing for the
+    /// whole call (`InstanceAPIError.failedEveryItem`), not that many item failures.
+    public var saysBackendFailed: Bool { self == .internal || self == .unavailable }
+
     public var description: String { rawValue }
 
     public init(from decoder: any Decoder) throws {

@@ -253,9 +253,14 @@ final class WorkerMetrics: Sendable {
 }
 
 extension InstanceAPIError {
-    /// The HTTP status the failure came with, as a metric label (`none` when there was no answer).
+    /// The HTTP status the failure came with, as a metric label (`none` when there was no answer;
+    /// `withdrawn` when not sent; `every_item_failed` for a 200 whose every item says the backend
+    /// failed, which the successes' `200` would hide).
     var statusLabel: String {
-        if case .withdrawn = self { return "withdrawn" }
-        return answerStatus.map { "\($0)" } ?? "none"
+        switch self {
+        case .withdrawn: "withdrawn"
+        case .failedEveryItem: "every_item_failed"
+        default: answerStatus.map { "\($0)" } ?? "none"
+        }
     }
 }
