@@ -17,22 +17,33 @@ public enum StreamSafeText {
     public static func exceedsLimit(_ scalars: some Sequence<Unicode.Scalar>) -> Bool {
         var run = 0
         for scalar in scalars {
-            if scalar.value < 0x300 {
-                // Below the first combining mark (U+0300): a starter, the common case.
-                run = 0
-                continue
-            }
-            if decomposingNonStarters.contains(scalar.value) {
-                run += 2
-            } else if scalar.properties.canonicalCombiningClass.rawValue != 0 {
-                run += 1
-            } else {
-                run = 0
-                continue
-            }
+            run = runLength(after: scalar, run: run)
             if run > maxNonStarters { return true }
         }
         return false
+    }
+
+    /// `text` within the limit: each run of non-starters cut after the most that fit (the
+    /// rest of the run left out), the other scalars kept. For text iidbatch writes that others
+    /// read, quoting a backend's words (a page's excerpt in a message): its own readers refuse
+    /// text past the limit, so a message must never carry it. Text within it comes back as is.
+    public static func clipped(_ text: String) -> String {
+        guard exceedsLimit(text) else { return text }
+        var kept = String.UnicodeScalarView()
+        var run = 0
+        for scalar in text.unicodeScalars {
+            run = runLength(after: scalar, run: run)
+            if run <= maxNonStarters { kept.append(scalar) }
+        }
+        return String(kept)
+    }
+
+    /// The length of the run of non-starters after `scalar`, the run before it `run` long.
+    private static func runLength(after scalar: Unicode.Scalar, run: Int) -> Int {
+        // Below the first combining mark (U+0300): a starter, the common case.
+        if scalar.value < 0x300 { return 0 }
+        if decomposingNonStarters.contains(scalar.value) { return run + 2 }
+        return scalar.properties.canonicalCombiningClass.rawValue != 0 ? run + 1 : 0
     }
 
     /// Whether the text of `text` is past the limit (`exceedsLimit(_:)`); ASCII is looked at

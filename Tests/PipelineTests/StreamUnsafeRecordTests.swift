@@ -1,4 +1,5 @@
 import Foundation
+import InstanceAPI
 import Kafka
 import Testing
 import WireJSON
@@ -82,5 +83,35 @@ struct StreamUnsafeRecordTests {
         #expect(!StreamSafeText.mayExceedLimit(json: Array(#"{"a":"b\\u","c":"\/"}"#.utf8)))
         #expect(StreamSafeText.mayExceedLimit(json: Array(#"{"a":"\u0301"}"#.utf8)))
         #expect(StreamSafeText.mayExceedLimit(json: Array("{\"a\":\"é\"}".utf8)))
+    }
+    @Test("a backend's page of combining marks, quoted in a failed item's message and in an UNKNOWN code, leaves the outcome readable")
+    func backendWordsInAnOutcome() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // 40 marks in a row: past the limit a reader refuses, within the 200 bytes a message quotes.
+        let page = Data(("x" + String(repeating: "\u{301}", count: 40)).utf8)
+        let error = ResultClassifier.callFailure(.deleteInstance, status: 503, body: page, retryAfter: nil)
+        let code = ResultCode.unknown(verbatim: String(repeating: "\u{301}", count: 32))
+        let outcome = Outcome(
+            requestID: "d-2", op: .installationsDelete, target: ["subject": "s"], status: .failed, counts: ["UNAVAILABLE": 1, code.rawValue: 1],
+            failedItems: [
+                FailedItem(index: 0, item: "fid-b", code: .unavailable, attempts: 6, message: error.description),
+                FailedItem(index: 1, item: "fid-c", code: code, attempts: 1, message: nil),
+            ],
+            backendCalls: 7, receivedAt: now, completedAt: now)
+        let marks = error.description.unicodeScalars.filter { $0 == "\u{301}" }.count
+        #expect(marks == StreamSafeText.maxNonStarters, "the page is still quoted, its run cut: \(error.description)")
+        #expect(!StreamSafeText.exceedsLimit(error.description) && !StreamSafeText.exceedsLimit(code.rawValue))
+        #expect(Outcome.read(outcome.wireBytes(limit: .max), using: Outcome.decoder()) != nil)
+    }
+
+    @Test("clipping keeps text within the limit as it is, and cuts each longer run to the limit")
+    func clipped() {
+        #expect(StreamSafeText.clipped("café") == "café")
+        let within = "a" + String(repeating: "\u{316}", count: StreamSafeText.maxNonStarters)
+        #expect(StreamSafeText.clipped(within) == within)
+        let long = "a" + String(repeating: "\u{301}\u{316}", count: 40) + "b" + String(repeating: "\u{301}", count: 31) + "c"
+        let clipped = StreamSafeText.clipped(long)
+        #expect(!StreamSafeText.exceedsLimit(clipped))
+        #expect(clipped.unicodeScalars.count == 1 + 30 + 1 + 30 + 1 && clipped.hasSuffix("c"))
     }
 }

@@ -259,13 +259,15 @@ package enum ResultClassifier {
     /// The longest excerpt of a body that messages quote, in bytes.
     public static let excerptBytes = 200
 
-    /// At most `excerptBytes` of `body` as text, cut at a character boundary, for messages.
+    /// At most `excerptBytes` of `body` as text, cut at a character boundary and within the
+    /// stream-safe limit (`StreamSafeText.clipped`: outcomes quote it, and their readers refuse
+    /// text past it), for messages.
     public static func excerpt(_ body: Data) -> String {
-        guard body.count > excerptBytes else { return String(decoding: body, as: UTF8.self) }
+        guard body.count > excerptBytes else { return StreamSafeText.clipped(String(decoding: body, as: UTF8.self)) }
         var end = body.startIndex + excerptBytes
         // Back off continuation bytes (10xxxxxx) so that no character is cut in two.
         while end > body.startIndex, body[end] & 0xC0 == 0x80 { end -= 1 }
-        return String(decoding: body[body.startIndex..<end], as: UTF8.self) + "…"
+        return StreamSafeText.clipped(String(decoding: body[body.startIndex..<end], as: UTF8.self)) + "…"
     }
 
     /// A deletion's `ALREADY_ABSENT` on the API's 404.

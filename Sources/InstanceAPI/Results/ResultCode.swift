@@ -1,3 +1,5 @@
+import WireJSON
+
 /// The final result of one item: exactly one of these per token, installation or APNs token.
 ///
 /// The raw value is the wire spelling used in outcomes (`UNKNOWN(<verbatim>)` keeps a code the
@@ -67,11 +69,12 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
     /// hundreds of kilobytes, so the bound is in bytes).
     public static let maxVerbatimLength = 64
 
-    /// An `unknown` code keeping at most `maxVerbatimLength` bytes of `text`, its control
-    /// characters written as spaces: JSON writes a control character in six bytes (`\u0001`), and
+    /// An `unknown` code keeping at most `maxVerbatimLength` bytes of `text`, within the
+    /// stream-safe limit, its control characters written as spaces: JSON writes a control character in six bytes (`\u0001`), and
     /// an outcome's size bound counts at most two per byte of a code (`OutcomeSizeBound`).
     public static func unknown(verbatim text: String) -> ResultCode {
-        let kept = text.utf8Prefix(maxBytes: maxVerbatimLength)
+        // Within the stream-safe limit too (`StreamSafeText.clipped`): 64 bytes hold 32 marks.
+        let kept = StreamSafeText.clipped(text.utf8Prefix(maxBytes: maxVerbatimLength))
         guard kept.utf8.contains(where: { $0 < 0x20 }) else { return .unknown(kept) }
         return .unknown(String(decoding: kept.utf8.map { $0 < 0x20 ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
     }
