@@ -23,12 +23,12 @@ struct ErasureReportTests {
             receivedAt: t0, completedAt: t0)
     }
 
-    private func rejectedOutcome(_ json: String) throws -> Outcome {
+    private func rejectedOutcome(_ json: String, decoder: RequestDecoder = RequestDecoder()) throws -> Outcome {
         var book = RequestBook(maxInFlightItems: 100, maxInFlightBytes: 1 << 20)
         let partition = KafkaTopicPartition(topic: "requests", partition: 0)
         _ = book.assign([partition])
         let record = KafkaRecord(topic: partition.topic, partition: partition.partition, offset: 0, key: nil, value: Array(json.utf8))
-        guard case .rejected(let publication) = book.receive(record, RequestDecoder().decode(record.value!), at: t0) else {
+        guard case .rejected(let publication) = book.receive(record, decoder.decode(record.value!), at: t0) else {
             throw FixtureFailure("not rejected: \(json)")
         }
         return publication.outcome
@@ -72,6 +72,39 @@ struct ErasureReportTests {
         let typoAdded = report.add(typo)
         #expect(typoAdded)
         #expect(!report.isErased && report.doubts.first?.hasPrefix("d-9 rejected: op") == true, "\(report.doubts)")
+    }
+
+    @Test(
+        "a deletion rejected unparsed (too large, not JSON) names the subject its bytes name, and keeps it from being erased",
+        arguments: [
+            (#"{"id":"d-2","op":"installations.delete","subject":"user-42","installations":["fid-b","fid-c","fid-d","fid-e"]}"#, 64),
+            (#"{"id":"d-2","op":"installations.delete","subject" : "user-42","installations":["fid-b",]}"#, 1 << 20),
+            (#"{"id":"d-2","op":"installations.delete","note":"subject","subject":"user\u002d42","installations":["fid-b"],}"#, 1 << 20),
+        ])
+    func rejectedUnparsed(json: String, maxRecordBytes: Int) throws {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        let rejected = try rejectedOutcome(json, decoder: RequestDecoder(maxRecordBytes: maxRecordBytes))
+        #expect(rejected.op == nil && rejected.target["subject"] == "user-42", "\(rejected.target)")
+        report.add(rejected)
+        #expect(!report.isErased && report.doubts.count == 1, "\(report.doubts)")
+        // No subject to be found, or an empty one: none named.
+        for bytes in [#"{"id":"d-3","subject":"#, #"{"subject":"","id":"x",}"#, #"{"subject": 42,}"#, "\"subject\"" + String(repeating: " ", count: 10)] {
+            #expect(RequestDecoder.scannedSubject(Array(bytes.utf8)) == nil, "\(bytes)")
+        }
+    }
+
+    @Test("a record of the outcome topic that is no outcome but names the subject keeps it from being erased; one naming another does not")
+    func unreadableOutcome() {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        let position = RecordPosition(topic: "outcomes", partition: 1, offset: 9)
+        let other = report.addUnreadable(Array(#"{"target":{"subject":"user-7"},"failedItems":[{"message":"x"#.utf8), at: position)
+        let longer = report.addUnreadable(Array(#"{"target":{"subject":"user-420"}}"#.utf8), at: position)
+        #expect(!other && !longer && report.isErased)
+        let this = report.addUnreadable(Array(#"{"status":"failed","target":{"subject":"user-42"},"failedItems":[{"message":"x"#.utf8), at: position)
+        #expect(this)
+        #expect(!report.isErased && report.doubts == ["a record at outcomes/1/9 names this subject but is no outcome the tools can read; check it with kcat"])
     }
 
     /// A cancelled delivery's outcome as the worker writes it: a `CANCELLED` line per installation.

@@ -1,5 +1,6 @@
 import Foundation
 import InstanceAPI
+import WireJSON
 
 /// Answers "is subject S erased, and when?" from the outcomes of its `installations.delete`
 /// requests (replays included): each installation's final code and time, and every outcome
@@ -83,6 +84,23 @@ public struct ErasureReport: Sendable {
             if let kept, !Self.isCancelled(kept), kept.at > line.at { continue }
             lines[ExactText(line.item)] = line
         }
+        return true
+    }
+
+    /// Takes into account a record of the outcome topic that is no outcome (`Outcome.read`
+    /// refused it), read at `position`: when its bytes name this subject as a worker writes a
+    /// target (`"subject":"<subject>"`, escaped as `JSONWriter` escapes it), it may be a deletion
+    /// of the subject whose lines cannot be read, and the subject is not erased for good, the
+    /// record named in `doubts`. Returns whether it did. A search by bytes, linear in the record,
+    /// which nothing here parses.
+    @discardableResult
+    public mutating func addUnreadable(_ value: [UInt8], at position: RecordPosition) -> Bool {
+        var writer = JSONWriter(capacity: subject.utf8.count + 16)
+        writer.beginObject()
+        writer.member(PipelineRequest.Field.subject.rawValue, subject)
+        let needle = writer.bytes.dropFirst()
+        guard value.indices.contains(where: { value[$0] == needle.first && value[$0...].starts(with: needle) }) else { return false }
+        hidden.insert("a record at \(position) names this subject but is no outcome the tools can read; check it with kcat")
         return true
     }
 

@@ -12,7 +12,8 @@ import WireJSON
 /// record without an id; its reason quotes the id, cut); a member its op does not have (`RequestOp.members`) is rejected, naming it;
 /// values are quoted in reasons cut by bytes (`RequestRejection.quote(_:mark:)`), so no rejection
 /// carries more than a few kilobytes of the record; a rejected record's non-empty string `subject`
-/// is kept in the rejection's target (cut), whatever else is wrong with it, for erasure reports.
+/// is kept in the rejection's target (cut), whatever else is wrong with it, for erasure reports:
+/// of a record too large to read or not JSON, the one its bytes seem to name (`scannedSubject`).
 public struct RequestDecoder: Sendable {
     /// Records larger than this are rejected unread.
     public var maxRecordBytes: Int
@@ -50,11 +51,13 @@ public struct RequestDecoder: Sendable {
     /// Decodes one record's value.
     public func decode(_ bytes: [UInt8]) -> Result<PipelineRequest, RequestRejection> {
         guard bytes.count <= maxRecordBytes else {
-            return .failure(RequestRejection(field: nil, reason: "record of \(bytes.count) bytes exceeds the limit of \(maxRecordBytes) bytes"))
+            return .failure(
+                RequestRejection(
+                    field: nil, reason: "record of \(bytes.count) bytes exceeds the limit of \(maxRecordBytes) bytes", target: Self.scannedTarget(bytes)))
         }
         let parsed: [String: JSONMember]?
         do { parsed = try JSONValue.parseMembers(bytes: bytes) } catch {
-            return .failure(RequestRejection(field: nil, reason: "malformed JSON: \(error)"))
+            return .failure(RequestRejection(field: nil, reason: "malformed JSON: \(error)", target: Self.scannedTarget(bytes)))
         }
         guard let document = parsed else {
             return .failure(RequestRejection(field: nil, reason: "a request must be a JSON object"))

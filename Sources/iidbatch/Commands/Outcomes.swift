@@ -75,7 +75,12 @@ struct Outcomes: AsyncParsableCommand {
             return true
         }
         let extent = try await readUntilInterrupted(configuration) { record in
-            guard let value = record.value, let outcome = Outcome.read(value, using: decoder), selected(outcome) else { return }
+            guard let value = record.value else { return }
+            guard let outcome = Outcome.read(value, using: decoder) else {
+                erasure?.addUnreadable(value, at: RecordPosition(record))
+                return
+            }
+            guard selected(outcome) else { return }
             let row = table.add(outcome)
             erasure?.add(outcome)
             Output.line(json ? Outcome.line(value) : row)
