@@ -140,4 +140,13 @@ struct ControlCancelTests {
         #expect(BatchName.problem(with: BatchName.derived(from: String(repeating: "é", count: 300), at: bound)) == nil)
         #expect(BatchName.derived(from: nil, at: bound).hasPrefix("stdin-"))
     }
+
+    @Test("a name a batch has already becomes the first of name-2, name-3, … none has, within the length limit")
+    func unusedNames() {
+        let taken: Set = ["stdin-20270115T080000Z", "stdin-20270115T080000Z-2", String(repeating: "a", count: 128)]
+        #expect(BatchName.unused("fresh", taken: taken.contains) == "fresh")
+        #expect(BatchName.unused("stdin-20270115T080000Z", taken: taken.contains) == "stdin-20270115T080000Z-3")
+        let long = BatchName.unused(String(repeating: "a", count: 128), taken: taken.contains)
+        #expect(long == String(repeating: "a", count: 126) + "-2" && BatchName.problem(with: long) == nil)
+    }
 }

@@ -40,6 +40,19 @@ public enum BatchName {
         return String(kept.prefix(maxBytes - stamp.count - 1)) + "-" + stamp
     }
 
+    /// `name` when `taken` says no batch has it, else the first of `name-2`, `name-3`, … that
+    /// none has (`name`, a valid name and so ASCII, cut so that each stays within `maxBytes`).
+    public static func unused(_ name: String, taken: (String) -> Bool) -> String {
+        guard taken(name) else { return name }
+        var number = 2
+        while true {
+            let suffix = "-\(number)"
+            let candidate = String(name.prefix(maxBytes - suffix.utf8.count)) + suffix  // a name is ASCII
+            if !taken(candidate) { return candidate }
+            number += 1
+        }
+    }
+
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

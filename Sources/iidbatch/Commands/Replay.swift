@@ -65,8 +65,7 @@ struct Replay: AsyncParsableCommand {
             return op
         }
         let now = Date()
-        let batch = stamp.name(input: "replay-" + from.replacingOccurrences(of: ".", with: "-"), at: now)
-        Output.line("batch \(batch)")
+        let input = "replay-" + from.replacingOccurrences(of: ".", with: "-")
         let filter = DeadLetterFilter(codes: Set(code), ops: Set(ops), since: since?.date, until: until?.date)
         let configuration = try kafka.configuration()
         // A letter's original topic is its header's word: never one iidbatch writes for itself.
@@ -102,6 +101,7 @@ struct Replay: AsyncParsableCommand {
             Output.error("\(fold.letter.position) (request \(id)) goes with \(fold.into.position), which holds all its items")
         }
         if dryRun {
+            Output.line("batch \(stamp.proposedName(input: input, at: now)) (dry run: not checked against the batch topic)")
             Output.line(
                 "POSITION".padded(28) + " " + "REQUEST".padded(28) + " " + "OP".padded(20) + " " + "ITEMS".leftPadded(to: 6) + "  " + "ATTEMPTS  CODES → TOPIC")
             for letter in kept {
@@ -118,6 +118,8 @@ struct Replay: AsyncParsableCommand {
             return
         }
         let cluster = try await kafka.timeout.reach(configuration, for: "replaying from \(from)")
+        let batch = try await stamp.name(input: input, at: now, cluster: cluster, kafka: kafka)
+        Output.line("batch \(batch)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         let replays = kept.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }

@@ -98,11 +98,15 @@ struct Submit: AsyncParsableCommand {
             details: details, byKey: byKey)
         if let idPrefix, let problem = SubmitPlan.problem(withIDPrefix: idPrefix) { throw ValidationError("--id-prefix: '\(idPrefix)' \(problem)") }
         let now = Date()
-        let batch = stamp.name(input: input == "-" ? nil : input, at: now)
-        Output.line("batch \(batch)")
         let size = recordSize ?? SubmitTarget.defaultRecordSize(operation)
         let limit = operation.requestItemLimit ?? RequestDecoder().maxItems
         guard (1...limit).contains(size) else { throw ValidationError("--record-size: \(size) is out of range 1-\(limit) for \(op)") }
+        let topic = try requestTopic ?? defaults.requestTopic(for: operation, orName: "--request-topic")
+        let configuration = try kafka.configuration()
+        // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
+        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
+        let batch = try await stamp.name(input: input == "-" ? nil : input, at: now, cluster: cluster, kafka: kafka)
+        Output.line("batch \(batch)")
         let (data, list) = try readItems(operation)
         report(list)
         if strict && !list.badLines.isEmpty {
@@ -110,14 +114,10 @@ struct Submit: AsyncParsableCommand {
         }
         guard !list.items.isEmpty else { throw RuntimeError(.dataError, "\(input): no items to submit") }
         let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix, batch: batch)
-        let topic = try requestTopic ?? defaults.requestTopic(for: operation, orName: "--request-topic")
         // The pipeline file that takes the op from that topic, when the files are at hand.
         let files = (try? PipelineFile.loadAll(defaults.pipelines)) ?? []
         let pipelineName = pipeline ?? files.first { $0.requestTopic == topic && $0.takes(operation) }?.name
         let records = plan.recordCount(items: list.items.count)
-        let configuration = try kafka.configuration()
-        // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
-        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         var manifest = BatchManifest(

@@ -22,13 +22,7 @@ struct BatchSources: ParsableArguments {
     /// The latest manifest of every batch, read whole from the batch topic; refused records are
     /// reported on stderr.
     func manifests() async throws -> [String: BatchManifest] {
-        var contents = BatchTopic.Contents()
-        try await TopicScan.read([batches.batchTopic], kafka: try kafka.configuration(), timeout: kafka.timeout) { record in
-            contents.read(record)
-            return true
-        }
-        for (position, error) in contents.refused { Output.error("\(position): \(error)") }
-        return contents.manifests
+        try await batches.manifests(kafka)
     }
 
     /// The manifest of batch `name`.

@@ -3,6 +3,7 @@ import CommandSupport
 import Foundation
 import Kafka
 import Pipeline
+import WireJSON
 
 /// What `submit` and `replay` stamp on the records they produce: the batch's name, and its
 /// manifest in the batch topic, written before the first record (`submitting`) and after the last
@@ -23,9 +24,30 @@ struct BatchStamp: ParsableArguments {
         if let batch, let problem = BatchName.problem(with: batch) { throw ValidationError("--batch: '\(batch)' \(problem)") }
     }
 
-    /// The batch's name: `--batch`, else derived from `input` (nil: stdin) and `now`.
-    func name(input: String?, at now: Date) -> String {
+    /// The batch's name before the batch topic is read: `--batch`, else derived from `input`
+    /// (nil: stdin) and `now` (what a dry run shows).
+    func proposedName(input: String?, at now: Date) -> String {
         batch ?? BatchName.derived(from: input, at: now)
+    }
+
+    /// The batch's name, one no batch in the batch topic has yet (when `cluster` has the topic):
+    /// a batch's progress, receipt and cancels take every record and outcome of its name, so a
+    /// name is one job's. `--batch` is refused when a batch has it; a derived name gets `-2`,
+    /// `-3`, … (`BatchName.unused`). Two submits that read the topic before either writes its
+    /// manifest are not told apart.
+    ///
+    /// - Throws: `RuntimeError` `.usage` naming the batch that has `--batch`'s name.
+    func name(input: String?, at now: Date, cluster: KafkaClusterMetadata, kafka: KafkaOptions) async throws -> String {
+        let proposed = proposedName(input: input, at: now)
+        guard cluster.topic(batches.batchTopic) != nil else { return proposed }
+        let manifests = try await batches.manifests(kafka)
+        if let batch, let existing = manifests[batch] {
+            throw RuntimeError(
+                .usage,
+                "--batch: \(batch) names a batch already in \(batches.batchTopic) (\(existing.state.rawValue), \(existing.requests) request(s), created \(WireDate.text(existing.createdAt)) by \(existing.createdBy)): a batch's progress, receipt and cancels take every record of its name, so a name is one job's; choose another"
+            )
+        }
+        return BatchName.unused(proposed) { manifests[$0] != nil }
     }
 
     /// Writes `manifest` with `producer` and waits for its acknowledgement. When `cluster` has no
