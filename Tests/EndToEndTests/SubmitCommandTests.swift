@@ -82,6 +82,34 @@ struct SubmitCommandTests {
         #expect(try await OperatorCommand.records(kafka, "requests").isEmpty)
     }
 
+    @Test("a record the pipeline's worker would reject (past its max-record-bytes) stops the submit, naming it, before anything is produced")
+    func recordTheWorkerRejects() async throws {
+        let kafka = try EmbeddedKafka(brokers: 1)
+        try kafka.createTopic("small-requests", partitions: 1)
+        let folder = try OperatorCommand.temporaryFolder("small")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("pipelines"), withIntermediateDirectories: true)
+        try "request-topic: small-requests\nops: [topics.subscribe]\nmax-record-bytes: 4096\n".write(
+            to: folder.appendingPathComponent("pipelines/small.yaml"), atomically: true, encoding: .utf8)
+        let file = folder.appendingPathComponent("tokens.txt")
+        try ((1...100).map { "tok-\(NumberText.digits($0, width: 160))" }.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        let pipelines = folder.appendingPathComponent("pipelines").path
+        let refused = try await OperatorCommand.run(
+            ["submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", "small-requests", "--pipelines", pipelines, file.path],
+            brokers: kafka.bootstrapServers)
+        #expect(refused.status == 65, "\(refused.output)")
+        #expect(refused.output.contains("record 1 (") && refused.output.contains("exceeds the limit of 4096 bytes"), "\(refused.output)")
+        #expect(try await OperatorCommand.records(kafka, "small-requests").isEmpty)
+        // Records that fit go.
+        let fits = try await OperatorCommand.run(
+            [
+                "submit", "--op", "topics.subscribe", "--topic", "movies", "--request-topic", "small-requests", "--pipelines", pipelines, "--record-size", "20",
+                file.path,
+            ], brokers: kafka.bootstrapServers)
+        #expect(fits.status == 0, "\(fits.output)")
+        #expect(try await OperatorCommand.records(kafka, "small-requests").count == 5)
+    }
+
     @Test("stdin, CSV columns and the per-op target: deletions keyed by subject, imports by application")
     func stdinAndTargets() async throws {
         let kafka = try EmbeddedKafka(brokers: 1)

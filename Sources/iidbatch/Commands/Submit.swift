@@ -118,6 +118,20 @@ struct Submit: AsyncParsableCommand {
         let files = (try? PipelineFile.loadAll(defaults.pipelines)) ?? []
         let pipelineName = pipeline ?? files.first { $0.requestTopic == topic && $0.takes(operation) }?.name
         let records = plan.recordCount(items: list.items.count)
+        // Each record as the worker reading the topic will read it: one it would reject (too large
+        // for its max-record-bytes, an outcome past its max-outcome-bytes) stops the submit here,
+        // where a smaller --record-size fixes it, not as a rejected outcome of no batch.
+        let decoder = RequestDecoder(readingTopic: topic, of: files)
+        for number in 1...records {
+            let request = plan.request(number, of: list.items)
+            let bytes = Array(request.jsonBody())
+            if case .failure(let rejection) = decoder.decode(bytes) {
+                throw RuntimeError(
+                    .dataError,
+                    "record \(number) (\(request.id), \(request.items.count) items, \(bytes.count) bytes) would be rejected by the worker reading \(topic): \(rejection.reason); nothing was submitted (a smaller --record-size makes smaller records)"
+                )
+            }
+        }
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         var manifest = BatchManifest(
