@@ -14,9 +14,32 @@ struct CallExecutor: Sendable {
     /// `api` belongs to), calling `api` (`op.api(on:)`). `isRetry` says an earlier attempt may have
     /// taken effect unseen (its answer was lost): a retried `groups.remove` that finds the group or
     /// member gone then ends `ALREADY_ABSENT`, not `NOT_FOUND`, since removing what the earlier
-    /// attempt removed is success.
+    /// attempt removed is success; with a key the request gave, only when the group's name is gone
+    /// too (a stale key removed nothing: `NOT_FOUND`), and when that cannot be looked up, the call
+    /// fails with the lookup's error, to go again.
     func perform(_ op: RequestOp, calling api: BackendAPI, target: RequestTarget, items: PackedStrings, isRetry: Bool = false) async -> CallAnswer {
-        Self.read(await attempt(op, calling: api, target: target, items: items), of: op, isRetry: isRetry)
+        let answer = await attempt(op, calling: api, target: target, items: items)
+        if isRetry, op == .groupsRemove, case .group(let name, let key?) = target, case .items(let answers) = answer,
+            answers.runs.contains(where: { $0.value.result.code == .notFound })
+        {
+            // A key the request gave, not found now, was emptied by the earlier attempt only if the
+            // group is gone by its name too. A group of that name (any key it answers is valid, §4)
+            // that this key is not one of: the key was stale (the group made again), nothing was
+            // removed, and its members may still be in it.
+            do throws(InstanceAPIError) {
+                switch try await client.groupKey(name: name) {
+                case .failure(let result) where result.code == .notFound: break
+                case .success:
+                    let stale = ItemAnswer(ItemResult(.notFound, message: "notification_key \(key) is not group \(name)'s: nothing was removed"))
+                    return .items(answers.mapRuns { $0.result.code == .notFound ? stale : $0 })
+                case .failure: return answer
+                }
+            } catch {
+                // Whether the group is gone cannot be told now: the call goes again (nothing was changed by this lookup).
+                return .failed(error, changeSent: false)
+            }
+        }
+        return Self.read(answer, of: op, isRetry: isRetry)
     }
 
     /// `answer` to an attempt of `op`, as its items end: on a retry after an attempt that may have

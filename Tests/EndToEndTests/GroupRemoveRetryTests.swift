@@ -1,0 +1,45 @@
+import Emulator
+import Foundation
+import InstanceAPI
+import Testing
+
+@testable import Pipeline
+
+/// A retried `groups.remove` whose key is not found (the earlier attempt's answer was lost) is
+/// `ALREADY_ABSENT` only when the group is gone: a key the request gave may have been stale from
+/// the start, the group made again under another, and then nothing was removed. Over real HTTP
+/// against the emulator.
+@Suite("groups.remove retried with the request's key: gone only when the group is")
+struct GroupRemoveRetryTests {
+    @Test("a stale key of a group made again is NOT_FOUND, its members kept; a key of a group now gone is ALREADY_ABSENT")
+    func staleKeyOrGone() async throws {
+        try await withPipelineFixture { fixture in
+            let tokens = fixture.seedTokens(3, prefix: "stale")
+            let executor = CallExecutor(client: fixture.client)
+            // The group made, emptied (it ceases to exist) and made again: its first key is stale.
+            let stale = try #require(try await fixture.client.createGroup(name: "again", tokens: [tokens[0], tokens[1]]).value)
+            _ = try await fixture.client.removeFromGroup(name: "again", key: stale, tokens: [tokens[0], tokens[1]])
+            _ = try await fixture.client.createGroup(name: "again", tokens: [tokens[0], tokens[1]]).value
+            let staleAnswer = await executor.perform(
+                .groupsRemove, calling: .deviceGroup, target: .group(name: "again", key: stale), items: [tokens[0]], isRetry: true)
+            guard case .items(let answers) = staleAnswer else {
+                Issue.record("\(staleAnswer)")
+                return
+            }
+            #expect(answers.map(\.result.code) == [.notFound], "\(Array(answers))")
+            let key = try #require(try await fixture.client.groupKey(name: "again").value)
+            #expect(try await fixture.client.groupMembers(key: key).value == [tokens[0], tokens[1]], "nothing was removed")
+
+            // The lost attempt removed the last member: the group is gone, and so is the key.
+            let gone = try #require(try await fixture.client.createGroup(name: "gone", tokens: [tokens[2]]).value)
+            _ = try await fixture.client.removeFromGroup(name: "gone", key: gone, tokens: [tokens[2]])
+            let goneAnswer = await executor.perform(
+                .groupsRemove, calling: .deviceGroup, target: .group(name: "gone", key: gone), items: [tokens[2]], isRetry: true)
+            guard case .items(let goneAnswers) = goneAnswer else {
+                Issue.record("\(goneAnswer)")
+                return
+            }
+            #expect(goneAnswers.map(\.result.code) == [.alreadyAbsent], "\(Array(goneAnswers))")
+        }
+    }
+}
