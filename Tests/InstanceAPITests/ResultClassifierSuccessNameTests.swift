@@ -21,6 +21,14 @@ struct ResultClassifierSuccessNameTests {
         #expect(ResultClassifier.importStatus("OK") == .ok)
     }
 
+    @Test("a status or code spelled OK with a KELVIN SIGN (U+212A), which Swift's == calls OK, is not OK")
+    func kelvinSign() {
+        let kelvin = "O\u{212A}"
+        #expect(kelvin == "OK", "the premise: Swift compares by canonical equivalence")
+        #expect(ResultClassifier.importStatus(kelvin).code == .unknown(kelvin))
+        #expect(ResultCode(rawValue: kelvin) == .unknown(kelvin) && ResultCode(rawValue: "OK") == .ok)
+    }
+
     @Test(
         "§2.6 an FCM v1 error naming a success code is the token's UNKNOWN, never its success",
         arguments: [

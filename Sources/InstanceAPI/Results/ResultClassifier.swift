@@ -50,7 +50,8 @@ package enum ResultClassifier {
     /// A batchImport entry's `status`: `OK` or an error text (one naming another success code,
     /// `ALREADY_ABSENT`, is an unknown error, kept verbatim).
     public static func importStatus(_ status: String) -> ItemResult {
-        if status == "OK" { return .ok }
+        // By bytes: Swift's `==` calls `O` + KELVIN SIGN (U+212A) `OK`.
+        if status.utf8.elementsEqual("OK".utf8) { return .ok }
         // Compared as bytes: Foundation's `contains` (NSString's range search) and the standard
         // library's `firstRange(of:)` each cost more than the rest of an import call's 100 entries.
         let lower = Array(status.lowercased().utf8)

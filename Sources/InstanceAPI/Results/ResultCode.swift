@@ -82,7 +82,8 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Parses the wire spelling; anything else becomes `unknown` with the text kept verbatim
     /// (up to `maxVerbatimLength` characters).
     public init(rawValue: String) {
-        if let known = Self.known.first(where: { $0.rawValue == rawValue }) {
+        // By bytes: Swift's `==` calls `O` + KELVIN SIGN (U+212A) `OK`.
+        if let known = Self.known.first(where: { $0.rawValue.utf8.elementsEqual(rawValue.utf8) }) {
             self = known
         } else if rawValue.hasPrefix("UNKNOWN("), rawValue.hasSuffix(")") {
             self = .unknown(verbatim: String(rawValue.dropFirst("UNKNOWN(".count).dropLast()))
