@@ -50,6 +50,9 @@ struct BatchProgressTests {
         #expect(progress.state(cancels: [cancel], paused: false) == .cancelled, "cancelled while still submitting")
         progress.manifest.state = .submitted
         #expect(progress.state(cancels: [bounded], paused: false) == .running, "bounded before the batch was made: it cancels none of it")
+        var later = cancel
+        later.producedBefore = Self.created.addingTimeInterval(1)
+        #expect(progress.state(cancels: [later], paused: false) == .running, "bounded after the batch was made: records produced later still run")
         #expect(progress.state(cancels: [], paused: false) == .running)
         #expect(progress.state(cancels: [other], paused: true) == .paused)
         #expect(progress.state(cancels: [cancel], paused: false) == .cancelled)

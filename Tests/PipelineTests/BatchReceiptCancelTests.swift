@@ -25,4 +25,15 @@ struct BatchReceiptCancelTests {
         #expect(receipt.itemsByCode == [Outcome.cancelledItems: 2])
         #expect(receipt.requestsByStatus == ["cancelled": 1])
     }
+    @Test("a cancel bounded in time only is on the receipt when its bound is after the batch was made, not before")
+    func boundedCancels() {
+        let manifest = BatchManifestTests.manifest(.submitted)
+        func cancel(_ tag: String, before offset: TimeInterval) -> ControlCancel {
+            ControlCancel(
+                pipeline: "deletions", batch: nil, requestID: nil, producedBefore: manifest.createdAt.addingTimeInterval(offset), version: 1,
+                updatedAt: manifest.createdAt, updatedBy: "sre", reason: "stop", tag: tag)
+        }
+        let receipt = BatchReceipt(manifest: manifest, outcomes: [], requests: [], cancels: [cancel("before", before: -60), cancel("after", before: 60)])
+        #expect(receipt.cancels.map(\.tag) == ["after"])
+    }
 }

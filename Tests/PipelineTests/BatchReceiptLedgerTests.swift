@@ -306,7 +306,8 @@ struct BatchReceiptLedgerTests {
     func cancelsListed() throws {
         func cancel(_ batch: String?, _ id: String?, _ tag: String) -> ControlCancel {
             ControlCancel(
-                pipeline: "deletions", batch: batch, requestID: id, producedBefore: batch == nil && id == nil ? BatchReceiptTests.created : nil,
+                pipeline: "deletions", batch: batch, requestID: id,
+                producedBefore: batch == nil && id == nil ? BatchReceiptTests.created.addingTimeInterval(1) : nil,
                 version: 1, updatedAt: BatchReceiptTests.created, updatedBy: "dpo", reason: "why \(tag)", tag: tag)
         }
         let cancels = [cancel("gdpr-7", nil, "a"), cancel(nil, "r-1", "b"), cancel(nil, nil, "c"), cancel("other", nil, "d"), cancel(nil, "r-9", "e")]

@@ -94,13 +94,16 @@ public struct BatchProgress: Sendable, Hashable {
     /// them); 0 before.
     public var itemsWithoutResult: Int { isComplete ? max(0, manifest.items - itemsDone) : 0 }
 
-    /// The state, given the cancels of its pipeline in force and whether the pipeline is paused.
+    /// The state, given the cancels of its pipeline in force and whether the pipeline is paused:
+    /// `cancelled` before every request is answered only for a cancel of the whole batch (not
+    /// of one request, not bounded in time).
     public func state(cancels: some Sequence<ControlCancel>, paused: Bool) -> BatchState {
         if isComplete { return counted.values.contains { $0.status == .cancelled } ? .cancelled : .done }
         let cancelling = cancels.contains { cancel in
-            // A cancel of one request (naming its id) is that request's, not the batch's.
-            cancel.requestID == nil && (cancel.batch == nil || cancel.batch == manifest.name)
-                && (cancel.producedBefore.map { $0 > manifest.createdAt } ?? true)
+            // A cancel of one request (naming its id) is that request's, not the batch's; one
+            // bounded in time leaves the records produced after its bound running (the batch ends
+            // when every request is answered, cancelled or not).
+            cancel.requestID == nil && (cancel.batch == nil || cancel.batch == manifest.name) && cancel.producedBefore == nil
         }
         if cancelling { return .cancelled }
         if manifest.state == .submitting { return .submitting }

@@ -158,8 +158,9 @@ public struct BatchReceipt: Sendable {
         self.requests = ids.sorted().map { id in
             Self.request(id, records[id] ?? [], latest[id], answers: answers[id] ?? [], outcomes: seen[id] ?? 0)
         }
+        // A cancel bounded in time only, before the batch was made, matched none of it.
         self.cancels = cancels.filter { cancel in
-            cancel.batch.map { $0 == manifest.name } ?? cancel.requestID.map(ids.contains) ?? true
+            cancel.batch.map { $0 == manifest.name } ?? cancel.requestID.map(ids.contains) ?? cancel.producedBefore.map { $0 > manifest.createdAt } ?? true
         }.sorted { ($0.version, $0.tag) < ($1.version, $1.tag) }
     }
 

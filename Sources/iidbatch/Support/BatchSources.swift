@@ -62,10 +62,15 @@ struct BatchSources: ParsableArguments {
         }
     }
 
-    /// The cancels of `manifest`'s pipeline in force on `board`.
+    /// The cancels of `manifest`'s pipeline in force on `board`; of a batch of no one pipeline (a
+    /// replay across several, a submit to a topic no pipeline file reads), those of any pipeline
+    /// that name the batch.
     static func cancels(of manifest: BatchManifest, on board: ControlBoard?) -> [ControlCancel] {
-        guard let pipeline = manifest.pipeline, let cancels = board?.cancels[pipeline] else { return [] }
-        return Array(cancels.values)
+        guard let board else { return [] }
+        guard let pipeline = manifest.pipeline else {
+            return board.cancels.values.flatMap(\.values).filter { $0.batch == manifest.name }
+        }
+        return Array((board.cancels[pipeline] ?? [:]).values)
     }
 
     /// Whether `manifest`'s pipeline is paused on `board` (the documents in force for its name and `*`).
