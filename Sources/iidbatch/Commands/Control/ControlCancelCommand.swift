@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Pipeline
 
@@ -18,8 +19,12 @@ struct ControlCancelCommand: AsyncParsableCommand {
             same id submitted again later runs. \
             Workers settle the requests they hold that have not started a \
             backend call, and every matching record they read later, with a `cancelled` outcome \
-            (no dead letter), and move their offsets on; calls already running finish and are \
-            reported as answered. Work produced after a bound is never cancelled. The cancel is \
+            (no dead letter), and move their offsets on; a request that has started a call \
+            finishes whole (its other items and retries too) and is reported as answered. A \
+            request another worker started before it died or lost the partition is not known \
+            to have started, and ends cancelled though its call may have been made. A batch \
+            whose manifest names another pipeline is refused; one the batch topic does not \
+            have is warned of. Work produced after a bound is never cancelled. The cancel is \
             a record of its own in the compacted control topic: it holds across restarts and \
             rebalances, and `control history` lists it. Cancelling is not undone by `resume` or \
             `reset`. Example: iidbatch control cancel deletions --batch gdpr-7 --reason "wrong subject list"
@@ -43,6 +48,8 @@ struct ControlCancelCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ControlConnection
 
+    @OptionGroup var batches: BatchOptions
+
     func validate() throws {
         guard batch != nil || requestId != nil || producedBefore != nil else {
             throw ValidationError("say what to cancel: --batch NAME, --request-id ID or --produced-before TIME (or several)")
@@ -57,11 +64,37 @@ struct ControlCancelCommand: AsyncParsableCommand {
         var writer = try await ControlWriter(opening: connection, author: author)
         guard pipeline != ControlDocument.allPipelines else { throw ValidationError("a cancel names one pipeline, not *") }
         let name = try writer.scope(pipeline)
+        if let batch { try await check(batch, of: name) }
         let now = Date()
         let cancel = ControlCancel(
             pipeline: name, batch: batch, requestID: requestId, producedBefore: producedBefore?.date ?? (batch == nil ? now : nil),
             version: writer.board.nextCancelVersion(of: name), updatedAt: now, updatedBy: author.by, reason: author.reason,
             tag: "\(Int64(now.timeIntervalSince1970 * 1000))-\(UInt32.random(in: 0...UInt32.max))")
         try await writer.write(cancel)
+    }
+
+    /// Refuses a cancel of `batch` in `pipeline` when the batch's manifest names another pipeline
+    /// (its records are read by that one's workers: this cancel would reach none of them), and
+    /// warns when the batch topic has no batch of that name (a typo matches nothing, silently).
+    ///
+    /// - Throws: `RuntimeError` `.usage` naming both pipelines.
+    private func check(_ batch: String, of pipeline: String) async throws {
+        let manifests: [String: BatchManifest]
+        do { manifests = try await batches.manifests(connection.kafka) } catch {
+            Output.error("warning: cannot read the batch topic \(batches.batchTopic) (\(error)): the batch name \(batch) is not checked")
+            return
+        }
+        guard let manifest = manifests[batch] else {
+            Output.error(
+                "warning: no batch \(batch) in \(batches.batchTopic): this cancel matches only records that carry that batch name; `iidbatch batches` lists the batches"
+            )
+            return
+        }
+        if let owner = manifest.pipeline, owner != pipeline {
+            throw RuntimeError(
+                .usage,
+                "--batch: batch \(batch) is pipeline \(owner)'s (its manifest in \(batches.batchTopic)), not \(pipeline)'s: a cancel reaches only the records its pipeline's workers read; cancel it with: iidbatch control cancel \(owner) --batch \(batch)"
+            )
+        }
     }
 }
