@@ -66,6 +66,10 @@ struct BatchesCommandTests {
             _ = try await fixture.waitForOutcomes(requests.map(\.request.id))
             await worker.stop()
 
+            // A topic the watch cannot read exits as for any command: 78, not "cancelled" (1).
+            let missing = try await OperatorCommand.run(["batches", "watch", "gdpr-test-1", "--outcomes", "no-such-outcomes"], brokers: brokers)
+            #expect(missing.status == 78 && missing.output.contains("no-such-outcomes"), "\(missing.output)")
+
             let listed = try await listed("gdpr-test-1", fixture)
             #expect(listed["state"] as? String == "done", "\(listed)")
             #expect(listed["requestsDone"] as? Int == 6 && listed["requests"] as? Int == 6, "\(listed)")

@@ -14,7 +14,9 @@ struct BatchesWatch: AsyncParsableCommand {
             Reads the batch's outcomes from its creation, then follows the outcome, batch and \
             control topics (no re-reading). Exits 0 when the batch is done with a result for every \
             item (failures included), 1 when it is cancelled, when records of it were rejected \
-            (their items got no result), or when the watch is interrupted.
+            (their items got no result), or when the watch is interrupted; a topic it cannot read \
+            exits as every command does for it (78 a topic the cluster does not have, 69 a \
+            cluster that does not answer).
             """)
 
     @Argument(help: "The batch's name.")
@@ -30,6 +32,8 @@ struct BatchesWatch: AsyncParsableCommand {
             var progress: BatchProgress
             var board: ControlBoard?
             var stopped: String?
+            /// A follower's failure to read: the watch's exit status.
+            var failure: (any Error & Sendable)?
         }
 
         private let seen: Mutex<Seen>
@@ -54,6 +58,10 @@ struct BatchesWatch: AsyncParsableCommand {
             shared.withLock { if $0.stopped == nil { $0.stopped = why } }
             continuation.yield(false)
         }
+        let fail: @Sendable (String, any Error & Sendable) -> Void = { what, error in
+            shared.withLock { if $0.failure == nil { $0.failure = error } }
+            stop("\(what): \(error)")
+        }
         var tasks: [Task<Void, Never>] = []
         tasks.append(
             Task {
@@ -65,7 +73,7 @@ struct BatchesWatch: AsyncParsableCommand {
                         }
                         return !Task.isCancelled
                     }
-                } catch { stop("reading \(topics.joined(separator: ", ")): \(error)") }
+                } catch { fail("reading \(topics.joined(separator: ", "))", error) }
             })
         tasks.append(
             Task {
@@ -77,7 +85,7 @@ struct BatchesWatch: AsyncParsableCommand {
                         }
                         return !Task.isCancelled
                     }
-                } catch { stop("reading \(sources.batches.batchTopic): \(error)") }
+                } catch { fail("reading \(sources.batches.batchTopic)", error) }
             })
         let topic = sources.control.topic(configuration)
         if let snapshot = try? await topic.fetch(timeout: timeout.duration) {
@@ -103,11 +111,13 @@ struct BatchesWatch: AsyncParsableCommand {
 
         var state = BatchState.running
         var stopped: String?
+        var failure: (any Error)?
         var withoutResult = 0
         for await tick in wakes {
             let now = Date()
             let seen = shared.withLock { $0 }
             stopped = seen.stopped
+            failure = seen.failure
             let progress = seen.progress
             state = progress.state(
                 cancels: BatchSources.cancels(of: progress.manifest, on: seen.board), paused: BatchSources.paused(progress.manifest, on: seen.board))
@@ -122,6 +132,8 @@ struct BatchesWatch: AsyncParsableCommand {
         }
         for task in tasks { task.cancel() }
         continuation.finish()
+        // A failure to read is reported (once) with its exit status by the caller.
+        if let failure { throw failure }
         if let stopped { Output.error(stopped) }
         if state == .done, withoutResult > 0 {
             Output.error("\(withoutResult) item(s) of \(name) got no result: their records were rejected (see iidbatch batches receipt \(name))")
