@@ -42,7 +42,7 @@ struct BatchesCommandTests {
                     "--batch", "gdpr-test-1", "--pipeline", "test", "--by", "auditor", input.path,
                 ], brokers: brokers)
             #expect(submit.status == 0, "\(submit.output)")
-            #expect(submit.output.hasPrefix("batch gdpr-test-1\n"), "\(submit.output)")
+            #expect(submit.output.split(separator: "\n").contains("batch gdpr-test-1"), "\(submit.output)")
             // The name is this job's: a second job of that name is refused before it produces.
             let again = try await OperatorCommand.run(
                 [
@@ -116,6 +116,29 @@ struct BatchesCommandTests {
             for (row, want) in zip(rows, expected) {
                 #expect(row.0 == want.0 && row.1 == want.1.item && row.2 == want.1.code.rawValue && row.3 == WireDate.text(want.1.at), "\(row)")
             }
+        }
+    }
+
+    @Test("a submit that failed halfway, its manifest left submitting, runs again under its name; once submitted, the name is refused")
+    func rerunHalfway() async throws {
+        try await withPipelineFixture { fixture in
+            let fids = (0..<6).map { "fid-halfway-\($0)" }
+            let input = try file(fids)
+            defer { try? FileManager.default.removeItem(at: input.deletingLastPathComponent()) }
+            let prefix = SubmitPlan(op: .installationsDelete, target: .subject("user-1"), recordSize: 4, items: fids).idPrefix
+            let halfway = BatchManifest(
+                name: "halfway-1", op: .installationsDelete, pipeline: "test", requestTopics: [fixture.requestTopic], requests: 2, items: 6,
+                createdBy: "auditor", createdAt: Date(), inputSHA256: BatchManifest.inputDigest(try Data(contentsOf: input)), state: .submitting,
+                idPrefix: prefix)
+            _ = try await fixture.produce([(key: "halfway-1", value: BatchTopic().record(halfway).value ?? [])], topic: BatchTopic.defaultName)
+            let arguments = [
+                "submit", "--op", "installations.delete", "--subject", "user-1", "--request-topic", fixture.requestTopic, "--record-size", "4",
+                "--batch", "halfway-1", input.path,
+            ]
+            let rerun = try await OperatorCommand.run(arguments, brokers: fixture.kafka.bootstrapServers)
+            #expect(rerun.status == 0 && rerun.output.contains("batch halfway-1\n"), "\(rerun.output)")
+            let again = try await OperatorCommand.run(arguments, brokers: fixture.kafka.bootstrapServers)
+            #expect(again.status == 64 && again.output.contains("names a batch already"), "\(again.output)")
         }
     }
 

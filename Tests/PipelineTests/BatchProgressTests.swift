@@ -53,6 +53,9 @@ struct BatchProgressTests {
         var later = cancel
         later.producedBefore = Self.created.addingTimeInterval(1)
         #expect(progress.state(cancels: [later], paused: false) == .running, "bounded after the batch was made: records produced later still run")
+        var acrossPipelines = progress
+        acrossPipelines.manifest.pipeline = nil
+        #expect(acrossPipelines.state(cancels: [cancel], paused: false) == .running, "one pipeline's cancel of a batch across several")
         #expect(progress.state(cancels: [], paused: false) == .running)
         #expect(progress.state(cancels: [other], paused: true) == .paused)
         #expect(progress.state(cancels: [cancel], paused: false) == .cancelled)

@@ -55,7 +55,7 @@ struct Submit: AsyncParsableCommand {
     @Flag(help: "groups.export: the lines are notification keys (default: notification key names).")
     var byKey = false
 
-    @Option(help: ArgumentHelp("Items per record (default: 1000 for topics, 100 for imports and deletions, 20 for groups).", valueName: "n"))
+    @Option(help: ArgumentHelp("Items per record (default: 1000 for topics, 100 for imports, deletions and lookups, 20 for group changes, 50 for group exports).", valueName: "n"))
     var recordSize: Int?
 
     @Option(help: ArgumentHelp("The request topic (default: that of the pipeline file that takes the op).", valueName: "kafka-topic"))
@@ -101,22 +101,34 @@ struct Submit: AsyncParsableCommand {
         let size = recordSize ?? SubmitTarget.defaultRecordSize(operation)
         let limit = operation.requestItemLimit ?? RequestDecoder().maxItems
         guard (1...limit).contains(size) else { throw ValidationError("--record-size: \(size) is out of range 1-\(limit) for \(op)") }
-        let topic = try requestTopic ?? defaults.requestTopic(for: operation, orName: "--request-topic")
-        let configuration = try kafka.configuration()
-        // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
-        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
-        let batch = try await stamp.name(input: input == "-" ? nil : input, at: now, cluster: cluster, kafka: kafka)
-        Output.line("batch \(batch)")
+        // The input first: bad input is reported (65, 66) before any broker is asked.
         let (data, list) = try readItems(operation)
         report(list)
         if strict && !list.badLines.isEmpty {
             throw RuntimeError(.dataError, "\(input): --strict: \(list.badLines.count) bad line(s); nothing was submitted")
         }
         guard !list.items.isEmpty else { throw RuntimeError(.dataError, "\(input): no items to submit") }
-        let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix, batch: batch)
+        let topic = try requestTopic ?? defaults.requestTopic(for: operation, orName: "--request-topic")
         // The pipeline file that takes the op from that topic, when the files are at hand.
-        let files = (try? PipelineFile.loadAll(defaults.pipelines)) ?? []
+        let files: [PipelineConfiguration]
+        do { files = try PipelineFile.loadAll(defaults.pipelines) } catch {
+            if FileManager.default.fileExists(atPath: defaults.pipelines) {
+                Output.error("warning: --pipelines: \(error): records are checked against the default limits, not the pipeline's")
+            }
+            files = []
+        }
         let pipelineName = pipeline ?? files.first { $0.requestTopic == topic && $0.takes(operation) }?.name
+        let configuration = try kafka.configuration()
+        // First contact, bounded by --timeout: an unreachable cluster is reported now, by name.
+        let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
+        let digest = BatchManifest.inputDigest(data)
+        let prefix = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix).idPrefix
+        // A submit that failed halfway is run again under its name: the same work, left submitting.
+        let batch = try await stamp.name(input: input == "-" ? nil : input, at: now, cluster: cluster, kafka: kafka) { existing in
+            existing.state == .submitting && existing.op == operation && existing.inputSHA256 == digest && existing.idPrefix == prefix
+        }
+        Output.line("batch \(batch)")
+        let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: prefix, batch: batch)
         let records = plan.recordCount(items: list.items.count)
         // Each record as the worker reading the topic will read it: one it would reject (too large
         // for its max-record-bytes, an outcome past its max-outcome-bytes) stops the submit here,
@@ -136,7 +148,7 @@ struct Submit: AsyncParsableCommand {
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
         var manifest = BatchManifest(
             name: batch, op: operation, pipeline: pipelineName, requestTopics: [topic], requests: records, items: list.items.count, createdBy: stamp.by,
-            createdAt: now, inputSHA256: BatchManifest.inputDigest(data), state: .submitting, idPrefix: plan.idPrefix,
+            createdAt: now, inputSHA256: digest, state: .submitting, idPrefix: plan.idPrefix,
             skippedLines: list.badLines.count)
         do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
             await producer.close(timeout: .zero)

@@ -30,24 +30,28 @@ struct BatchStamp: ParsableArguments {
         batch ?? BatchName.derived(from: input, at: now)
     }
 
-    /// The batch's name, one no batch in the batch topic has yet (when `cluster` has the topic):
-    /// a batch's progress, receipt and cancels take every record and outcome of its name, so a
-    /// name is one job's. `--batch` is refused when a batch has it; a derived name gets `-2`,
-    /// `-3`, … (`BatchName.unused`). Two submits that read the topic before either writes its
-    /// manifest are not told apart.
+    /// The batch's name, one no batch in the batch topic has yet (when `cluster` has the topic),
+    /// or one whose manifest `resumes` (the same work, left `submitting` by a run that failed
+    /// halfway): a batch's progress, receipt and cancels take every record and outcome of its
+    /// name, so a name is one job's. `--batch` is refused when another batch has it; a derived
+    /// name gets `-2`, `-3`, … (`BatchName.unused`). Checked when the command starts: submits
+    /// running at the same time need their own `--batch`.
     ///
     /// - Throws: `RuntimeError` `.usage` naming the batch that has `--batch`'s name.
-    func name(input: String?, at now: Date, cluster: KafkaClusterMetadata, kafka: KafkaOptions) async throws -> String {
+    func name(
+        input: String?, at now: Date, cluster: KafkaClusterMetadata, kafka: KafkaOptions, resumes: (BatchManifest) -> Bool = { _ in false }
+    ) async throws -> String {
         let proposed = proposedName(input: input, at: now)
         guard cluster.topic(batches.batchTopic) != nil else { return proposed }
         let manifests = try await batches.manifests(kafka)
-        if let batch, let existing = manifests[batch] {
+        guard let batch else { return BatchName.unused(proposed) { manifests[$0] != nil } }
+        if let existing = manifests[batch], !resumes(existing) {
             throw RuntimeError(
                 .usage,
                 "--batch: \(batch) names a batch already in \(batches.batchTopic) (\(existing.state.rawValue), \(existing.requests) request(s), created \(WireDate.text(existing.createdAt)) by \(existing.createdBy)): a batch's progress, receipt and cancels take every record of its name, so a name is one job's; choose another"
             )
         }
-        return BatchName.unused(proposed) { manifests[$0] != nil }
+        return batch
     }
 
     /// Writes `manifest` with `producer` and waits for its acknowledgement. When `cluster` has no

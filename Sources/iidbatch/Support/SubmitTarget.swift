@@ -31,11 +31,14 @@ enum SubmitTarget {
     }
 
     /// Items per record when `--record-size` is not given: one full Instance ID call's worth for
-    /// topic and group ops, 100 for the others.
+    /// topic and group ops, 50 group exports (each may list a full group of the longest tokens,
+    /// so 100 could pass the default `max-outcome-bytes` of 1,000,000: `OutcomeSizeBound`), 100
+    /// for the others.
     static func defaultRecordSize(_ op: RequestOp) -> Int {
         switch op {
         case .topicsSubscribe, .topicsUnsubscribe, .groupsCreate, .groupsAdd, .groupsRemove: op.mostItemsPerCall
-        case .apnsImport, .installationsDelete, .instancesInfo, .groupsExport: 100
+        case .groupsExport: 50
+        case .apnsImport, .installationsDelete, .instancesInfo: 100
         }
     }
 }

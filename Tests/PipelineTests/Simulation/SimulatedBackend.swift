@@ -14,7 +14,7 @@ import WireJSON
 /// one is always answered 403 naming it, as the API answers such an id, healthy or not. Items
 /// starting `stuck` fail the same way on every call, healthy or not, with an answer that says
 /// nothing about them: a 403 naming nobody (as IAM refuses), a proxy's 404 page, or a 200 that
-/// is not the API's (on a batch API, one whose every item is `INTERNAL`).
+/// is not the API's.
 struct SimulatedBackend {
     /// The prefix of items of another project.
     static let foreignPrefix = "foreign"
@@ -100,9 +100,10 @@ struct SimulatedBackend {
     /// from it must fail the whole call as an outage (`InstanceAPIError.isOutage`), never an item.
     mutating func outage(_ job: CallJob, api: BackendAPI) -> Drawn {
         let nothing = none(job)
-        // A 200 whose every item says the backend failed.
+        // A 200 whose every item says the backend failed (a call of two or more).
+        let code = pick([ResultCode.internal, .unavailable])
         if [.batchAdd, .batchRemove, .batchImport].contains(api), random.next() % 10 == 0,
-            let failure = ResultClassifier.backendFailure(api, results: job.items.map { _ in ItemResult(pick([.internal, .unavailable]), message: "down") })
+            let failure = ResultClassifier.backendFailure(api, results: job.items.map { _ in ItemResult(code, message: "down") })
         {
             return Drawn(answer: .failed(failure), saidDone: nothing, mayHaveBeenCarriedOut: true)
         }
@@ -269,8 +270,7 @@ struct SimulatedBackend {
         return whole(job, api: api, status: 403, body: body, retryAfter: nil)
     }
 
-    /// The kind of stuck answer `job`'s item gets: 0 a 403, 1 a page, 2 a 200 that is not the API's
-    /// (a batch API's: its item `INTERNAL`).
+    /// The kind of stuck answer `job`'s item gets: 0 a 403, 1 a page, 2 a 200 that is not the API's.
     private static func stuckKind(_ job: CallJob) -> Int { job.items[0].utf8.last.map { Int($0) % 3 } ?? 0 }
 
     /// Whether `job`'s stuck answer is a 200 (after which the call may have been carried out).
@@ -284,12 +284,7 @@ struct SimulatedBackend {
             let iam = Data(#"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#.utf8)
             return whole(job, api: api, status: 403, body: iam, retryAfter: nil)
         case 1: return whole(job, api: api, status: 404, body: Data("<html>Not Found</html>".utf8), retryAfter: nil)
-        default:
-            // A batch API's 200 whose item says the backend failed, as it does on every call.
-            if [.batchAdd, .batchRemove, .batchImport].contains(api), let failure = ResultClassifier.backendFailure(api, results: [ItemResult(.internal)]) {
-                return .failed(failure)
-            }
-            return .failed(.malformedResponse(api: api, status: 200, message: "not the API's answer: <html>OK</html>"))
+        default: return .failed(.malformedResponse(api: api, status: 200, message: "not the API's answer: <html>OK</html>"))
         }
     }
 

@@ -64,7 +64,7 @@ struct ControlCancelCommand: AsyncParsableCommand {
         var writer = try await ControlWriter(opening: connection, author: author)
         guard pipeline != ControlDocument.allPipelines else { throw ValidationError("a cancel names one pipeline, not *") }
         let name = try writer.scope(pipeline)
-        if let batch { try await check(batch, of: name) }
+        if let batch { try await check(batch, of: name, pipelines: writer.pipelines) }
         let now = Date()
         let cancel = ControlCancel(
             pipeline: name, batch: batch, requestID: requestId, producedBefore: producedBefore?.date ?? (batch == nil ? now : nil),
@@ -73,12 +73,13 @@ struct ControlCancelCommand: AsyncParsableCommand {
         try await writer.write(cancel)
     }
 
-    /// Refuses a cancel of `batch` in `pipeline` when the batch's manifest names another pipeline
-    /// (its records are read by that one's workers: this cancel would reach none of them), and
-    /// warns when the batch topic has no batch of that name (a typo matches nothing, silently).
+    /// Refuses a cancel of `batch` in `pipeline` when the batch's records (its manifest's request
+    /// topics) are on topics that pipeline's workers do not read: the cancel would reach none of
+    /// them. Warns when the batch topic has no batch of that name (a typo matches nothing,
+    /// silently). The manifest's `pipeline` is the submitter's word; the topics decide.
     ///
-    /// - Throws: `RuntimeError` `.usage` naming both pipelines.
-    private func check(_ batch: String, of pipeline: String) async throws {
+    /// - Throws: `RuntimeError` `.usage` naming the topics and the pipelines that read them.
+    private func check(_ batch: String, of pipeline: String, pipelines: [PipelineConfiguration]) async throws {
         let manifests: [String: BatchManifest]
         do { manifests = try await batches.manifests(connection.kafka) } catch {
             Output.error("warning: cannot read the batch topic \(batches.batchTopic) (\(error)): the batch name \(batch) is not checked")
@@ -90,11 +91,12 @@ struct ControlCancelCommand: AsyncParsableCommand {
             )
             return
         }
-        if let owner = manifest.pipeline, owner != pipeline {
-            throw RuntimeError(
-                .usage,
-                "--batch: batch \(batch) is pipeline \(owner)'s (its manifest in \(batches.batchTopic)), not \(pipeline)'s: a cancel reaches only the records its pipeline's workers read; cancel it with: iidbatch control cancel \(owner) --batch \(batch)"
-            )
-        }
+        guard let reads = pipelines.first(where: { $0.name == pipeline })?.requestTopic, !manifest.requestTopics.contains(reads) else { return }
+        let readers = pipelines.filter { manifest.requestTopics.contains($0.requestTopic) }.map(\.name)
+        throw RuntimeError(
+            .usage,
+            "--batch: batch \(batch)'s records are on \(manifest.requestTopics.joined(separator: ", ")), which pipeline \(pipeline) does not read (it reads \(reads)): the cancel would reach none of them"
+                + (readers.isEmpty ? "" : "; cancel it in \(readers.joined(separator: ", ")): iidbatch control cancel \(readers[0]) --batch \(batch)")
+        )
     }
 }
