@@ -122,7 +122,9 @@ struct CancelCommandTests {
             #expect(outcomes["after-the-cancel"]?.status == .succeeded, "produced after the bound: not cancelled")
         }
     }
-    @Test("a cancel of a batch whose records are on a topic the pipeline does not read is refused, naming the topics; a batch the topic does not have is warned of")
+    @Test(
+        "a cancel of a batch whose records are on a topic the pipeline does not read is refused, naming the topics; a batch the topic does not have is warned of"
+    )
     func batchOfAnotherPipeline() async throws {
         try await withPipelineFixture { fixture in
             let folder = try RunFolder(fixture, name: "cancel-check")

@@ -55,7 +55,10 @@ struct Submit: AsyncParsableCommand {
     @Flag(help: "groups.export: the lines are notification keys (default: notification key names).")
     var byKey = false
 
-    @Option(help: ArgumentHelp("Items per record (default: 1000 for topics, 100 for imports, deletions and lookups, 20 for group changes, 50 for group exports).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Items per record (default: 1000 for topics, 100 for imports, deletions and lookups, 20 for group changes, 50 for group exports).",
+            valueName: "n"))
     var recordSize: Int?
 
     @Option(help: ArgumentHelp("The request topic (default: that of the pipeline file that takes the op).", valueName: "kafka-topic"))
