@@ -88,30 +88,43 @@ struct PipelineFaultTests {
         }
     }
 
+    /// Subscribe requests of 100 tokens each (`count` tokens `prefix-…`) to a worker whose budget
+    /// an outage would spend many times over if each failed call were charged, under `fault`
+    /// until the breaker has opened and `held` more (the outage ends on what the worker did, not
+    /// on a clock started before it had made a call); `whileOpen` looks before the fault clears.
+    /// Every request's outcome, and the worker's statistics then.
+    private func rideOutage(
+        _ fixture: PipelineFixture, prefix: String, count: Int, topics: Int, fault: FaultPlan, maxAttempts: Int, held: Duration,
+        whileOpen: () -> Void = {}
+    ) async throws -> (outcomes: [String: Outcome], statistics: WorkerStatistics) {
+        let tokens = fixture.seedTokens(count, prefix: prefix)
+        let requests = stride(from: 0, to: tokens.count, by: 100).map { start in
+            PipelineRequest(
+                id: "\(prefix)-\(start)", op: .topicsSubscribe, target: .topic("\(prefix)\(start % topics)"), items: Array(tokens[start..<start + 100]))
+        }
+        try fixture.backend.setFaults(fault)
+        let worker = try fixture.startWorker(
+            fixture.pipeline {
+                $0.retry = RetryPolicy(
+                    maxAttempts: maxAttempts, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(60))
+                $0.breakerThreshold = 3
+            })
+        try await fixture.submit(requests)
+        try await waitUntil("the breaker to open") { await worker.worker.currentStatistics().breakerOpenings >= 1 }
+        try await Task.sleep(for: held)
+        whileOpen()
+        try fixture.backend.setFaults(FaultPlan())
+        let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
+        let statistics = await worker.worker.currentStatistics()
+        await worker.stop()
+        return (outcomes, statistics)
+    }
+
     @Test("a backend outage of several seconds opens the circuit: nothing is dead-lettered, everything completes")
     func outage() async throws {
         try await withPipelineFixture { fixture in
-            let tokens = fixture.seedTokens(2_000, prefix: "outage")
-            let requests = stride(from: 0, to: tokens.count, by: 100).map { start in
-                PipelineRequest(id: "outage-\(start)", op: .topicsSubscribe, target: .topic("o\(start % 7)"), items: Array(tokens[start..<start + 100]))
-            }
-            // Every call answers 503 until the breaker has opened, and a few seconds more: the outage
-            // ends on what the worker did, not on a clock started before it had made a call.
-            try fixture.backend.setFaults(FaultPlan(callErrors: ["503": 1.0]))
-            // A budget the outage would spend many times over if each failed call were charged.
-            let worker = try fixture.startWorker(
-                fixture.pipeline {
-                    $0.retry = RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(60))
-                    $0.breakerThreshold = 3
-                })
-            try await fixture.submit(requests)
-            try await waitUntil("the breaker to open") { await worker.worker.currentStatistics().breakerOpenings >= 1 }
-            try await Task.sleep(for: .seconds(3))
-            try fixture.backend.setFaults(FaultPlan())
-            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
-            let statistics = await worker.worker.currentStatistics()
-            await worker.stop()
-
+            let (outcomes, statistics) = try await rideOutage(
+                fixture, prefix: "outage", count: 2_000, topics: 7, fault: FaultPlan(callErrors: ["503": 1.0]), maxAttempts: 3, held: .seconds(3))
             #expect(outcomes.values.allSatisfy { $0.status == .succeeded })
             #expect(statistics.breakerOpenings >= 1 && statistics.failedCalls >= 3)
             #expect(fixture.backend.stats["iid.batchAdd"].statuses["503"] ?? 0 < 60, "the open circuit stops the calls instead of hammering")
@@ -122,24 +135,12 @@ struct PipelineFaultTests {
     @Test("a backend answering every item of every batch INTERNAL is an outage: the circuit opens, nothing is dead-lettered, everything completes")
     func everyItemInternal() async throws {
         try await withPipelineFixture { fixture in
-            let tokens = fixture.seedTokens(600, prefix: "inside")
-            let requests = stride(from: 0, to: tokens.count, by: 100).map { start in
-                PipelineRequest(id: "inside-\(start)", op: .topicsSubscribe, target: .topic("i\(start % 3)"), items: Array(tokens[start..<start + 100]))
-            }
-            try fixture.backend.setFaults(FaultPlan(itemErrors: ["INTERNAL": 1.0]))
             // A budget each item would spend in a second if its INTERNAL were charged.
-            let worker = try fixture.startWorker(
-                fixture.pipeline {
-                    $0.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(60))
-                    $0.breakerThreshold = 3
-                })
-            try await fixture.submit(requests)
-            try await waitUntil("the breaker to open") { await worker.worker.currentStatistics().breakerOpenings >= 1 }
-            try await Task.sleep(for: .seconds(2))
-            #expect(fixture.outcomes.isEmpty && fixture.deadLetters.isEmpty, "no item was failed for a backend failing inside its 200s")
-            try fixture.backend.setFaults(FaultPlan())
-            let outcomes = try await fixture.waitForOutcomes(requests.map(\.id))
-            await worker.stop()
+            let (outcomes, _) = try await rideOutage(
+                fixture, prefix: "inside", count: 600, topics: 3, fault: FaultPlan(itemErrors: ["INTERNAL": 1.0]), maxAttempts: 2, held: .seconds(2)
+            ) {
+                #expect(fixture.outcomes.isEmpty && fixture.deadLetters.isEmpty, "no item was failed for a backend failing inside its 200s")
+            }
             #expect(outcomes.values.allSatisfy { $0.status == .succeeded && $0.counts == ["OK": 100] })
             #expect(fixture.deadLetters.isEmpty)
         }
