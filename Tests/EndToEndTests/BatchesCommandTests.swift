@@ -135,6 +135,11 @@ struct BatchesCommandTests {
                 "submit", "--op", "installations.delete", "--subject", "user-1", "--request-topic", fixture.requestTopic, "--record-size", "4",
                 "--batch", "halfway-1", input.path,
             ]
+            // Other work under its name (another subject: another id prefix) does not take it over.
+            var other = arguments
+            other[other.firstIndex(of: "user-1")!] = "user-2"
+            let refused = try await OperatorCommand.run(other, brokers: fixture.kafka.bootstrapServers)
+            #expect(refused.status == 64, "\(refused.output)")
             let rerun = try await OperatorCommand.run(arguments, brokers: fixture.kafka.bootstrapServers)
             #expect(rerun.status == 0 && rerun.output.contains("batch halfway-1\n"), "\(rerun.output)")
             let again = try await OperatorCommand.run(arguments, brokers: fixture.kafka.bootstrapServers)

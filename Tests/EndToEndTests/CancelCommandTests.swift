@@ -150,6 +150,11 @@ struct CancelCommandTests {
             try await submit("ours-1", to: fixture.requestTopic)
             let ours = try await control(fixture, pipeline, ["cancel", group, "--batch", "ours-1", "--reason", "stop", "--by", "sre"])
             #expect(ours.status == 0 && !ours.output.contains("warning"), "\(ours.output)")
+            // `batches` shows it cancelled: the cancel names the batch, whatever its manifest says.
+            let listed = try await OperatorCommand.run(
+                ["batches", "--json", "--outcomes", fixture.outcomeTopic, "--pipelines", pipeline], brokers: fixture.kafka.bootstrapServers)
+            let line = listed.output.split(separator: "\n").first { $0.contains(#""name":"ours-1""#) }
+            #expect(line?.contains(#""state":"cancelled""#) == true, "\(listed.output)")
             let typo = try await control(fixture, pipeline, ["cancel", group, "--batch", "thiers-1", "--reason", "typo", "--by", "sre"])
             #expect(typo.status == 0 && typo.output.contains("warning: no batch thiers-1 in iidbatch.batches"), "\(typo.output)")
         }

@@ -55,6 +55,8 @@ struct BatchProgressTests {
         #expect(progress.state(cancels: [later], paused: false) == .running, "bounded after the batch was made: records produced later still run")
         var acrossPipelines = progress
         acrossPipelines.manifest.pipeline = nil
+        #expect(acrossPipelines.state(cancels: [cancel], paused: false) == .cancelled, "no pipeline named, one topic: the cancel reaches it all")
+        acrossPipelines.manifest.requestTopics = ["deletions", "topics"]
         #expect(acrossPipelines.state(cancels: [cancel], paused: false) == .running, "one pipeline's cancel of a batch across several")
         #expect(progress.state(cancels: [], paused: false) == .running)
         #expect(progress.state(cancels: [other], paused: true) == .paused)

@@ -4,8 +4,8 @@ extension InstanceAPIClient {
     /// §2.4: imports up to 100 APNs tokens of one iOS app; one result per token, in order.
     /// Importing a token again yields the same registration token. Each result is checked
     /// against the token it echoes (`ImportResponse.importResults(for:)`): no APNs token is ever
-    /// given another's registration token. An answer of two or more tokens that all failed
-    /// `INTERNAL` (`Internal Server Error`), or all `UNAVAILABLE`, throws `.failedEveryItem`.
+    /// given another's registration token. An answer whose every token failed `INTERNAL`
+    /// (`Internal Server Error`) or `UNAVAILABLE` throws `.failedEveryItem`.
     public func batchImport(application: String, sandbox: Bool, apnsTokens: [String]) async throws(InstanceAPIError) -> [ImportResult] {
         try APILimits.identifier(application, field: "application")
         try APILimits.items(apnsTokens, field: "apns_tokens", limit: APILimits.importBatch)

@@ -96,7 +96,7 @@ public struct BatchProgress: Sendable, Hashable {
 
     /// The state, given the cancels of its pipeline in force and whether the pipeline is paused:
     /// `cancelled` before every request is answered only for a cancel of the whole batch (not
-    /// of one request, not bounded in time) of a batch of one pipeline.
+    /// of one request, not bounded in time) of a batch on one request topic.
     public func state(cancels: some Sequence<ControlCancel>, paused: Bool) -> BatchState {
         if isComplete { return counted.values.contains { $0.status == .cancelled } ? .cancelled : .done }
         let cancelling = cancels.contains { cancel in
@@ -105,9 +105,9 @@ public struct BatchProgress: Sendable, Hashable {
             // when every request is answered, cancelled or not).
             cancel.requestID == nil && (cancel.batch == nil || cancel.batch == manifest.name) && cancel.producedBefore == nil
         }
-        // A batch of no one pipeline (a replay across several) is cancelled whole only where each
+        // A batch across pipelines (a replay to several topics) is cancelled whole only where each
         // pipeline cancels it: until every request is answered, it runs.
-        if cancelling, manifest.pipeline != nil { return .cancelled }
+        if cancelling, manifest.requestTopics.count <= 1 { return .cancelled }
         if manifest.state == .submitting { return .submitting }
         return paused ? .paused : .running
     }

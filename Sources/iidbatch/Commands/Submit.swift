@@ -18,7 +18,7 @@ struct Submit: AsyncParsableCommand {
             the same ids (and the operations are idempotent). Bad lines (whitespace or control \
             characters inside an item, a CSV row without the column, a non-hex APNs token) are \
             reported with their line numbers and skipped, or, with --strict, stop the submit before \
-            anything is produced. Every record names the batch (--batch, printed first); the \
+            anything is produced. Every record names the batch (--batch, printed); the \
             batch's manifest (op, pipeline, counts, who, when, the input's SHA-256) goes to the \
             batch topic before the first record and again, submitted, after the last was \
             acknowledged: `iidbatch batches` follows it.
@@ -126,13 +126,16 @@ struct Submit: AsyncParsableCommand {
         let cluster = try await kafka.timeout.reach(configuration, for: "producing to \(topic)")
         let digest = BatchManifest.inputDigest(data)
         let prefix = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: idPrefix).idPrefix
-        // A submit that failed halfway is run again under its name: the same work, left submitting.
+        // A submit that failed halfway is run again under its name: the same work (the id prefix
+        // derived from op, target, record size and items; the same input, topic and counts), left
+        // submitting. A given --id-prefix says nothing of the target: no take-over then.
+        let records = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: prefix).recordCount(items: list.items.count)
         let batch = try await stamp.name(input: input == "-" ? nil : input, at: now, cluster: cluster, kafka: kafka) { existing in
-            existing.state == .submitting && existing.op == operation && existing.inputSHA256 == digest && existing.idPrefix == prefix
+            idPrefix == nil && existing.state == .submitting && existing.op == operation && existing.inputSHA256 == digest && existing.idPrefix == prefix
+                && existing.requestTopics == [topic] && existing.requests == records && existing.items == list.items.count
         }
         Output.line("batch \(batch)")
         let plan = SubmitPlan(op: operation, target: target, recordSize: size, items: list.items, idPrefix: prefix, batch: batch)
-        let records = plan.recordCount(items: list.items.count)
         // Each record as the worker reading the topic will read it: one it would reject (too large
         // for its max-record-bytes, an outcome past its max-outcome-bytes) stops the submit here,
         // where a smaller --record-size fixes it, not as a rejected outcome of no batch.

@@ -62,15 +62,14 @@ struct BatchSources: ParsableArguments {
         }
     }
 
-    /// The cancels of `manifest`'s pipeline in force on `board`; of a batch of no one pipeline (a
-    /// replay across several, a submit to a topic no pipeline file reads), those of any pipeline
-    /// that name the batch.
+    /// The cancels in force on `board` that concern `manifest`: those of its pipeline, and those
+    /// of any pipeline that name the batch (`control cancel` writes one only in a pipeline that
+    /// reads the batch's topics; the manifest's pipeline is the submitter's word, and a batch may
+    /// span several, or none known).
     static func cancels(of manifest: BatchManifest, on board: ControlBoard?) -> [ControlCancel] {
         guard let board else { return [] }
-        guard let pipeline = manifest.pipeline else {
-            return board.cancels.values.flatMap(\.values).filter { $0.batch == manifest.name }
-        }
-        return Array((board.cancels[pipeline] ?? [:]).values)
+        let naming = board.cancels.values.flatMap(\.values).filter { $0.batch == manifest.name && $0.pipeline != manifest.pipeline }
+        return Array((manifest.pipeline.flatMap { board.cancels[$0] } ?? [:]).values) + naming
     }
 
     /// Whether `manifest`'s pipeline is paused on `board` (the documents in force for its name and `*`).

@@ -100,10 +100,9 @@ struct SimulatedBackend {
     /// from it must fail the whole call as an outage (`InstanceAPIError.isOutage`), never an item.
     mutating func outage(_ job: CallJob, api: BackendAPI) -> Drawn {
         let nothing = none(job)
-        // A 200 whose every item says the backend failed (a call of two or more).
-        let code = pick([ResultCode.internal, .unavailable])
+        // A 200 whose every item says the backend failed.
         if [.batchAdd, .batchRemove, .batchImport].contains(api), random.next() % 10 == 0,
-            let failure = ResultClassifier.backendFailure(api, results: job.items.map { _ in ItemResult(code, message: "down") })
+            let failure = ResultClassifier.backendFailure(api, results: job.items.map { _ in ItemResult(pick([.internal, .unavailable]), message: "down") })
         {
             return Drawn(answer: .failed(failure), saidDone: nothing, mayHaveBeenCarriedOut: true)
         }
@@ -270,7 +269,8 @@ struct SimulatedBackend {
         return whole(job, api: api, status: 403, body: body, retryAfter: nil)
     }
 
-    /// The kind of stuck answer `job`'s item gets: 0 a 403, 1 a page, 2 a 200 that is not the API's.
+    /// The kind of stuck answer `job`'s item gets: 0 a 403, 1 a page, 2 a 200 that is not the API's
+    /// (on a batch API, one whose item is `INTERNAL`).
     private static func stuckKind(_ job: CallJob) -> Int { job.items[0].utf8.last.map { Int($0) % 3 } ?? 0 }
 
     /// Whether `job`'s stuck answer is a 200 (after which the call may have been carried out).
@@ -284,7 +284,12 @@ struct SimulatedBackend {
             let iam = Data(#"{"error": {"code": 403, "message": "The caller does not have permission", "status": "PERMISSION_DENIED"}}"#.utf8)
             return whole(job, api: api, status: 403, body: iam, retryAfter: nil)
         case 1: return whole(job, api: api, status: 404, body: Data("<html>Not Found</html>".utf8), retryAfter: nil)
-        default: return .failed(.malformedResponse(api: api, status: 200, message: "not the API's answer: <html>OK</html>"))
+        default:
+            // On a batch API, a 200 whose item says the backend failed: a token it always fails on.
+            if [.batchAdd, .batchRemove, .batchImport].contains(api), let failure = ResultClassifier.backendFailure(api, results: [ItemResult(.internal)]) {
+                return .failed(failure)
+            }
+            return .failed(.malformedResponse(api: api, status: 200, message: "not the API's answer: <html>OK</html>"))
         }
     }
 

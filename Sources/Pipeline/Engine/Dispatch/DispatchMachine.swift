@@ -104,11 +104,7 @@ struct DispatchMachine: Sendable {
         case .failed(let error, let changeSent):
             // A failure of the whole system that is this job's own is charged, and says nothing to
             // the breaker (but a probe's answer always decides).
-            var alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
-            // Items charged before (they failed on their own while the backend answered others)
-            // that fail alike again are failing on their own: one token the backend always fails
-            // ends at max-attempts, not behind an open breaker, idle or not.
-            if case .failedEveryItem = error, job.attempts > 0 { alone = true }
+            let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
             let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: job.hasFailed) } ?? .zero
             if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             // Whether this failure uses up the job's uncharged allowance: the breaker may open on

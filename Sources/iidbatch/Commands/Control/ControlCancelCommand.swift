@@ -23,7 +23,7 @@ struct ControlCancelCommand: AsyncParsableCommand {
             finishes whole (its other items and retries too) and is reported as answered. A \
             request another worker started before it died or lost the partition is not known \
             to have started, and ends cancelled though its call may have been made. A batch \
-            whose manifest names another pipeline is refused; one the batch topic does not \
+            whose records are on topics this pipeline does not read is refused; one the batch topic does not \
             have is warned of. Work produced after a bound is never cancelled. The cancel is \
             a record of its own in the compacted control topic: it holds across restarts and \
             rebalances, and `control history` lists it. Cancelling is not undone by `resume` or \
