@@ -26,17 +26,15 @@ package enum ResultClassifier {
         }
     }
 
-    /// The whole call's failure when a 200 of `api` answered every one of `results` with a code
+    /// The whole call's failure when a 200 of `api` answered every one of `results` with one code
     /// that says the backend failed (`ResultCode.saysBackendFailed`), as a 500 would: a backend
     /// failing for everyone answers so, and DESIGN wants that paused, not dead-lettered item by
     /// item. One item too: a single-token call answered so is read as a 500 on a single-item API
-    /// is (an answer of items is the backend answering, which would close the breaker). The code
-    /// is the items' when they agree, else `INTERNAL`. Nil when any item was answered otherwise
-    /// (those are the items' results) or there are none.
+    /// is. Nil when any item was answered otherwise, or with another code (each keeps its own),
+    /// or there are none.
     package static func backendFailure(_ api: BackendAPI, results: some Collection<ItemResult>) -> InstanceAPIError? {
-        guard let first = results.first, results.allSatisfy({ $0.code.saysBackendFailed }) else { return nil }
-        let code = results.allSatisfy { $0.code == first.code } ? first.code : ResultCode.internal
-        return .failedEveryItem(api: api, code: code, message: first.message ?? first.code.rawValue)
+        guard let first = results.first, first.code.saysBackendFailed, results.allSatisfy({ $0.code == first.code }) else { return nil }
+        return .failedEveryItem(api: api, code: first.code, message: first.message ?? first.code.rawValue)
     }
 
     /// A per-item entry of a batchAdd/batchRemove answer: `{}` is success, `{"error": X}` is X;
