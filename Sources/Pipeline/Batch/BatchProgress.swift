@@ -17,10 +17,10 @@ import Foundation
 /// - Items done are the items with a final code: the sum of the counts of each request's outcome.
 /// - The state: once every request of the manifest has an outcome, `cancelled` when any of them
 ///   is, else `done` (`itemsWithoutResult` says how many items no outcome gave a result). Before
-///   that, the first that holds of: `cancelled` (a cancel of its pipeline in force names the
-///   batch and no request, or only bounds the time, and its bound, if any, is after the
-///   batch was created), `submitting` (the manifest says so), `paused` (its pipeline is paused),
-///   else `running`.
+///   that, the first that holds of: `cancelled` (a cancel in force names the batch, or is one of
+///   its pipeline naming no batch, with no request and no bound, and the batch is on one request
+///   topic), `submitting` (the manifest says so), `paused` (its pipeline is paused), else
+///   `running`.
 /// - The rate is the items of the outcomes completed in the last `rateWindow` before now, per
 ///   second of that window (shorter when the batch is younger than it); the time left is the items
 ///   not done at that rate, nil when nothing completed in the window.

@@ -98,8 +98,9 @@ public struct BatchReceipt: Sendable {
     public let manifest: BatchManifest
     /// Its requests, by id.
     public let requests: [Request]
-    /// The cancels of its pipeline that can have matched its requests: those naming the batch,
-    /// one of its request ids, or neither (a bound only).
+    /// The cancels that can have matched its requests: those naming the batch (in any pipeline),
+    /// and those of its pipeline naming one of its request ids, or neither (a bound only, after
+    /// the batch was made).
     public let cancels: [ControlCancel]
     /// Outcome records of the batch read.
     public let outcomeRecords: Int

@@ -8,9 +8,9 @@ struct Batches: AsyncParsableCommand {
         discussion: """
             `submit` and `replay` name a batch on every record they produce and write its manifest \
             to the batch topic (--batch-topic, default \(BatchTopic.defaultName)). A batch is submitting \
-            until every record was acknowledged; cancelled when a cancel of its pipeline in force \
-            names it without a bound (`iidbatch control cancel PIPELINE --batch NAME`; a batch \
-            across pipelines, or a cancel with --produced-before, runs on until every request is \
+            until every record was acknowledged; cancelled when a cancel in force names it \
+            without a bound (`iidbatch control cancel PIPELINE --batch NAME`; a batch on several \
+            request topics, or a cancel with --produced-before, runs on until every request is \
             answered), or once every request has \
             an outcome and one of them is cancelled; done when every request has an outcome; \
             paused while its pipeline is paused; else running. Progress counts the \
