@@ -5,10 +5,9 @@ import Testing
 
 /// A batch answer whose every item says the backend failed is read as a 500 (`failedEveryItem`),
 /// one token's too: an answer of items is the backend answering, and it would close the breaker
-/// while the backend fails for everyone (found by the second review). Items that failed item by
-/// item beside answered ones and then fail together fail on their own: charged (the first
-/// review). A fresh token the backend always fails on is a stuck item like any other: it waits
-/// behind the breaker while nothing else of its API is answered (consumption goes on).
+/// while the backend fails for everyone (found by the second review). So a token the backend
+/// always fails on is a stuck item like any other: it waits behind the breaker while nothing else
+/// is answered, and ends at max-attempts once other work of its API is.
 extension DispatchMachineTests {
     private func failing(_ job: CallJob) -> CallAnswer {
         .failed(.failedEveryItem(api: .batchImport, code: .internal, message: "INTERNAL"))
@@ -60,50 +59,5 @@ extension DispatchMachineTests {
             tick()
         }
         #expect(done.map(\.answer.result.code) == [.internal], "\(done)")
-    }
-    @Test("items that failed INTERNAL beside answered ones, then fail together every time, end INTERNAL at max-attempts, idle; the breaker stays closed")
-    func itemsFailingTogetherAfterFailingAlone() throws {
-        var machine = DispatchMachine(
-            configuration: pipeline {
-                $0.linger = .zero
-                $0.breakerThreshold = 1
-            }, random: SplitMix64(seed: 4))
-        let tokens = (0..<3).map { String(repeating: "\($0)", count: 64) }
-        let request = PipelineRequest(id: "imp", op: .apnsImport, target: .apns(application: "com.example", sandbox: false), items: tokens)
-        let first = try #require(started(machine.add(request, handle: 0, now: t0)).first)
-        var actions = machine.finished(jobID: first.id, answers([.ok, .internal, .internal]), now: t0)
-        var done = settled(actions)
-        var now = t0
-        var opened = false
-        for _ in 0..<10 where done.count < 3 {
-            guard let due = timers(actions).max() else { break }
-            // Idle between attempts, over a second: the breaker could open on an outage's failure.
-            now = max(now + .milliseconds(1_500), due)
-            actions = machine.timerFired(now: now)
-            guard let retry = started(actions).first else { continue }
-            actions = machine.finished(jobID: retry.id, failing(retry), now: now)
-            opened = opened || actions.contains { if case .breakerOpened = $0 { true } else { false } }
-            done += settled(actions)
-        }
-        #expect(!opened && machine.breakerClosed, "one pair of tokens the backend fails on is no outage")
-        #expect(done.map(\.answer.result.code) == [.ok, .internal, .internal], "\(done.map(\.answer.result.code))")
-        #expect(done.last?.attempts == 3, "max-attempts, as before")
-    }
-
-    @Test("an answer of items that all say the backend failed (mixed codes come so) does not close an open breaker: it is no sign the backend answers")
-    func mixedFailingAnswerIsNoSuccess() throws {
-        var opening = machineWithOpenBreaker(seed: 9)
-        #expect(!opening.machine.breakerClosed)
-        var now = t0
-        var probe: CallJob?
-        for _ in 0..<10 where probe == nil {
-            guard let due = timers(opening.opened).max() ?? Optional(now + .seconds(5)) else { break }
-            now = max(now + .milliseconds(100), due)
-            opening.opened = opening.machine.timerFired(now: now)
-            probe = started(opening.opened).first
-        }
-        let job = try #require(probe)
-        _ = opening.machine.finished(jobID: job.id, answers(job.items.indices.map { $0 % 2 == 0 ? .internal : .unavailable }), now: now)
-        #expect(!opening.machine.breakerClosed, "items saying the backend failed closed the breaker")
     }
 }

@@ -5,7 +5,7 @@ extension InstanceAPIClient {
     /// Importing a token again yields the same registration token. Each result is checked
     /// against the token it echoes (`ImportResponse.importResults(for:)`): no APNs token is ever
     /// given another's registration token. An answer whose every token failed `INTERNAL`
-    /// (`Internal Server Error`), or every one `UNAVAILABLE`, throws `.failedEveryItem`.
+    /// (`Internal Server Error`) or `UNAVAILABLE` throws `.failedEveryItem`.
     public func batchImport(application: String, sandbox: Bool, apnsTokens: [String]) async throws(InstanceAPIError) -> [ImportResult] {
         try APILimits.identifier(application, field: "application")
         try APILimits.items(apnsTokens, field: "apns_tokens", limit: APILimits.importBatch)

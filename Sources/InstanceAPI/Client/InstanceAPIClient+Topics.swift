@@ -5,8 +5,8 @@ import WireJSON
 
 extension InstanceAPIClient {
     /// §2.3 batchAdd: subscribes up to 1,000 tokens to `topic`; one result per token, in order.
-    /// An answer whose every token is `INTERNAL` (or every one `UNAVAILABLE`) throws
-    /// `.failedEveryItem` (the backend failing, as a 500 says), as do batchRemove and batchImport.
+    /// An answer whose every token is `INTERNAL` or `UNAVAILABLE` throws `.failedEveryItem` (the
+    /// backend failing, as a 500 says), as do batchRemove and batchImport.
     public func batchAdd(topic: String, tokens: [String]) async throws(InstanceAPIError) -> [ItemResult] {
         Array(try await batchAdd(topic: topic, tokens: PackedStrings(tokens)))
     }

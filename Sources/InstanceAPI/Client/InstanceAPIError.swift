@@ -38,11 +38,11 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
     /// counts it (on every call it is a failure of the whole system), and items that run out of
     /// retries end `UNAVAILABLE`, dead-lettered for replay, never a receipt.
     case unexpectedAnswer(api: BackendAPI, status: Int, message: String)
-    /// HTTP 200 in the API's shape whose every item failed with one code that says the backend
-    /// failed (`ResultCode.saysBackendFailed`: `INTERNAL`, or `UNAVAILABLE`): the backend failing
+    /// HTTP 200 in the API's shape whose every item failed with a code that says the backend
+    /// failed (`ResultCode.saysBackendFailed`: `INTERNAL`, `UNAVAILABLE`): the backend failing
     /// inside its answer, as a 500 would say. An outage, not item failures: on every call it opens
-    /// the breaker and pauses rather than dead-lettering every item. `code` is every item's, and
-    /// what they end with if the failure is final.
+    /// the breaker and pauses rather than dead-lettering every item. `code` is what the items end
+    /// with if the failure is final: theirs, or `INTERNAL` when they differ.
     case failedEveryItem(api: BackendAPI, code: ResultCode, message: String)
     /// Not sent: the call's `SendGate` was closed (its records were handed to another worker)
     /// before its request left. It says nothing of the backend or of any item.
@@ -158,7 +158,7 @@ public enum InstanceAPIError: Error, Sendable, Equatable, CustomStringConvertibl
         case .credentials(let message): "no access token: \(message)"
         case .unexpectedAnswer(let api, let status, let message):
             "\(api): HTTP \(status) that is not the API's answer (a wrong base URL or path, a proxy, a retired endpoint?): \(message)"
-        case .failedEveryItem(let api, let code, let message): "\(api): HTTP 200 with every item \(code), the backend failing: \(message)"
+        case .failedEveryItem(let api, _, let message): "\(api): HTTP 200 whose every item failed (\(message)): the backend failing"
         case .withdrawn(let api): "\(api): not sent, withdrawn: its records were handed to another worker"
         }
     }

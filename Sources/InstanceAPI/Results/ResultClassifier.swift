@@ -26,14 +26,18 @@ package enum ResultClassifier {
         }
     }
 
-    /// The whole call's failure when a 200 of `api` answered every one of `results` with one code
+    /// The whole call's failure when a 200 of `api` answered every one of `results` with a code
     /// that says the backend failed (`ResultCode.saysBackendFailed`), as a 500 would: a backend
     /// failing for everyone answers so, and DESIGN wants that paused, not dead-lettered item by
     /// item. One item too: a single-token call answered so is read as a 500 on a single-item API
-    /// is. Nil when any item was answered otherwise, or with another code (each keeps its own),
-    /// or there are none.
+    /// is (an answer of items is the backend answering, which would close the breaker). The code
+    /// is the items' when they agree, else `INTERNAL`. Nil when any item was answered otherwise
+    /// (those are the items' results) or there are none.
     package static func backendFailure(_ api: BackendAPI, results: some Collection<ItemResult>) -> InstanceAPIError? {
-        guard let first = results.first, first.code.saysBackendFailed, results.allSatisfy({ $0.code == first.code }) else { return nil }
+        guard let first = results.first, results.allSatisfy({ $0.code.saysBackendFailed }) else { return nil }
+        guard results.allSatisfy({ $0.code == first.code }) else {
+            return .failedEveryItem(api: api, code: .internal, message: "items INTERNAL and UNAVAILABLE")
+        }
         return .failedEveryItem(api: api, code: first.code, message: first.message ?? first.code.rawValue)
     }
 

@@ -101,9 +101,8 @@ struct SimulatedBackend {
     mutating func outage(_ job: CallJob, api: BackendAPI) -> Drawn {
         let nothing = none(job)
         // A 200 whose every item says the backend failed.
-        let code = pick([ResultCode.internal, .unavailable])
         if [.batchAdd, .batchRemove, .batchImport].contains(api), random.next() % 10 == 0,
-            let failure = ResultClassifier.backendFailure(api, results: job.items.map { _ in ItemResult(code, message: "down") })
+            let failure = ResultClassifier.backendFailure(api, results: job.items.map { _ in ItemResult(pick([.internal, .unavailable]), message: "down") })
         {
             return Drawn(answer: .failed(failure), saidDone: nothing, mayHaveBeenCarriedOut: true)
         }

@@ -28,7 +28,6 @@ struct AnswerSplit {
         charged.attempts += 1
         // Answered with a retryable code (INTERNAL, UNAVAILABLE): the server may have done it.
         charged.mayHaveTakenEffect = true
-        charged.failedItemByItem = true
         var retry = charged.emptied()
         let answeredCount = answers.count
         var answerRun = 0

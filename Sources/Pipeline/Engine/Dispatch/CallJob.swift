@@ -50,12 +50,6 @@ struct CallJob: Sendable {
     /// own, and it is charged.
     var systemFailedAt: ContinuousClock.Instant?
 
-    /// Whether its items' last answer was their own: they failed item by item in an answered call
-    /// (`AnswerSplit`'s retry), not in a failure of the whole call since. Such items that then
-    /// fail together, every item saying the backend failed (`failedEveryItem`), fail on their
-    /// own: charged, so one token the backend always fails on ends at `max-attempts`.
-    var failedItemByItem = false
-
     /// Whether an earlier attempt may have taken effect unseen: it failed in a way that may follow
     /// a call carried out (`InstanceAPIError.mayHaveBeenCarriedOut`: a timeout, a lost connection,
     /// a 5xx, charged or not), or its items were answered with a retryable code. Never for an

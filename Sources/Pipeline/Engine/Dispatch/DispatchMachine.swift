@@ -81,14 +81,8 @@ struct DispatchMachine: Sendable {
         slots.ended(job.api, startedAt: call.startedAt, answered: answer.wasAnswered, now: now)
         switch answer {
         case .items(let answers):
-            // Items that all say the backend failed (of mixed codes: the client reads one code as
-            // the whole call's failure) are no sign that the backend answers.
-            if !answers.runs.allSatisfy({ $0.value.result.code.saysBackendFailed }) {
-                breaker.recordSuccess(probe: call.probe, now: now)
-                apiAnswers.answered(job.api, at: now)
-            } else if call.probe {
-                breaker.returnProbe(now: now)
-            }
+            breaker.recordSuccess(probe: call.probe, now: now)
+            apiAnswers.answered(job.api, at: now)
             // Throttled items are paced, not charged: they go again at the next allowed slot, bounded
             // by max-elapsed only. Every other item is charged the attempt.
             let elapsed = outage.chargedElapsed(job, now: now)
@@ -110,10 +104,7 @@ struct DispatchMachine: Sendable {
         case .failed(let error, let changeSent):
             // A failure of the whole system that is this job's own is charged, and says nothing to
             // the breaker (but a probe's answer always decides).
-            var alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
-            // Items whose last answer was their own failure, item by item, that now fail together
-            // saying the backend failed are failing on their own (`CallJob.failedItemByItem`).
-            if case .failedEveryItem = error, job.failedItemByItem { alone = true } else if error.isOutage { job.failedItemByItem = false }
+            let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
             let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: job.hasFailed) } ?? .zero
             if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             // Whether this failure uses up the job's uncharged allowance: the breaker may open on
