@@ -37,5 +37,8 @@ struct BatchSourcesCancelTests {
         #expect(BatchSources.cancels(of: Self.manifest(pipeline: nil), on: board).map(\.tag).sorted() == ["a", "b"])
         #expect(BatchSources.cancels(of: Self.manifest(pipeline: "deletions"), on: board).map(\.tag).sorted() == ["a", "b", "d"])
         #expect(BatchSources.cancels(of: Self.manifest(pipeline: nil), on: nil).isEmpty)
+        // A pipeline the files say reads another topic: its cancel reached none of the batch.
+        let readers = ["topics": "iidbatch.topics", "deletions": "deletions"]
+        #expect(BatchSources.cancels(of: Self.manifest(pipeline: "deletions"), on: board, readers: readers).map(\.tag).sorted() == ["a", "d"])
     }
 }

@@ -62,13 +62,24 @@ struct BatchSources: ParsableArguments {
         }
     }
 
+    /// The pipelines of the files at hand, by name, with the request topic each reads (none when
+    /// the files cannot be read).
+    var readers: [String: String] {
+        Dictionary(((try? PipelineFile.loadAll(defaults.pipelines)) ?? []).map { ($0.name, $0.requestTopic) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The cancels in force on `board` that concern `manifest`: those of its pipeline, and those
-    /// of any pipeline that name the batch (`control cancel` writes one only in a pipeline that
-    /// reads the batch's topics; the manifest's pipeline is the submitter's word, and a batch may
-    /// span several, or none known).
-    static func cancels(of manifest: BatchManifest, on board: ControlBoard?) -> [ControlCancel] {
+    /// of any other pipeline that name the batch (the manifest's pipeline is the submitter's
+    /// word, and a batch may span several, or none known) and, when `readers` knows that
+    /// pipeline, read one of the batch's topics: `control cancel` writes no other, but one
+    /// written by an older version, or when the batch topic could not be read, reaches none of
+    /// the batch's records.
+    static func cancels(of manifest: BatchManifest, on board: ControlBoard?, readers: [String: String] = [:]) -> [ControlCancel] {
         guard let board else { return [] }
-        let naming = board.cancels.values.flatMap(\.values).filter { $0.batch == manifest.name && $0.pipeline != manifest.pipeline }
+        let naming = board.cancels.values.flatMap(\.values).filter { cancel in
+            cancel.batch == manifest.name && cancel.pipeline != manifest.pipeline
+                && (readers[cancel.pipeline].map(manifest.requestTopics.contains) ?? true)
+        }
         return Array((manifest.pipeline.flatMap { board.cancels[$0] } ?? [:]).values) + naming
     }
 

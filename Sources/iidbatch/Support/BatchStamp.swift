@@ -48,7 +48,7 @@ struct BatchStamp: ParsableArguments {
         if let existing = manifests[batch], !resumes(existing) {
             throw RuntimeError(
                 .usage,
-                "--batch: \(batch) names a batch already in \(batches.batchTopic) (\(existing.state.rawValue), \(existing.requests) request(s), created \(WireDate.text(existing.createdAt)) by \(existing.createdBy)): a batch's progress, receipt and cancels take every record of its name, so a name is one job's; choose another"
+                "--batch: \(batch) names a batch already in \(batches.batchTopic) (\(existing.state.rawValue), \(existing.requests) request(s), created \(WireDate.text(existing.createdAt)) by \(existing.createdBy)): a batch's progress, receipt and cancels take every record of its name, so a name is one job's; choose another (a submit of it that failed halfway, still submitting, is taken over by the same command on the same input, without --id-prefix)"
             )
         }
         return batch

@@ -32,11 +32,12 @@ struct BatchesList: AsyncParsableCommand {
             return true
         }
         let board = await sources.board()
+        let readers = sources.readers
         let now = Date()
         if !json { Output.line(BatchProgressText.header) }
         for manifest in manifests {
             guard let batch = progress[manifest.name] else { continue }
-            let state = batch.state(cancels: BatchSources.cancels(of: manifest, on: board), paused: BatchSources.paused(manifest, on: board))
+            let state = batch.state(cancels: BatchSources.cancels(of: manifest, on: board, readers: readers), paused: BatchSources.paused(manifest, on: board))
             Output.line(json ? Self.json(batch, state, at: now) : BatchProgressText.row(batch, state, at: now))
         }
     }

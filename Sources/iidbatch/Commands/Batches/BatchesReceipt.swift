@@ -66,7 +66,8 @@ struct BatchesReceipt: AsyncParsableCommand {
             return true
         }
         let board = await sources.board()
-        let receipt = BatchReceipt(manifest: manifest, outcomes: outcomes, requests: records, cancels: BatchSources.cancels(of: manifest, on: board))
+        let receipt = BatchReceipt(
+            manifest: manifest, outcomes: outcomes, requests: records, cancels: BatchSources.cancels(of: manifest, on: board, readers: sources.readers))
         let bytes = format == "csv" ? Array(receipt.csv().utf8) : receipt.jsonBytes() + [UInt8(ascii: "\n")]
         if let output {
             do { try Data(bytes).write(to: URL(fileURLWithPath: output)) } catch {

@@ -109,6 +109,7 @@ struct BatchesWatch: AsyncParsableCommand {
             })
         tasks.append(Task { stop("stopped on \(await Signals.waitForTermination())") })
 
+        let readers = sources.readers
         var state = BatchState.running
         var stopped: String?
         var failure: (any Error)?
@@ -120,7 +121,8 @@ struct BatchesWatch: AsyncParsableCommand {
             failure = seen.failure
             let progress = seen.progress
             state = progress.state(
-                cancels: BatchSources.cancels(of: progress.manifest, on: seen.board), paused: BatchSources.paused(progress.manifest, on: seen.board))
+                cancels: BatchSources.cancels(of: progress.manifest, on: seen.board, readers: readers),
+                paused: BatchSources.paused(progress.manifest, on: seen.board))
             withoutResult = progress.itemsWithoutResult
             let finished = stopped != nil || state == .done || state == .cancelled
             if terminal {
