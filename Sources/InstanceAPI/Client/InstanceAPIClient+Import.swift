@@ -19,7 +19,7 @@ extension InstanceAPIClient {
             throw .malformedResponse(api: .batchImport, status: answer.status, message: "cannot decode ImportResponse (\(error)): \(answer.text)")
         }
         let results = try response.importResults(for: apnsTokens)
-        if let failure = ResultClassifier.backendFailure(.batchImport, results: results.map(\.result)) { throw failure }
+        if let failure = ResultClassifier.backendFailure(.batchImport, results: results.lazy.map(\.result)) { throw failure }
         return results
     }
 }
