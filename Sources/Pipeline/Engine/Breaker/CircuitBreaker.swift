@@ -90,6 +90,14 @@ public struct CircuitBreaker: Sendable {
         return nil
     }
 
+    /// No work is left for it to guard (a revoke or a cancel took it all) and its cooldown has
+    /// passed: it closes, as at the start. Open, it would wait for a probe that no work can be
+    /// (and keep the worker unready); new work finds out afresh whether the backend answers, and
+    /// opens it again if not.
+    public mutating func forget() {
+        state = .closed(consecutiveFailures: 0)
+    }
+
     /// The probe handed out was not sent (nothing could use it): the next permission hands it out
     /// again instead of waiting for a result that will never come.
     public mutating func returnProbe(now: ContinuousClock.Instant) {

@@ -291,6 +291,10 @@ struct DispatchMachine: Sendable {
             if probe { break }
         }
         if let earliest { wakeAt = earlier(wakeAt, earliest) }
+        // An open breaker with nothing left to guard (a revoke or a cancel took all its work)
+        // closes once its cooldown has passed: no probe could ever come, and the worker would
+        // stay unready, its alert firing, long after the backend is back.
+        if !breaker.isClosed, breaker.openUntil.map({ $0 <= now }) ?? true, running.isEmpty, !hasWaitingWork { breaker.forget() }
         if let until = breaker.openUntil, until > now { wakeAt = earlier(wakeAt, until) }
         noteOutage(now: now)
         // Paused while the breaker is open and cooling down; resumed once the cooldown has passed,
