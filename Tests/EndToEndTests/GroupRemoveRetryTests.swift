@@ -42,4 +42,33 @@ struct GroupRemoveRetryTests {
             #expect(goneAnswers.map(\.result.code) == [.alreadyAbsent], "\(Array(goneAnswers))")
         }
     }
+
+    @Test("without a key: a remove refused NOT_FOUND while the group exists by its name is NOT_FOUND, not ALREADY_ABSENT; a group gone is ALREADY_ABSENT")
+    func lookedUpKeyRefused() async throws {
+        try await withPipelineFixture { fixture in
+            let tokens = fixture.seedTokens(2, prefix: "keyless")
+            let executor = CallExecutor(client: fixture.client)
+            _ = try #require(try await fixture.client.createGroup(name: "kept", tokens: tokens).value)
+            // The remove itself answers `notification_key not found`; the lookups answer as ever.
+            try fixture.backend.setFaults(FaultPlan(itemErrors: ["NOT_FOUND": 1]))
+            let refused = await executor.perform(
+                .groupsRemove, calling: .deviceGroup, target: .group(name: "kept", key: nil), items: [tokens[0]], isRetry: true)
+            guard case .items(let answers) = refused else {
+                Issue.record("\(refused)")
+                return
+            }
+            #expect(answers.map(\.result.code) == [.notFound], "the group is there: nothing was removed (\(Array(answers)))")
+            try fixture.backend.setFaults(FaultPlan())
+            let key = try #require(try await fixture.client.groupKey(name: "kept").value)
+            #expect(try await fixture.client.groupMembers(key: key).value == tokens, "nothing was removed")
+
+            // No group of the name at all: the lost attempt emptied it.
+            let gone = await executor.perform(.groupsRemove, calling: .deviceGroup, target: .group(name: "never", key: nil), items: [tokens[1]], isRetry: true)
+            guard case .items(let goneAnswers) = gone else {
+                Issue.record("\(gone)")
+                return
+            }
+            #expect(goneAnswers.map(\.result.code) == [.alreadyAbsent], "\(Array(goneAnswers))")
+        }
+    }
 }

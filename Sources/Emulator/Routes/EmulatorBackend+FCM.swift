@@ -120,7 +120,8 @@ extension EmulatorBackend {
         named == caller || configuration.grantedProjects.contains(named) ? named : nil
     }
 
-    /// §4 `POST /fcm/notification` (create/add/remove) and `GET` (retrieve).
+    /// §4 `POST /fcm/notification` (create/add/remove) and `GET` (retrieve). Injected item
+    /// errors fail the changes (a `POST`), never the lookups.
     func deviceGroup(_ request: EmulatorRequest, project: String) -> EmulatorResponse {
         guard let header = request.headers["project_id"] else {
             return EmulatorResponse.error(400, "project_id header is required").counting(items: 0)
@@ -147,6 +148,12 @@ extension EmulatorBackend {
         let members = body.registrationIDs
         guard !members.isEmpty, members.count <= APILimits.groupMembers else {
             return EmulatorResponse.error(400, "registration_ids must hold 1 to \(APILimits.groupMembers) tokens").counting(items: members.count)
+        }
+        if let injected = faults.itemErrors(count: 1)[0] {
+            // The change fails, nothing changed; NOT_FOUND in the API's words for a group's key.
+            let notFound = injected == "NOT_FOUND"
+            return EmulatorResponse.error(notFound ? 400 : Self.status(forItemError: injected), notFound ? DeviceGroups.Refusal.notFound.message : injected)
+                .counting(items: members.count, codes: [injected])
         }
         let result: Result<String, DeviceGroups.Refusal> = state.withLock { state in
             switch (body.operation, body.notificationKey) {

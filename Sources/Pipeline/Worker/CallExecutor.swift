@@ -12,25 +12,31 @@ struct CallExecutor: Sendable {
 
     /// One attempt of `op` on `target` for `items` (at most `op.itemsPerCall(on:)` of the backend
     /// `api` belongs to), calling `api` (`op.api(on:)`). `isRetry` says an earlier attempt may have
-    /// taken effect unseen (its answer was lost): a retried `groups.remove` that finds the group or
-    /// member gone then ends `ALREADY_ABSENT`, not `NOT_FOUND`, since removing what the earlier
-    /// attempt removed is success; with a key the request gave, only when the group's name is gone
-    /// too (a stale key removed nothing: `NOT_FOUND`), and when that cannot be looked up, the call
-    /// fails with the lookup's error, to go again.
+    /// taken effect unseen (its answer was lost): a retried `groups.remove` whose group is not
+    /// found then ends `ALREADY_ABSENT`, not `NOT_FOUND`, since removing what the earlier attempt
+    /// removed is success, but only when the group's name is gone too: a key not found while a
+    /// group of that name exists removed nothing (`NOT_FOUND`), and when the name cannot be
+    /// looked up, the call fails with the lookup's error, to go again.
     func perform(_ op: RequestOp, calling api: BackendAPI, target: RequestTarget, items: PackedStrings, isRetry: Bool = false) async -> CallAnswer {
         let answer = await attempt(op, calling: api, target: target, items: items)
-        if isRetry, op == .groupsRemove, case .group(let name, let key?) = target, case .items(let answers) = answer,
+        if isRetry, op == .groupsRemove, case .group(let name, let key) = target, case .items(let answers) = answer,
             answers.runs.contains(where: { $0.value.result.code == .notFound })
         {
-            // A key the request gave, not found now, was emptied by the earlier attempt only if the
-            // group is gone by its name too. A group of that name (any key it answers is valid, §4)
-            // that this key is not one of: the key was stale (the group made again), nothing was
-            // removed, and its members may still be in it.
+            // A key not found now means the earlier attempt emptied the group only if the group
+            // is gone by its name too. A group of that name (any key it answers is valid, §4)
+            // that the key is not one of: the request's key was stale (the group made again), or
+            // the key just looked up was refused; either way nothing was removed, and the members
+            // may still be in it. (When the attempt's own lookup found no group, this one says so
+            // again.)
             do throws(InstanceAPIError) {
                 switch try await client.groupKey(name: name) {
                 case .failure(let result) where result.code == .notFound: break
                 case .success:
-                    let stale = ItemAnswer(ItemResult(.notFound, message: "notification_key \(key) is not group \(name)'s: nothing was removed"))
+                    let stale = ItemAnswer(
+                        ItemResult(
+                            .notFound,
+                            message: key.map { "notification_key \($0) is not group \(name)'s: nothing was removed" }
+                                ?? "group \(name) exists, but its key was not found: nothing was removed"))
                     return .items(answers.mapRuns { $0.result.code == .notFound ? stale : $0 })
                 case .failure: return answer
                 }
