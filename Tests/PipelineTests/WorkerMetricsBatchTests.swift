@@ -67,3 +67,17 @@ struct WorkerMetricsBatchTests {
         #expect(statistics.batches.tallies["b1"] == nil, "b1 was forgotten in its place")
     }
 }
+
+extension WorkerMetricsBatchTests {
+    @Test("items of codes a backend words without bound are counted under UNKNOWN: one entry, however many texts")
+    func unknownCodesFolded() throws {
+        var statistics = WorkerStatistics()
+        for n in 0..<1_000 {
+            let outcome = Outcome(
+                requestID: "r\(n)", op: .topicsSubscribe, target: [:], status: .failed, counts: ["UNKNOWN(E-\(n))": 1, "OK": 2], failedItems: [],
+                batch: nil, backendCalls: 1, receivedAt: Date(), completedAt: Date())
+            statistics.notePublished(outcome, deadLetter: nil, latency: .milliseconds(1))
+        }
+        #expect(statistics.itemCodes == ["topics.subscribe": ["UNKNOWN": 1_000, "OK": 2_000]])
+    }
+}

@@ -79,6 +79,13 @@ public enum ResultCode: Hashable, Sendable, Codable, CustomStringConvertible {
         return .unknown(String(decoding: kept.utf8.map { $0 < 0x20 ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
     }
 
+    /// The name a code of wire spelling `rawValue` is counted under (statistics, metric labels):
+    /// itself, but `UNKNOWN` for every `UNKNOWN(…)`, whose words a backend chooses without bound
+    /// (one distinct text per token would grow the counts for the process's life).
+    public static func tallyName(of rawValue: String) -> String {
+        rawValue.hasPrefix("UNKNOWN(") ? "UNKNOWN" : rawValue
+    }
+
     /// Parses the wire spelling; anything else becomes `unknown` with the text kept verbatim
     /// (up to `maxVerbatimLength` characters).
     public init(rawValue: String) {

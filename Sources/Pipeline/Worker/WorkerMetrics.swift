@@ -105,7 +105,7 @@ final class WorkerMetrics: Sendable {
                 for (code, count) in codes {
                     let added = count - (previous.itemCodes[op]?[code] ?? 0)
                     if added > 0 {
-                        counter(.items, ("op", Self.opLabel(op)), ("code", code.hasPrefix("UNKNOWN(") ? "UNKNOWN" : code)).increment(by: added)
+                        counter(.items, ("op", Self.opLabel(op)), ("code", code)).increment(by: added)
                     }
                 }
             }

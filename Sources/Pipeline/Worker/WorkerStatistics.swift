@@ -1,10 +1,13 @@
+import InstanceAPI
+
 /// What a worker has done so far: the figures behind the demo's summary, benchmarks and tests.
 public struct WorkerStatistics: Sendable, Hashable {
     /// Records read (redeliveries of records already in flight excluded).
     public var records = 0
     /// Outcomes published, by op (`?` for a rejected record without one) and status.
     public var outcomes: [String: [OutcomeStatus: Int]] = [:]
-    /// Final item results of acknowledged outcomes, by op and code.
+    /// Final item results of acknowledged outcomes, by op and code (every `UNKNOWN(…)` as
+    /// `UNKNOWN`: `ResultCode.tallyName(of:)`).
     public var itemCodes: [String: [String: Int]] = [:]
     /// Backend call attempts made, and how many failed as a whole.
     public var calls = 0
@@ -59,7 +62,7 @@ public struct WorkerStatistics: Sendable, Hashable {
         let op = outcome.op?.rawValue ?? "?"
         outcomes[op, default: [:]][outcome.status, default: 0] += 1
         if outcome.status != .rejected {
-            for (code, count) in outcome.counts { itemCodes[op, default: [:]][code, default: 0] += count }
+            for (code, count) in outcome.counts { itemCodes[op, default: [:]][ResultCode.tallyName(of: code), default: 0] += count }
         }
         self.latency.record(latency)
         if let batch = outcome.batch { batches.note(batch, status: outcome.status, items: outcome.counts.values.reduce(0, +)) }
