@@ -37,7 +37,8 @@ struct ErasureReceiptTests {
             #expect(follower.text.contains("2 outcome(s): succeeded 1, partial 1"), "\(follower.text)")
             await worker.stop()
 
-            let erased = try await OperatorCommand.run(["outcomes", "--from", fixture.outcomeTopic, "--subject", "user-42"], brokers: brokers)
+            let erased = try await OperatorCommand.run(
+                ["outcomes", "--from", fixture.outcomeTopic, "--requests", fixture.requestTopic, "--subject", "user-42"], brokers: brokers)
             #expect(erased.status == 0, "\(erased.output)")
             let receipt = try #require(fixture.outcomes.first { $0.target["subject"] == "user-42" }?.receipt)
             #expect(receipt.map(\.code) == [.ok, .ok, .alreadyAbsent])
@@ -49,12 +50,14 @@ struct ErasureReceiptTests {
             #expect(erased.output.contains("subject user-42: ERASED at \(last) (OK=2 ALREADY_ABSENT=1)"), "\(erased.output)")
             #expect(!erased.output.contains("user-7"), "only the subject asked about")
 
-            let outstanding = try await OperatorCommand.run(["outcomes", "--from", fixture.outcomeTopic, "--subject", "user-7"], brokers: brokers)
+            let outstanding = try await OperatorCommand.run(
+                ["outcomes", "--from", fixture.outcomeTopic, "--requests", fixture.requestTopic, "--subject", "user-7"], brokers: brokers)
             #expect(outstanding.status == 1, "\(outstanding.output)")
             #expect(
                 outstanding.output.contains("subject user-7: NOT ERASED: 1 of 2 installation(s) outstanding: short INVALID_ARGUMENT"), "\(outstanding.output)")
 
-            let unknown = try await OperatorCommand.run(["outcomes", "--from", fixture.outcomeTopic, "--subject", "user-99"], brokers: brokers)
+            let unknown = try await OperatorCommand.run(
+                ["outcomes", "--from", fixture.outcomeTopic, "--requests", fixture.requestTopic, "--subject", "user-99"], brokers: brokers)
             #expect(unknown.status == 1 && unknown.output.contains("subject user-99: no installations.delete outcome names this subject"), "\(unknown.output)")
         }
     }

@@ -217,3 +217,36 @@ struct ErasureReportTests {
         #expect(report.concerns(deletion("d-2", [("fid-a", .ok)], subject: "user-K")))
     }
 }
+
+extension ErasureReportTests {
+    private func position(_ offset: Int64) -> RecordPosition {
+        RecordPosition(KafkaRecord(topic: "deletions", partition: 1, offset: offset, key: nil, value: []))
+    }
+
+    @Test("a deletion of the subject read from its request topic without an outcome keeps it not erased until its outcome is read")
+    func pendingDeletion() throws {
+        var report = ErasureReport(subject: "user-42")
+        let pending = PipelineRequest(id: "d-2", op: .installationsDelete, target: .subject("user-42"), items: ["fid-b"])
+        let other = PipelineRequest(id: "d-9", op: .installationsDelete, target: .subject("user-7"), items: ["fid-z"])
+        let taken = report.addRequest(pending, value: [], at: position(4))
+        let ignored = report.addRequest(other, value: [], at: position(5))
+        #expect(taken && !ignored, "another subject's is not taken")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        #expect(!report.isErased)
+        #expect(report.doubts == ["d-2 (at deletions/1/4) has no outcome yet: its deletion has not run to its end"], "\(report.doubts)")
+        report.add(deletion("d-2", [("fid-b", .ok)]))
+        #expect(report.isErased, "\(report.doubts)")
+    }
+
+    @Test("a request record no worker can read that names the subject keeps it not erased; one naming another does not")
+    func unreadableRequest() throws {
+        var report = ErasureReport(subject: "user-42")
+        report.add(deletion("d-1", [("fid-a", .ok)]))
+        let ignored = report.addRequest(nil, value: Array(#"{"subject": "user-7", "installations": 5}"#.utf8), at: position(1))
+        #expect(!ignored && report.isErased)
+        let taken = report.addRequest(nil, value: Array(#"{"subject": "user-42", "installations": 5}"#.utf8), at: position(2))
+        #expect(taken)
+        #expect(!report.isErased)
+        #expect(report.doubts.first?.contains("deletions/1/2") == true, "\(report.doubts)")
+    }
+}

@@ -7,7 +7,8 @@ import WireJSON
 /// that hides installations from that count.
 ///
 /// Guarantees: `isErased` is true only when every installation named for the subject has a
-/// success line (`OK`, `ALREADY_ABSENT`) and no outcome seen hides installations. Per
+/// success line (`OK`, `ALREADY_ABSENT`), no outcome seen hides installations, and every deletion
+/// of the subject read from a request topic (`addRequest`) has an outcome read. Per
 /// installation the latest line counts, but a `CANCELLED` line (a cancelled delivery lists each
 /// installation it left as it was) never replaces another: an earlier delivery that deleted it
 /// stands, and only a delivery that reaches the backend settles it, whatever its request id or
@@ -32,6 +33,10 @@ public struct ErasureReport: Sendable {
     /// replay's was, the replay's name.
     private var originalsRead: Set<ExactText> = []
     private var replaysRead: [ExactText: String] = [:]
+    /// The ids of the outcomes read (replays by their own id).
+    private var answered: Set<ExactText> = []
+    /// The deletions of the subject read from a request topic, by id, where each was first read.
+    private var requested: [ExactText: RecordPosition] = [:]
 
     /// An empty report for `subject`.
     public init(subject: String) {
@@ -53,6 +58,7 @@ public struct ErasureReport: Sendable {
     public mutating func add(_ outcome: Outcome) -> Bool {
         guard concerns(outcome) else { return false }
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
+        answered.insert(ExactText(outcome.requestID))
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
         if let original = outcome.replayOf { replaysRead[ExactText(original)] = name } else { originalsRead.insert(ExactText(outcome.requestID)) }
         if let value = outcome.target[PipelineRequest.Field.subject.rawValue], ExactText(value) != ExactText(subject) {
@@ -104,6 +110,26 @@ public struct ErasureReport: Sendable {
         return true
     }
 
+    /// Takes into account a record of a deletion request topic read at `position`: `request`,
+    /// as the worker reading that topic decodes it, or nil when it cannot (`value`, its bytes).
+    /// A deletion of this subject whose outcome is not read (`add(_:)`, by its id) leaves the
+    /// subject not erased, named in `doubts`: it has not run, or not to its end; so does a record
+    /// that no worker can read whose bytes seem to name the subject
+    /// (`RequestDecoder.scannedSubject(_:)`): its deletion never runs. Returns whether it did.
+    /// Read the request topics before the outcome topics: an outcome read after its request
+    /// counts wherever it lands.
+    @discardableResult
+    public mutating func addRequest(_ request: PipelineRequest?, value: [UInt8], at position: RecordPosition) -> Bool {
+        guard let request else {
+            guard let named = RequestDecoder.scannedSubject(value), ExactText(named) == ExactText(subject) else { return false }
+            hidden.insert("a record at \(position) names this subject but is no request a worker can read: its deletion never runs")
+            return true
+        }
+        guard request.op == .installationsDelete, case .subject(let named?) = request.target, ExactText(named) == ExactText(subject) else { return false }
+        if requested[ExactText(request.id)] == nil { requested[ExactText(request.id)] = position }
+        return true
+    }
+
     /// Why some installations of the subject are not known to be gone, one line per request
     /// (`d-2 rejected: …`), sorted; empty when every outcome seen listed its installations. A
     /// replay's outcome lists only the items its dead letter carried: without the original's
@@ -113,7 +139,10 @@ public struct ErasureReport: Sendable {
         let unseen = replaysRead.filter { !originalsRead.contains($0.key) }.map { original, replay in
             "\(original.text): only a replay's outcome was read (\(replay)), which lists only the items it carried; check with iidbatch batches receipt"
         }
-        return hidden.union(unseen).sorted()
+        let pending = requested.filter { !answered.contains($0.key) }.map { id, position in
+            "\(id.text) (at \(position)) has no outcome yet: its deletion has not run to its end"
+        }
+        return hidden.union(unseen).union(pending).sorted()
     }
 
     /// True when at least one installation is known, every one is gone (`OK` or

@@ -21,8 +21,9 @@ struct Outcomes: AsyncParsableCommand {
             deletions with its final code and time, the deletions whose outcomes do not list \
             their installations (rejected, cancelled, too large, or a subject cut short) and why, \
             then the verdict; the exit status is 0 only when every installation of every \
-            deletion seen has a success receipt line. It reads the whole topic: --since and \
-            --request-id do not go with it.
+            deletion seen has a success receipt line, and every deletion of the subject in the \
+            deletion request topic (--requests, read first) has an outcome. It reads the whole \
+            topics: --since and --request-id do not go with it.
             """
     )
 
@@ -44,6 +45,13 @@ struct Outcomes: AsyncParsableCommand {
     @Option(help: "The erasure receipt of a data subject: its installations.delete outcomes.")
     var subject: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --subject: a deletion request topic, read first for the subject's deletions that have no outcome yet "
+                + "(default: that of the pipeline file taking installations.delete). Repeatable.",
+            valueName: "kafka-topic"))
+    var requests: [String] = []
+
     @Flag(help: "Keep reading new outcomes until Ctrl-C.")
     var follow = false
 
@@ -60,6 +68,7 @@ struct Outcomes: AsyncParsableCommand {
             throw ValidationError(
                 "--subject judges every deletion of the subject, read from the topic's beginning: it does not go with --since or --request-id")
         }
+        if !requests.isEmpty, subject == nil { throw ValidationError("--requests goes with --subject: it finds the subject's deletions not answered yet") }
     }
 
     func run() async throws {
@@ -67,6 +76,19 @@ struct Outcomes: AsyncParsableCommand {
         let decoder = Outcome.decoder()
         var table = OutcomeTable()
         var erasure = subject.map(ErasureReport.init(subject:))
+        // The subject's deletions are read before their outcomes: one whose outcome is not read
+        // has not run to its end, and the subject is not erased.
+        if var report = erasure {
+            let topics = requests.isEmpty ? [try defaults.requestTopic(for: .installationsDelete, orName: "--requests")] : requests
+            let pipelines = defaults.readable(without: "requests are read with the default limits")
+            _ = try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout) { record in
+                let value = record.value ?? []
+                let request = try? RequestDecoder(readingTopic: record.topic, of: pipelines).decode(value).get()
+                report.addRequest(request, value: value, at: RecordPosition(record))
+                return true
+            }
+            erasure = report
+        }
         if !json { Output.line(OutcomeTable.header) }
         let selected: @Sendable (Outcome) -> Bool = { [requestId, since, erasure] outcome in
             if let requestId, outcome.requestID != requestId && outcome.replayOf != requestId { return false }
