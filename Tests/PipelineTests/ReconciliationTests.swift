@@ -185,3 +185,21 @@ struct ReconciliationTests {
         }
     }
 }
+
+extension ReconciliationTests {
+    @Test("a request whose record was read is not answered by its replay's outcome alone; with its own outcome it is")
+    func replayOutcomeAlone() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("a")
+        reconciliation.expectReplay(replay("a", ["t2"]))
+        reconciliation.record(outcome("a", .succeeded, ["OK": 1], replayOf: "a"))
+        #expect(reconciliation.missing == ["a"] && reconciliation.answeredByReplaysOnly == ["a"] && !reconciliation.isComplete)
+        reconciliation.record(outcome("a", .partial, ["OK": 1, "NOT_FOUND": 1], failed: [(1, "t1", .notFound)]))
+        #expect(reconciliation.missing.isEmpty && reconciliation.isComplete)
+        // Only the replay's record read (the original's past retention): what it carried is all there is to answer.
+        var replaysOnly = Reconciliation()
+        replaysOnly.expectReplay(replay("b", ["t3"]))
+        replaysOnly.record(outcome("b", .succeeded, ["OK": 1], replayOf: "b"))
+        #expect(replaysOnly.isComplete && replaysOnly.status(of: "b") == .succeeded)
+    }
+}

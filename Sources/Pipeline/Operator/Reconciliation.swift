@@ -53,8 +53,17 @@ public struct Reconciliation: Sendable {
         self.followsRequestRecords = followsRequestRecords
     }
 
-    /// Expects an outcome for request `id`.
+    /// Ids whose own record (not a replay's) was read: each is answered only by an outcome of
+    /// its own, since a replay's lists only the items its dead letter carried.
+    private var originalsRead: Set<String> = []
+
+    /// Expects an outcome for request `id`, whose own record (not a replay's) was read.
     public mutating func expect(_ id: String) {
+        originalsRead.insert(id)
+        expectID(id)
+    }
+
+    private mutating func expectID(_ id: String) {
         guard expectedSet.insert(id).inserted else { return }
         expected.append(id)
     }
@@ -64,7 +73,7 @@ public struct Reconciliation: Sendable {
     /// a replay record (`RequestID.isReplay`). Its outcome is known by the record it names; an
     /// outcome that names none (an older worker's) answers any one replay record of the id.
     public mutating func expectReplay(_ replay: PipelineRequest, at position: RecordPosition? = nil) {
-        expect(replay.id)
+        expectID(replay.id)
         expectedReplays[replay.id, default: 0] += 1
         replayRecords[replay.id, default: []].append((replay, position))
         guard let position, let held = answersOfUnreadRecords[replay.id]?.removeValue(forKey: position) else { return }
@@ -138,8 +147,16 @@ public struct Reconciliation: Sendable {
     /// True when an outcome of request `id` is expected.
     public func isExpected(_ id: String) -> Bool { expectedSet.contains(id) }
 
-    /// True when request `id` has an outcome (its own or a replay's).
-    public func isAnswered(_ id: String) -> Bool { ledgers[id] != nil }
+    /// True when request `id` has an outcome: its own, or a replay's when only replay records of
+    /// it were read. A request whose record was read is not answered by its replays' outcomes
+    /// alone (its own past the outcome topic's retention, say): they list only the items their
+    /// dead letters carried, and the original's other items, failed for good maybe, are unknown.
+    public func isAnswered(_ id: String) -> Bool {
+        ledgers[id] != nil && (!originalsRead.contains(id) || outcomeCounts[id] != nil)
+    }
+
+    /// Expected requests whose record was read and for which only replays' outcomes were.
+    public var answeredByReplaysOnly: [String] { expected.filter { ledgers[$0] != nil && !isAnswered($0) } }
 
     /// Expected requests without any outcome.
     public var missing: [String] { expected.filter { !isAnswered($0) } }

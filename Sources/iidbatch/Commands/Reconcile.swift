@@ -158,7 +158,10 @@ struct Reconcile: AsyncParsableCommand {
         Output.line(
             "answered \(r.answered) of \(r.expected.count); missing \(r.missing.count); duplicates \(duplicates.count); replayed \(replayed) (\(replayOutcomes) replay outcome(s) for \(audit.replayRecords) replay record(s))"
         )
-        for id in r.missing.prefix(100) { Output.line("  missing: \(id)") }
+        let replaysOnly = Set(r.answeredByReplaysOnly)
+        for id in r.missing.prefix(100) {
+            Output.line("  missing: \(id)" + (replaysOnly.contains(id) ? " (only its replays' outcomes were read: they list only what they carried)" : ""))
+        }
         for (id, count) in r.missingReplays.sorted(by: { $0.key < $1.key }).prefix(100) { Output.line("  missing: \(count) replay outcome(s) of \(id)") }
         if r.missing.count > 100 { Output.line("  … and \(r.missing.count - 100) more missing") }
         for (id, count) in duplicates.sorted(by: { $0.key < $1.key }).prefix(100) { Output.line("  duplicate: \(id) has \(count) outcomes") }
