@@ -159,4 +159,36 @@ struct ReplayCommandTests {
             #expect(fixture.backend.subscribers(of: "again") == tokens.sorted())
         }
     }
+
+    @Test(
+        "a dead letter of a cancelled batch is listed and not replayed (its replay would be a batch the cancel does not name); --include-cancelled replays it")
+    func cancelledBatchLetters() async throws {
+        try await withPipelineFixture(partitions: 1, faults: FaultPlan(itemErrors: ["RESOURCE_EXHAUSTED": 1.0])) { fixture in
+            let brokers = fixture.kafka.bootstrapServers
+            let tokens = fixture.seedTokens(3, prefix: "cancelled")
+            let request = PipelineRequest(id: "cancelled-1", op: .topicsSubscribe, target: .topic("cancelled"), items: tokens, batch: "wrong-list")
+            let pipeline = fixture.pipeline {
+                $0.linger = .milliseconds(5)
+                $0.retry = RetryPolicy(maxAttempts: 1, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(50), maxElapsed: .seconds(2))
+            }
+            let worker = try fixture.startWorker(pipeline)
+            try await fixture.submit([request])
+            let letters = try await fixture.waitForDeadLetters(1)
+            await worker.stop()
+            #expect(letters.first.map { DeadLetter($0).request?.batch } == "wrong-list", "the dead letter keeps its batch")
+            let cancel = ControlCancel(
+                pipeline: pipeline.name, batch: "wrong-list", requestID: nil, producedBefore: nil, version: 1, updatedAt: Date(), updatedBy: "test",
+                reason: "wrong list", tag: "t1")
+            _ = try await fixture.produce([(key: cancel.recordKey, value: cancel.jsonBytes())], topic: ControlTopic.defaultName)
+            let before = try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count
+            let left = try await OperatorCommand.run(["replay", "--from", fixture.deadLetterTopic], brokers: brokers)
+            #expect(left.status == 0, "\(left.output)")
+            #expect(left.output.contains("is not replayed: cancelled in \(pipeline.name) (wrong list)"), "\(left.output)")
+            #expect(left.output.contains("nothing to replay") && left.output.contains("1 of cancelled work, not replayed"), "\(left.output)")
+            #expect(try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count == before)
+            let forced = try await OperatorCommand.run(["replay", "--from", fixture.deadLetterTopic, "--include-cancelled"], brokers: brokers)
+            #expect(forced.status == 0 && forced.output.contains("replayed 1 record(s), 3 items"), "\(forced.output)")
+            #expect(try await OperatorCommand.records(fixture.kafka, fixture.requestTopic).count == before + 1)
+        }
+    }
 }

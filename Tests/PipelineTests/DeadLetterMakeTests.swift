@@ -50,6 +50,7 @@ struct DeadLetterMakeTests {
         var state = RequestState(request: most, record: record, generation: .first, receivedAt: Date())
         state.finish(0..<1, ItemAnswer(ItemResult(.unavailable)), attempts: 3, lastError: "UNAVAILABLE", at: Date())
         let leftover = try #require(state.deadLetter())
+        #expect(leftover.request.batch == nil)
         #expect(leftover.attempts <= PipelineRequest.maxPriorAttempts && leftover.request.priorAttempts <= PipelineRequest.maxPriorAttempts)
         guard case .success = RequestDecoder().decode(Array(leftover.request.jsonBody())) else {
             Issue.record("its dead letter's request does not decode")
@@ -117,5 +118,14 @@ struct DeadLetterMakeTests {
         let read = DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 0, key: letter.key, value: letter.value, headers: letter.headers))
         let replay = try #require(read.replay(batch: "replay-dlq-" + String(repeating: "x", count: BatchName.maxBytes - 11)))
         #expect(throws: Never.self) { try RequestDecoder().decode(replay.value ?? []).get() }
+    }
+
+    @Test("the worker's dead letter keeps its request's batch: a cancel of the batch holds for its replay")
+    func leftoverKeepsTheBatch() throws {
+        let request = PipelineRequest(id: "r-7", op: .installationsDelete, target: .subject("user-42"), items: ["fid"], batch: "gdpr-7")
+        let record = KafkaRecord(topic: "requests", partition: 3, offset: 2, key: nil, value: Array(request.jsonBody()))
+        var state = RequestState(request: request, record: record, generation: .first, receivedAt: Date())
+        state.finish(0..<1, ItemAnswer(ItemResult(.unavailable)), attempts: 3, lastError: "UNAVAILABLE", at: Date())
+        #expect(try #require(state.deadLetter()).request.batch == "gdpr-7")
     }
 }

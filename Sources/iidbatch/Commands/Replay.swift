@@ -26,7 +26,12 @@ struct Replay: AsyncParsableCommand {
             an outcome, dead-letter or export topic of the pipeline files here) is not replayed \
             but listed on stderr. Undecodable records are \
             never replayed (they would be rejected again); fix them and produce them by hand. \
-            --dry-run lists what would go and produces nothing. The replays are a batch of their \
+            Letters of work an operator cancelled (a cancel in force in the control topic that \
+            matches the letter's batch, which the worker keeps on it, or its request id, of a \
+            pipeline reading its topic; a produced-before bound is not checked, since a letter \
+            does not say when its original was produced) are listed on stderr and not replayed \
+            unless --include-cancelled: the replay is a batch of its own, which the cancel would \
+            not name. --dry-run lists what would go and produces nothing. The replays are a batch of their \
             own (--batch, printed first): each names it instead of its original's, and its \
             manifest goes to the batch topic before the first record and after the last was \
             acknowledged.
@@ -50,6 +55,9 @@ struct Replay: AsyncParsableCommand {
 
     @Flag(help: "Show what would be replayed; produce nothing.")
     var dryRun = false
+
+    @Flag(help: "Replay letters of cancelled work too (without it they are listed on stderr and left).")
+    var includeCancelled = false
 
     @OptionGroup var stamp: BatchStamp
 
@@ -92,9 +100,19 @@ struct Replay: AsyncParsableCommand {
             return false
         }
         let refused = selection.kept.count - kept.count
-        let items = kept.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
+        let cancelled = includeCancelled ? nil : try await cancelledLetters(configuration)
+        let replayed = kept.filter { letter in
+            guard let cancel = cancelled?.cancel(of: letter) else { return true }
+            let batch = letter.request?.batch.map { ", batch \($0)" } ?? ""
+            Output.error(
+                "\(letter.position) (request \(RequestID.shortForm(letter.request?.id ?? ""))\(batch)) is not replayed: cancelled in \(cancel.pipeline) (\(cancel.reason)); --include-cancelled replays it"
+            )
+            return false
+        }
+        let items = replayed.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
         var skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
         if refused > 0 { skipped += "; \(refused) naming a topic that is no request topic, not replayed (listed on stderr)" }
+        if replayed.count < kept.count { skipped += "; \(kept.count - replayed.count) of cancelled work, not replayed (listed on stderr)" }
         if !selection.folded.isEmpty { skipped += "; \(selection.folded.count) folded into another letter of their request" }
         for fold in selection.folded {
             let id = RequestID.shortForm(fold.letter.request?.id ?? "")
@@ -104,16 +122,16 @@ struct Replay: AsyncParsableCommand {
             Output.line("batch \(stamp.proposedName(input: input, at: now)) (dry run: not checked against the batch topic)")
             Output.line(
                 "POSITION".padded(28) + " " + "REQUEST".padded(28) + " " + "OP".padded(20) + " " + "ITEMS".leftPadded(to: 6) + "  " + "ATTEMPTS  CODES → TOPIC")
-            for letter in kept {
+            for letter in replayed {
                 let request = letter.request!
                 Output.line(
                     "\(letter.position.padded(28)) \(request.id.padded(28)) \(request.op.rawValue.padded(20)) \(String(request.items.count).leftPadded(to: 6))  \(String(letter.attempts).leftPadded(to: 8))  \(letter.codes.joined(separator: ",")) → \(letter.originalTopic ?? "?")"
                 )
             }
-            Output.line("dry run: would replay \(kept.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
+            Output.line("dry run: would replay \(replayed.count) record(s), \(items) items, of \(read) in \(from); \(skipped)")
             return
         }
-        guard !kept.isEmpty else {
+        guard !replayed.isEmpty else {
             Output.line("nothing to replay: \(read) record(s) in \(from), \(skipped)")
             return
         }
@@ -122,8 +140,8 @@ struct Replay: AsyncParsableCommand {
         Output.line("batch \(batch)")
         let producer: KafkaProducer
         do { producer = try KafkaProducer(configuration: configuration) } catch { throw kafka.timeout.failure("making a Kafka producer", configuration, error) }
-        let replays = kept.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }
-        var manifest = manifest(batch, replays: replays, selected: kept, at: now)
+        let replays = replayed.compactMap { letter in letter.replay(batch: batch).map { (record: $0, items: letter.request?.items.count ?? 0) } }
+        var manifest = manifest(batch, replays: replays, selected: replayed, at: now)
         do { try await stamp.write(manifest, producer: producer, cluster: cluster, kafka: kafka) } catch {
             await producer.close(timeout: .zero)
             throw error
@@ -176,5 +194,22 @@ struct Replay: AsyncParsableCommand {
             requests: replays.count, items: replays.reduce(0) { $0 + $1.items }, createdBy: stamp.by,
             createdAt: now,
             inputSHA256: BatchManifest.inputDigest(input), state: .submitting)
+    }
+
+    /// The cancels in force on the control topic, to leave letters of cancelled work.
+    ///
+    /// - Throws: the reading's failure, naming the control topic: replaying without knowing the
+    ///   cancels could run cancelled deletions again (`--include-cancelled` does not read it).
+    private func cancelledLetters(_ configuration: KafkaConfiguration) async throws -> CancelledLetters {
+        let board: ControlBoard
+        do {
+            board = try await control.topic(configuration).fetch(timeout: kafka.timeout.duration).board
+        } catch  where [.unknownTopic, .unknownTopicOrPartition].contains(error.code) {
+            board = ControlBoard()  // no control topic: no cancel was ever written
+        } catch {
+            throw kafka.timeout.failure(
+                "reading the cancels in the control topic \(control.controlTopic) (or replay with --include-cancelled, which does not)", configuration, error)
+        }
+        return CancelledLetters(board: board, pipelines: defaults.readable(without: "every cancel may concern any letter"))
     }
 }

@@ -165,7 +165,8 @@ struct RequestState: Sendable {
         }
     }
 
-    /// The dead letter: a request of the items that ended on a retryable code, or nil.
+    /// The dead letter: a request of the items that ended on a retryable code, or nil. It keeps
+    /// the request's batch, so that a cancel of the batch holds for it (`CancelledLetters`).
     func deadLetter() -> (request: PipelineRequest, lastError: String, attempts: Int, codes: [String])? {
         let indexes = slots.indices.filter { code($0).isRetryable }
         guard let first = indexes.first else { return nil }
@@ -175,7 +176,7 @@ struct RequestState: Sendable {
         let lastError = final(first)?.lastError ?? final(first)?.answer.result.message.map { "\(firstCode): \($0)" } ?? firstCode
         let letter = PipelineRequest(
             id: request.id, op: request.op, target: request.target, items: indexes.reduce(into: PackedStrings()) { $0.append($1, of: request.items) },
-            replayOf: request.replayOf, priorAttempts: attemptsMade)
+            replayOf: request.replayOf, priorAttempts: attemptsMade, batch: request.batch)
         let codes = Set(indexes.map { code($0).rawValue }).sorted()
         return (letter, lastError, attemptsMade, codes)
     }
