@@ -89,8 +89,12 @@ struct DispatchMachine: Sendable {
             let split = AnswerSplit(
                 call, answers: answers, withinTime: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
                 mayRetry: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed))
-            let (retry, paced) = (split.retry, split.paced)
-            adapt(call, throttled: split.throttled, now: now)
+            let retry = split.retry
+            var paced = split.paced
+            if split.throttled { paced.throttledAt = now }
+            // A throttle the job's own (`isOwnThrottle`) says nothing of the quota: the API's rate
+            // neither falls nor counts the call as accepted.
+            if !(split.throttled && isOwnThrottle(job)) { adapt(call, throttled: split.throttled, now: now) }
             if !split.settled.isEmpty { actions.append(.settle(split.settled)) }
             switch (retry.items.isEmpty, paced.items.isEmpty) {
             case (true, true): queue.release(job)
@@ -125,7 +129,7 @@ struct DispatchMachine: Sendable {
             }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             job.drop(revokedHandles(call))
-            if error.resultCode == .resourceExhausted { adapt(call, throttled: true, now: now) }
+            if error.resultCode == .resourceExhausted, !isOwnThrottle(job) { adapt(call, throttled: true, now: now) }
             switch FailedCallVerdict.of(
                 error, job: job, alone: alone, breakerClosed: breaker.isClosed, elapsed: outage.chargedElapsed(job, now: now), configuration: configuration)
             {
@@ -135,6 +139,7 @@ struct DispatchMachine: Sendable {
                 queue.enqueueRetry(job, suspect: !breaker.isClosed && job.systemFailedAt != nil)
             case .paced:
                 job.throttles += 1
+                job.throttledAt = now
                 queue.enqueueRetry(job)
             case .suspect:
                 queue.enqueueRetry(job, suspect: true)
@@ -345,6 +350,20 @@ struct DispatchMachine: Sendable {
     private mutating func adapt(_ call: RunningCall, throttled: Bool, now: ContinuousClock.Instant) {
         pacing.answered(call.job.api, startedAt: call.startedAt, throttled: throttled, now: now)
     }
+
+    /// Throttled answers to one job that say nothing of the quota: past its first
+    /// `ownThrottles`, a job throttled again while its API answered other calls without
+    /// throttling since its latest throttle is throttled for itself (a token the backend limits
+    /// on its own, an adversary's answer). Cutting the API's rate at each of its answers (one a
+    /// round trip, for up to max-elapsed) would take the whole API to its floor for that one item
+    /// (the answers audit). A quota throttles many jobs: their first throttles cut.
+    private func isOwnThrottle(_ job: CallJob) -> Bool {
+        guard job.throttles >= Self.ownThrottles, let since = job.throttledAt, let accepted = pacing.latestAcceptance(job.api) else { return false }
+        return accepted > since
+    }
+
+    /// The throttled answers to one job that may cut its API's rate (`isOwnThrottle`).
+    static let ownThrottles = 2
 
     // MARK: - Retries and the outage clock
 
