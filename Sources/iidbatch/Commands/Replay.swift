@@ -83,6 +83,7 @@ struct Replay: AsyncParsableCommand {
         var selected: [DeadLetter] = []
         var read = 0
         var undecodable = 0
+        var unreplayable = 0
         let extent = try await TopicScan.read(
             [from], kafka: configuration, timeout: kafka.timeout, since: since?.date, until: until?.date
         ) { record in
@@ -90,6 +91,10 @@ struct Replay: AsyncParsableCommand {
             let letter = DeadLetter(record)
             if letter.kind == .undecodable { undecodable += 1 }
             if filter.matches(letter) { selected.append(letter) }
+            if let why = filter.unreplayable(letter) {
+                unreplayable += 1
+                Output.error("\(letter.position) (request \(RequestID.shortForm(letter.requestID ?? "?"))) cannot be replayed: \(why)")
+            }
             return true
         }
         if since != nil || until != nil { Output.error(extent.summary("replay", [from])) }
@@ -112,6 +117,7 @@ struct Replay: AsyncParsableCommand {
         let items = replayed.reduce(0) { $0 + ($1.request?.items.count ?? 0) }
         var skipped = "\(read - selected.count) not selected (\(undecodable) undecodable, never replayed)"
         if refused > 0 { skipped += "; \(refused) naming a topic that is no request topic, not replayed (listed on stderr)" }
+        if unreplayable > 0 { skipped += "; \(unreplayable) of work that cannot be replayed (stubs or unreadable; listed on stderr)" }
         if replayed.count < kept.count { skipped += "; \(kept.count - replayed.count) of cancelled work, not replayed (listed on stderr)" }
         if !selection.folded.isEmpty { skipped += "; \(selection.folded.count) folded into another letter of their request" }
         for fold in selection.folded {
