@@ -218,12 +218,22 @@ struct AdversarialAnswerTests {
     @Test(
         "§4 a device-group 400 is NOT_FOUND only when it says the group's key is not found; 'successfully' is not GROUP_FULL",
         arguments: [
-            (#"{"error": "project_id not found"}"#, ResultCode.invalidArgument), (#"{"error": {"message": "Sender not found"}}"#, .invalidArgument),
-            (#"{"error": "notification_key not found"}"#, .notFound), (#"{"error": "notification_key_name not found"}"#, .notFound),
+            (#"{"error": "notification_key not found"}"#, ResultCode.notFound), (#"{"error": "notification_key_name not found"}"#, .notFound),
             (#"{"error": "removed successfully, but x"}"#, .invalidArgument), (#"{"error": "the group is full"}"#, .groupFull),
         ])
     func deviceGroupWords(body: String, expected: ResultCode) {
         #expect(ResultClassifier.deviceGroup(status: 400, body: Data(body.utf8), retryAfter: nil).item?.code == expected, "\(body)")
+    }
+
+    @Test(
+        "§4 a device-group 400 about the caller (its project_id, its sender) fails the call, an outage's failure: a wrong sender-id must not end every member final",
+        arguments: [#"{"error": "project_id not found"}"#, #"{"error": {"message": "Sender not found"}}"#, #"{"error": "invalid project id"}"#])
+    func deviceGroupAboutTheCaller(body: String) {
+        guard case .call(let error) = ResultClassifier.deviceGroup(status: 400, body: Data(body.utf8), retryAfter: nil) else {
+            Issue.record("an item's result: \(body)")
+            return
+        }
+        #expect(error.isOutage && !error.mayHaveBeenCarriedOut, "\(error)")
     }
 
     @Test("§2.3 a batch answer that holds an error beside its results is no answer of successes")

@@ -216,13 +216,18 @@ package enum ResultClassifier {
     }
 
     /// A non-200 answer of a device-group call (§4): a 400 with the API's error body names the
-    /// group's problem; anything else fails the call.
+    /// group's problem, unless its words are about the caller (its `project_id` or sender: a
+    /// wrong `sender-id` fails every group's call, which must wait rather than end every member
+    /// final); anything else fails the call.
     public static func deviceGroup(status: Int, body: Data, retryAfter: Duration?) -> Verdict {
         guard status == 400, let error = FCMErrorBody(apiAnswer: body) else {
             return .call(callFailure(.deviceGroup, status: status, body: body, retryAfter: retryAfter))
         }
         let text = error.message ?? "HTTP 400"
         let lower = text.lowercased()
+        if lower.contains("project_id") || lower.contains("project id") || hasWord("sender", in: lower) {
+            return .call(.unexpectedAnswer(api: .deviceGroup, status: 400, message: text))
+        }
         let code: ResultCode
         if lower.contains("already exists") {
             code = .alreadyExists
