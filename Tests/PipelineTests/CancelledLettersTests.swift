@@ -11,12 +11,12 @@ import Testing
 struct CancelledLettersTests {
     private let t0 = Date(timeIntervalSince1970: 1_000)
 
-    private func letter(_ id: String, batch: String?, topic: String = "iidbatch.deletions") -> DeadLetter {
+    private func letter(_ id: String, batch: String?, topic: String = "iidbatch.deletions", writtenAt: Date? = nil) -> DeadLetter {
         let request = PipelineRequest(id: id, op: .installationsDelete, target: .subject("user-42"), items: ["fid-a"], batch: batch)
         let made = DeadLetter.leftover(
             request, key: nil, from: KafkaTopicPartition(topic: topic, partition: 0), offset: 3, lastError: "UNAVAILABLE", attempts: 3,
             codes: ["UNAVAILABLE"])
-        return DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 1, key: made.key, value: made.value, headers: made.headers))
+        return DeadLetter(KafkaRecord(topic: "dlq", partition: 0, offset: 1, key: made.key, value: made.value, headers: made.headers, timestamp: writtenAt))
     }
 
     private func cancel(_ pipeline: String, batch: String? = nil, requestID: String? = nil, producedBefore: Date? = nil) -> ControlCancel {
@@ -58,5 +58,12 @@ struct CancelledLettersTests {
         #expect(unknown.cancel(of: letter("d-1", batch: "gdpr-7")) != nil)
         let noFiles = CancelledLetters(board: board([cancel("topics", batch: "gdpr-7")]), pipelines: [])
         #expect(noFiles.cancel(of: letter("d-1", batch: "gdpr-7")) != nil)
+    }
+
+    @Test("a cancel by its bound alone holds for letters written before it, not for later ones")
+    func boundOnly() {
+        let check = CancelledLetters(board: board([cancel("deletions", producedBefore: t0)]), pipelines: pipelines)
+        #expect(check.cancel(of: letter("d-1", batch: nil, writtenAt: t0.addingTimeInterval(-5))) != nil, "its original was produced before the bound")
+        #expect(check.cancel(of: letter("d-2", batch: "any", writtenAt: t0.addingTimeInterval(5))) == nil, "after the bound: maybe not cancelled")
     }
 }

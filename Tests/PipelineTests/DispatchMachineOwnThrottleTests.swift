@@ -7,17 +7,19 @@ import Testing
 /// answer) among calls its API accepts: each of its throttles, one a round trip for up to
 /// max-elapsed, cut the API's rate, and the whole API fell to its floor for that one item (the
 /// answers audit, F1). Past its first two throttles, such an item's throttles say nothing of the
-/// quota.
+/// quota, unless its API throttled another call since (a quota throttles many: the review).
 extension DispatchMachineTests {
-    @Test("one deletion throttled at every attempt, among deletions its API accepts, cuts the rate at most twice: the API keeps its pace")
-    func oneItemThrottledAlways() throws {
+    /// 100 deletions a second for 20 s, each answered in 50 ms, all accepted but those in
+    /// `poisoned`, added 10 ms apart after 5 s and throttled at every attempt. The API's rate at the end,
+    /// the throttles it counted, the poisoned attempts and the deletions that succeeded.
+    private func driveWithPoison(_ poisoned: Set<String>, seed: UInt64) throws -> (rate: Double, counted: Int, poisonAttempts: Int, succeeded: Int) {
         var machine = DispatchMachine(
             configuration: pipeline {
                 $0.linger = .zero
                 $0.concurrency = 100
                 $0.adaptiveRate.start = nil
                 $0.retry.maxElapsed = .seconds(120)
-            }, random: SplitMix64(seed: 31))
+            }, random: SplitMix64(seed: seed))
         var now = t0
         var inFlight: [(job: CallJob, due: ContinuousClock.Instant)] = []
         var timer: ContinuousClock.Instant?
@@ -28,27 +30,42 @@ extension DispatchMachineTests {
             if let due = timers(actions).last { timer = due }
             succeeded += settled(actions).count { $0.answer.result.code == .ok }
         }
-        // 100 deletions a second for 20 s, each answered in 50 ms; after 5 s, one that is
-        // throttled always.
         for next in 1...2_000 {
             now += .milliseconds(10)
             take(machine.add(deletion("d\(next)"), handle: RequestHandle(next), now: now))
-            if next == 500 { take(machine.add(deletion("poison"), handle: 0, now: now)) }
+            // The poisoned deletions come 10 ms apart, from 5 s on.
+            for (index, id) in poisoned.sorted().enumerated() where next == 500 + index {
+                take(machine.add(deletion(id), handle: RequestHandle(-1 - index), now: now))
+            }
             let due = inFlight.filter { $0.due <= now }
             inFlight.removeAll { $0.due <= now }
             for call in due {
-                let poisoned = Array(call.job.items) == ["poison"]
-                if poisoned { poisonAttempts += 1 }
-                take(machine.finished(jobID: call.job.id, poisoned ? .failed(.throttled(api: .deleteInstance, retryAfter: nil)) : answers([.ok]), now: now))
+                let isPoisoned = Array(call.job.items).contains(where: poisoned.contains)
+                if isPoisoned { poisonAttempts += 1 }
+                take(machine.finished(jobID: call.job.id, isPoisoned ? .failed(.throttled(api: .deleteInstance, retryAfter: nil)) : answers([.ok]), now: now))
             }
             if let due = timer, due <= now {
                 timer = nil
                 take(machine.timerFired(now: now))
             }
         }
-        let rate = try #require(machine.rates[.deleteInstance]).rate
-        #expect(poisonAttempts > 100, "the poisoned deletion went on being paced: \(poisonAttempts)")
-        #expect(rate > 50, "100 deletions a second are offered and accepted; the rate fell to \(rate)")
-        #expect(succeeded > 1_900, "\(succeeded) of 2,000 answered")
+        let rate = try #require(machine.rates[.deleteInstance])
+        return (rate.rate, rate.throttles, poisonAttempts, succeeded)
+    }
+
+    @Test("one deletion throttled at every attempt, among deletions its API accepts, counts twice: the API keeps its pace")
+    func oneItemThrottledAlways() throws {
+        let run = try driveWithPoison(["poison"], seed: 31)
+        #expect(run.poisonAttempts > 100, "the poisoned deletion went on being paced: \(run.poisonAttempts)")
+        #expect(run.counted == 2, "only its first two throttles count: \(run.counted)")
+        #expect(run.rate > 50, "100 deletions a second are offered and accepted; the rate fell to \(run.rate)")
+        #expect(run.succeeded > 1_900, "\(run.succeeded) of 2,000 answered")
+    }
+
+    @Test("two deletions throttled at every attempt keep counting: another call throttled since is what a quota does")
+    func twoItemsThrottledAlways() throws {
+        let run = try driveWithPoison(["poison-a", "poison-b"], seed: 33)
+        #expect(run.poisonAttempts > 20)
+        #expect(run.counted > 10, "each sees the other's throttles: \(run.counted) counted")
     }
 }

@@ -249,4 +249,18 @@ extension ErasureReportTests {
         #expect(!report.isErased)
         #expect(report.doubts.first?.contains("deletions/1/2") == true, "\(report.doubts)")
     }
+
+    @Test("two deletion records of one id are two deletions: the outcome of the first, naming its record, does not answer the second")
+    func twoRecordsOfOneID() {
+        var report = ErasureReport(subject: "user-42")
+        let first = PipelineRequest(id: "erase-42", op: .installationsDelete, target: .subject("user-42"), items: ["fid-a"])
+        let second = PipelineRequest(id: "erase-42", op: .installationsDelete, target: .subject("user-42"), items: ["fid-new"])
+        report.addRequest(first, value: [], at: position(1))
+        report.addRequest(second, value: [], at: position(9))
+        var answered = deletion("erase-42", [("fid-a", .ok)])
+        answered.record = position(1)
+        report.add(answered)
+        #expect(!report.isErased)
+        #expect(report.doubts == ["erase-42 (at deletions/1/9) has no outcome yet: its deletion has not run to its end"], "\(report.doubts)")
+    }
 }

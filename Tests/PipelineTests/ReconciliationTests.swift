@@ -194,6 +194,11 @@ extension ReconciliationTests {
         reconciliation.expectReplay(replay("a", ["t2"]))
         reconciliation.record(outcome("a", .succeeded, ["OK": 1], replayOf: "a"))
         #expect(reconciliation.missing == ["a"] && reconciliation.answeredByReplaysOnly == ["a"] && !reconciliation.isComplete)
+        // A second replay record of the id rejected as a duplicate in flight: no outcome of its own either.
+        var duplicate = outcome("a", .rejected, replayOf: "a")
+        duplicate.duplicateOf = "dlq/0/1"
+        reconciliation.record(duplicate)
+        #expect(reconciliation.missing == ["a"], "a duplicate's rejection lists no item of the original")
         reconciliation.record(outcome("a", .partial, ["OK": 1, "NOT_FOUND": 1], failed: [(1, "t1", .notFound)]))
         #expect(reconciliation.missing.isEmpty && reconciliation.isComplete)
         // Only the replay's record read (the original's past retention): what it carried is all there is to answer.
@@ -201,5 +206,13 @@ extension ReconciliationTests {
         replaysOnly.expectReplay(replay("b", ["t3"]))
         replaysOnly.record(outcome("b", .succeeded, ["OK": 1], replayOf: "b"))
         #expect(replaysOnly.isComplete && replaysOnly.status(of: "b") == .succeeded)
+    }
+
+    @Test("a replay record rejected unread, its original past retention, is answered by its own rejection")
+    func rejectedReplayRecord() {
+        var reconciliation = Reconciliation()
+        reconciliation.expect("b", original: false)
+        reconciliation.record(outcome("b", .rejected, replayOf: "b"))
+        #expect(reconciliation.isComplete, "\(reconciliation.missing)")
     }
 }

@@ -33,10 +33,12 @@ public struct ErasureReport: Sendable {
     /// replay's was, the replay's name.
     private var originalsRead: Set<ExactText> = []
     private var replaysRead: [ExactText: String] = [:]
-    /// The ids of the outcomes read (replays by their own id).
-    private var answered: Set<ExactText> = []
-    /// The deletions of the subject read from a request topic, by id, where each was first read.
-    private var requested: [ExactText: RecordPosition] = [:]
+    /// The records the outcomes read answer (`Outcome.record`), and the ids of those that name
+    /// none (a worker before 0.9.0).
+    private var answeredRecords: Set<RecordPosition> = []
+    private var answeredIDs: Set<ExactText> = []
+    /// The deletions of the subject read from a request topic: where each was read, and its id.
+    private var requested: [RecordPosition: String] = [:]
 
     /// An empty report for `subject`.
     public init(subject: String) {
@@ -58,7 +60,7 @@ public struct ErasureReport: Sendable {
     public mutating func add(_ outcome: Outcome) -> Bool {
         guard concerns(outcome) else { return false }
         requestIDs.insert(outcome.replayOf ?? outcome.requestID)
-        answered.insert(ExactText(outcome.requestID))
+        if let record = outcome.record { answeredRecords.insert(record) } else { answeredIDs.insert(ExactText(outcome.requestID)) }
         let name = outcome.requestID + (outcome.replayOf.map { " (replay of \($0))" } ?? "")
         if let original = outcome.replayOf { replaysRead[ExactText(original)] = name } else { originalsRead.insert(ExactText(outcome.requestID)) }
         if let value = outcome.target[PipelineRequest.Field.subject.rawValue], ExactText(value) != ExactText(subject) {
@@ -112,8 +114,9 @@ public struct ErasureReport: Sendable {
 
     /// Takes into account a record of a deletion request topic read at `position`: `request`,
     /// as the worker reading that topic decodes it, or nil when it cannot (`value`, its bytes).
-    /// A deletion of this subject whose outcome is not read (`add(_:)`, by its id) leaves the
-    /// subject not erased, named in `doubts`: it has not run, or not to its end; so does a record
+    /// A deletion of this subject whose outcome is not read (`add(_:)`: one naming this record,
+    /// or, naming none, of its id) leaves the subject not erased, named in `doubts`: it has not
+    /// run, or not to its end (two records of one id are two deletions); so does a record
     /// that no worker can read whose bytes seem to name the subject
     /// (`RequestDecoder.scannedSubject(_:)`): its deletion never runs. Returns whether it did.
     /// Read the request topics before the outcome topics: an outcome read after its request
@@ -126,7 +129,7 @@ public struct ErasureReport: Sendable {
             return true
         }
         guard request.op == .installationsDelete, case .subject(let named?) = request.target, ExactText(named) == ExactText(subject) else { return false }
-        if requested[ExactText(request.id)] == nil { requested[ExactText(request.id)] = position }
+        requested[position] = request.id
         return true
     }
 
@@ -139,8 +142,8 @@ public struct ErasureReport: Sendable {
         let unseen = replaysRead.filter { !originalsRead.contains($0.key) }.map { original, replay in
             "\(original.text): only a replay's outcome was read (\(replay)), which lists only the items it carried; check with iidbatch batches receipt"
         }
-        let pending = requested.filter { !answered.contains($0.key) }.map { id, position in
-            "\(id.text) (at \(position)) has no outcome yet: its deletion has not run to its end"
+        let pending = requested.filter { position, id in !answeredRecords.contains(position) && !answeredIDs.contains(ExactText(id)) }.map { position, id in
+            "\(id) (at \(position)) has no outcome yet: its deletion has not run to its end"
         }
         return hidden.union(unseen).union(pending).sorted()
     }

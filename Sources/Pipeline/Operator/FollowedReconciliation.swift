@@ -8,8 +8,9 @@ import DequeModule
 /// counted when the request arrives; unset, it is dropped, as when every request was read first.
 /// At most `mostEarlyOutcomes` are kept (an outcome topic shared with other pipelines brings
 /// outcomes whose requests never come): past it the oldest kept is dropped, counted in
-/// `earlyDropped`, and its request, if it comes, is missing that outcome: without another (a
-/// replay's kept, say, which answers it as `Reconciliation` counts), the wait ends incomplete.
+/// `earlyDropped`, and its request, if it comes, is missing that outcome: without another of its
+/// own (a replay's answers only a request whose own record was not read), the wait ends
+/// incomplete.
 public struct FollowedReconciliation: Sendable {
     /// The most outcomes kept for requests not expected yet.
     public static let mostEarlyOutcomes = 200_000
@@ -41,9 +42,10 @@ public struct FollowedReconciliation: Sendable {
     /// Outcomes kept for requests not expected yet.
     public private(set) var waiting = 0
 
-    /// Expects an outcome for request `id`; counts those that arrived before it.
-    public mutating func expect(_ id: String) {
-        reconciliation.expect(id)
+    /// Expects an outcome for request `id` (`original`: its own record was read, not a replay's;
+    /// `Reconciliation.expect(_:original:)`); counts those that arrived before it.
+    public mutating func expect(_ id: String, original: Bool = true) {
+        reconciliation.expect(id, original: original)
         settleEarly(id)
         refresh(id)
     }

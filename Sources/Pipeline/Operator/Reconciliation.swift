@@ -57,11 +57,16 @@ public struct Reconciliation: Sendable {
     /// its own, since a replay's lists only the items its dead letter carried.
     private var originalsRead: Set<String> = []
 
-    /// Expects an outcome for request `id`, whose own record (not a replay's) was read.
-    public mutating func expect(_ id: String) {
-        originalsRead.insert(id)
+    /// Expects an outcome for request `id`, whose own record (not a replay's, unless `original`
+    /// is false: a replay record rejected unread) was read.
+    public mutating func expect(_ id: String, original: Bool = true) {
+        if original { originalsRead.insert(id) }
         expectID(id)
     }
+
+    /// Ids with an outcome of their own: neither a replay's nor a duplicate's rejection (which
+    /// may be of a replay record, and lists no item).
+    private var ownOutcomes: Set<String> = []
 
     private mutating func expectID(_ id: String) {
         guard expectedSet.insert(id).inserted else { return }
@@ -106,6 +111,7 @@ public struct Reconciliation: Sendable {
             }
         } else {
             outcomeCounts[id, default: 0] += 1
+            ownOutcomes.insert(id)
         }
         if ledgers[id] == nil {
             ledgers[id] = RequestLedger(outcome)
@@ -152,7 +158,7 @@ public struct Reconciliation: Sendable {
     /// alone (its own past the outcome topic's retention, say): they list only the items their
     /// dead letters carried, and the original's other items, failed for good maybe, are unknown.
     public func isAnswered(_ id: String) -> Bool {
-        ledgers[id] != nil && (!originalsRead.contains(id) || outcomeCounts[id] != nil)
+        ledgers[id] != nil && (!originalsRead.contains(id) || ownOutcomes.contains(id))
     }
 
     /// Expected requests whose record was read and for which only replays' outcomes were.

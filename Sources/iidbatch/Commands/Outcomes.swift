@@ -48,7 +48,7 @@ struct Outcomes: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "With --subject: a deletion request topic, read first for the subject's deletions that have no outcome yet "
-                + "(default: that of the pipeline file taking installations.delete). Repeatable.",
+                + "(default: those of the pipeline files that may take installations.delete). Repeatable.",
             valueName: "kafka-topic"))
     var requests: [String] = []
 
@@ -79,7 +79,7 @@ struct Outcomes: AsyncParsableCommand {
         // The subject's deletions are read before their outcomes: one whose outcome is not read
         // has not run to its end, and the subject is not erased.
         if var report = erasure {
-            let topics = requests.isEmpty ? [try defaults.requestTopic(for: .installationsDelete, orName: "--requests")] : requests
+            let topics = requests.isEmpty ? try defaults.requestTopics(taking: .installationsDelete, orName: "--requests") : requests
             let pipelines = defaults.readable(without: "requests are read with the default limits")
             _ = try await TopicScan.read(topics, kafka: configuration, timeout: kafka.timeout) { record in
                 let value = record.value ?? []

@@ -132,7 +132,9 @@ struct Reconcile: AsyncParsableCommand {
                     ledger.expect(request.id)
                 }
             case .failure(let rejection):
-                ledger.expect(rejection.requestID ?? RecordPosition(record).description)
+                // A replay record rejected unread is no original: its own outcome answers it.
+                let id = rejection.requestID ?? RecordPosition(record).description
+                ledger.expect(id, original: rejection.replayOf.map { RequestID.isReplay(id: id, replayOf: $0) } != true)
             }
         }
 

@@ -204,15 +204,12 @@ struct Replay: AsyncParsableCommand {
 
     /// The cancels in force on the control topic, to leave letters of cancelled work.
     ///
-    /// - Throws: the reading's failure, naming the control topic: replaying without knowing the
-    ///   cancels could run cancelled deletions again (`--include-cancelled` does not read it).
+    /// - Throws: the reading's failure, naming the control topic (a missing one too: `run` makes
+    ///   it, so its name is likely wrong): replaying without knowing the cancels could run
+    ///   cancelled deletions again (`--include-cancelled` does not read it).
     private func cancelledLetters(_ configuration: KafkaConfiguration) async throws -> CancelledLetters {
         let board: ControlBoard
-        do {
-            board = try await control.topic(configuration).fetch(timeout: kafka.timeout.duration).board
-        } catch  where [.unknownTopic, .unknownTopicOrPartition].contains(error.code) {
-            board = ControlBoard()  // no control topic: no cancel was ever written
-        } catch {
+        do { board = try await control.topic(configuration).fetch(timeout: kafka.timeout.duration).board } catch {
             throw kafka.timeout.failure(
                 "reading the cancels in the control topic \(control.controlTopic) (or replay with --include-cancelled, which does not)", configuration, error)
         }

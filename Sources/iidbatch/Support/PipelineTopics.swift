@@ -50,6 +50,14 @@ struct PipelineTopics: ParsableArguments {
         return pipeline.requestTopic
     }
 
+    /// The request topics of every pipeline file that may take `op` (its `ops` list it, or it has
+    /// none).
+    func requestTopics(taking op: RequestOp, orName option: String) throws -> [String] {
+        let topics = Array(Set(try load(orName: option).filter { $0.takes(op) }.map(\.requestTopic))).sorted()
+        guard !topics.isEmpty else { throw ValidationError("\(option) is needed: no pipeline file in \(pipelines) takes \(op.rawValue)") }
+        return topics
+    }
+
     /// Every request topic of the pipeline files.
     func requestTopics(orName option: String) throws -> [String] {
         Array(Set(try load(orName: option).map(\.requestTopic))).sorted()

@@ -15,7 +15,8 @@ import InstanceAPI
 /// its failure opens it again for twice as long, up to `maxCooldown`. Answers of calls started
 /// before the breaker opened decide nothing while it is open. When the cooldown has passed the
 /// breaker waits for a probe however long that takes: callers resume consumption then, so work
-/// arrives to probe with (an open breaker always has a way back).
+/// arrives to probe with (an open breaker always has a way back), or, with no work left to guard,
+/// close it (`forget`).
 public struct CircuitBreaker: Sendable {
     /// Where the breaker is.
     public enum State: Sendable, Equatable {

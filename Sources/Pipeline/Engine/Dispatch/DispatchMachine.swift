@@ -21,7 +21,8 @@ import InstanceAPI
 /// - Only outages count toward the breaker; while it is open (or an operator paused the pipeline)
 ///   nothing starts, running calls finish, and that time is not charged to any item's
 ///   `max-elapsed`. When its cooldown ends consumption resumes even with nothing queued, so the
-///   next work is the probe. What becomes of a failed call is `FailedCallVerdict`'s: a failure of
+///   next work is the probe; with no work left at all (a revoke or a cancel took it), it closes
+///   (`CircuitBreaker.forget`): an open breaker would keep the worker unready. What becomes of a failed call is `FailedCallVerdict`'s: a failure of
 ///   the whole system is not charged (backed off within `max-elapsed` while the breaker is
 ///   closed; once it is open, suspect: never the probe while other work waits, and consumption
 ///   goes on while only suspects wait), unless `APIAnswers` shows it is the call's own (charged,
@@ -353,13 +354,17 @@ struct DispatchMachine: Sendable {
 
     /// Throttled answers to one job that say nothing of the quota: past its first
     /// `ownThrottles`, a job throttled again while its API answered other calls without
-    /// throttling since its latest throttle is throttled for itself (a token the backend limits
-    /// on its own, an adversary's answer). Cutting the API's rate at each of its answers (one a
-    /// round trip, for up to max-elapsed) would take the whole API to its floor for that one item
-    /// (the answers audit). A quota throttles many jobs: their first throttles cut.
+    /// throttling since its latest throttle, and throttled none that counted, is throttled for
+    /// itself (a token the backend limits on its own, an adversary's answer). Cutting the API's
+    /// rate at each of its answers (one a round trip, for up to max-elapsed) would take the whole
+    /// API to its floor for that one item (the answers audit). A quota over which the calls go
+    /// throttles others too (a job has one attempt in flight at a time), and their throttles
+    /// count: the rate comes down (the review).
     private func isOwnThrottle(_ job: CallJob) -> Bool {
-        guard job.throttles >= Self.ownThrottles, let since = job.throttledAt, let accepted = pacing.latestAcceptance(job.api) else { return false }
-        return accepted > since
+        guard job.throttles >= Self.ownThrottles, let since = job.throttledAt else { return false }
+        let latest = pacing.latestAnswers(job.api)
+        guard let accepted = latest.acceptance, accepted > since else { return false }
+        return latest.throttle.map { $0 <= since } ?? true
     }
 
     /// The throttled answers to one job that may cut its API's rate (`isOwnThrottle`).
