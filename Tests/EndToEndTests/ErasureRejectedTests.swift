@@ -48,7 +48,9 @@ struct ErasureRejectedTests {
             ])
             let pending = try await OperatorCommand.run(command, brokers: brokers)
             #expect(pending.status == 1, "\(pending.output)")
-            #expect(pending.output.contains("d-2 (at \(fixture.requestTopic)/") && pending.output.contains("has no outcome yet"), "\(pending.output)")
+            #expect(
+                pending.output.contains("d-2 (at \(fixture.requestTopic)/") && pending.output.contains("has no outcome: its deletion has not run to its end"),
+                "\(pending.output)")
             #expect(pending.output.contains("subject user-42: NOT ERASED") && !pending.output.contains("ERASED at"), "\(pending.output)")
         }
     }

@@ -225,7 +225,7 @@ package enum ResultClassifier {
         }
         let text = error.message ?? "HTTP 400"
         let lower = text.lowercased()
-        if lower.contains("project_id") || lower.contains("project id") || hasWord("sender", in: lower) {
+        if ["project_id", "project id", "sender not found", "invalid sender", "sender_id", "sender id"].contains(where: lower.contains) {
             return .call(.unexpectedAnswer(api: .deviceGroup, status: 400, message: text))
         }
         let code: ResultCode

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Which dead letters are work an operator cancelled (`iidbatch control cancel`), so that
 /// `iidbatch replay` does not run it again unasked: a replay is a batch of its own, which the
 /// cancel of the original's batch no longer names, and a deletion cannot be undone.
@@ -7,10 +5,12 @@ import Foundation
 /// Rule: a letter is cancelled when a cancel in force matches its request (its batch, which the
 /// worker keeps on the dead letter, or its id; `ControlCancel.matches`) and belongs to a pipeline
 /// reading the letter's original topic, or to a pipeline the files at hand do not know. A
-/// letter does not say when its original was produced: a produced-before bound of a cancel that
-/// names a batch or an id is not checked (it holds for every letter it otherwise matches, the
-/// safe side: such letters are listed, and replayed only when asked); a cancel by its bound
-/// alone holds for the letters written before it, whose originals surely were.
+/// letter does not say when its original was produced, so a cancel's produced-before bound is
+/// not checked: it holds for every letter it otherwise matches, a cancel by its bound alone for
+/// every letter of its pipeline (the safe side: a letter written after the bound may be of a
+/// request that started before it and finished whole, and a deletion cannot be undone; such
+/// letters are listed, and replayed only when asked: `--include-cancelled`, with `--since` for
+/// the letters of an incident after the cancel).
 public struct CancelledLetters: Sendable {
     /// The cancels in force.
     private let cancels: [ControlCancel]
@@ -29,10 +29,7 @@ public struct CancelledLetters: Sendable {
     public func cancel(of letter: DeadLetter) -> ControlCancel? {
         guard let request = letter.request, let topic = letter.originalTopic else { return nil }
         return cancels.first { cancel in
-            // A cancel naming neither batch nor id holds by its bound alone: for the letters
-            // written before it (their originals were produced before them).
-            let producedAt = cancel.batch == nil && cancel.requestID == nil ? letter.record.timestamp ?? .distantFuture : nil
-            return (readers[cancel.pipeline].map { ExactText($0) == ExactText(topic) } ?? true) && cancel.matches(request, producedAt: producedAt)
+            (readers[cancel.pipeline].map { ExactText($0) == ExactText(topic) } ?? true) && cancel.matches(request, producedAt: nil)
         }
     }
 }

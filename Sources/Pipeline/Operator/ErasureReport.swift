@@ -143,7 +143,7 @@ public struct ErasureReport: Sendable {
             "\(original.text): only a replay's outcome was read (\(replay)), which lists only the items it carried; check with iidbatch batches receipt"
         }
         let pending = requested.filter { position, id in !answeredRecords.contains(position) && !answeredIDs.contains(ExactText(id)) }.map { position, id in
-            "\(id) (at \(position)) has no outcome yet: its deletion has not run to its end"
+            "\(id) (at \(position)) has no outcome: its deletion has not run to its end (or its outcome is past the outcome topic's retention)"
         }
         return hidden.union(unseen).union(pending).sorted()
     }

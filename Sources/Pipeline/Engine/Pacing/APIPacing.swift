@@ -51,9 +51,9 @@ struct APIPacing: Sendable {
         follow(api, now: now)
     }
 
-    /// When a call of `api` was last answered without throttling, and with it (nil: none yet).
-    func latestAnswers(_ api: BackendAPI) -> (acceptance: ContinuousClock.Instant?, throttle: ContinuousClock.Instant?) {
-        (rates[api]?.latestAcceptance, rates[api]?.latestThrottle)
+    /// When a call of `api` was last answered without throttling (nil: none yet).
+    func latestAcceptance(_ api: BackendAPI) -> ContinuousClock.Instant? {
+        rates[api]?.latestAcceptance
     }
 
     /// The server asked every call of `api` to wait `wait` (the caller bounds it).

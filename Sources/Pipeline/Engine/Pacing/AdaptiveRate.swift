@@ -108,8 +108,6 @@ public struct AdaptiveRate: Sendable, Hashable {
     private var accepted = AcceptedCalls()
     /// When a call was last answered without throttling (nil: none yet).
     public private(set) var latestAcceptance: ContinuousClock.Instant?
-    /// When a call was last answered with throttling (nil: none yet).
-    public private(set) var latestThrottle: ContinuousClock.Instant?
     /// Every call started while unpaced, by its start: what an API that has accepted nothing
     /// yet was sent.
     private var attempted = AcceptedCalls()
@@ -170,7 +168,6 @@ public struct AdaptiveRate: Sendable, Hashable {
     public mutating func throttled(startedAt: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Bool {
         note(startedAt)
         throttles += 1
-        latestThrottle = max(latestThrottle ?? now, now)
         if let lastCut, startedAt < lastCut { return false }
         let window = measuredWindow(now: now)
         let seconds = (now - window) / .seconds(1)
