@@ -20,8 +20,6 @@ struct CallJob: Sendable {
     /// Attempts answered with throttling (`RESOURCE_EXHAUSTED`, 429): paced, not charged to
     /// `max-attempts`, but reported with the item's attempts.
     var throttles = 0
-    /// When its latest attempt was answered with throttling (nil: none was).
-    var throttledAt: ContinuousClock.Instant?
     /// Attempts that failed for the whole system before the breaker opened (not the job's own):
     /// not charged to `max-attempts`, but they grow its backoff and are reported with its attempts.
     var unchargedFailures = 0

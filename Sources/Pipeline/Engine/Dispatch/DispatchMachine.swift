@@ -46,8 +46,6 @@ struct DispatchMachine: Sendable {
     private var timer: ContinuousClock.Instant?
     private var outage = OutageClock()
     private var pausedForOutage = false
-    /// When each API last throttled a job within its first `ownThrottles` (`isOwnThrottle`).
-    private var firstThrottles: [BackendAPI: ContinuousClock.Instant] = [:]
     private(set) var stopped = false
     /// An operator paused the pipeline: nothing starts until resumed.
     private(set) var paused = false
@@ -92,15 +90,8 @@ struct DispatchMachine: Sendable {
             let split = AnswerSplit(
                 call, answers: answers, withinTime: configuration.retry.allowsRetry(attemptsMade: 0, elapsed: elapsed),
                 mayRetry: configuration.retry.allowsRetry(attemptsMade: job.attempts + 1, elapsed: elapsed))
-            let retry = split.retry
-            var paced = split.paced
-            if split.throttled {
-                noteThrottle(of: job, now: now)
-                paced.throttledAt = now
-            }
-            // A throttle the job's own (`isOwnThrottle`) says nothing of the quota: the API's rate
-            // neither falls nor counts the call as accepted.
-            if !(split.throttled && isOwnThrottle(job)) { adapt(call, throttled: split.throttled, now: now) }
+            let (retry, paced) = (split.retry, split.paced)
+            adapt(call, throttled: split.throttled, now: now)
             if !split.settled.isEmpty { actions.append(.settle(split.settled)) }
             switch (retry.items.isEmpty, paced.items.isEmpty) {
             case (true, true): queue.release(job)
@@ -115,12 +106,7 @@ struct DispatchMachine: Sendable {
             // A failure of the whole system that is this job's own is charged, and says nothing to
             // the breaker (but a probe's answer always decides).
             let alone = apiAnswers.isOwnFailure(error, of: job.api, startedAt: call.startedAt, systemFailedAt: job.systemFailedAt)
-            // A throttle the job's own neither moves the rate nor holds the API: the job alone
-            // waits (its Retry-After, or its backoff).
-            let ownThrottle = error.resultCode == .resourceExhausted && isOwnThrottle(job)
-            if error.resultCode == .resourceExhausted { noteThrottle(of: job, now: now) }
-            let hold =
-                error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone || ownThrottle, isRetry: job.hasFailed) } ?? .zero
+            let hold = error.retryAfter.map { configuration.retry.apiHold(after: $0, ownFailure: alone, isRetry: job.hasFailed) } ?? .zero
             if hold > .zero { pacing.block(job.api, for: hold, now: now) }
             // Whether this failure uses up the job's uncharged allowance: the breaker may open on
             // it, or the system answered others since the job's last failure (a first failure
@@ -140,7 +126,7 @@ struct DispatchMachine: Sendable {
             }
             if wasClosed, !breaker.isClosed { actions.append(.breakerOpened(error)) }
             job.drop(revokedHandles(call))
-            if error.resultCode == .resourceExhausted, !ownThrottle { adapt(call, throttled: true, now: now) }
+            if error.resultCode == .resourceExhausted { adapt(call, throttled: true, now: now) }
             switch FailedCallVerdict.of(
                 error, job: job, alone: alone, breakerClosed: breaker.isClosed, elapsed: outage.chargedElapsed(job, now: now), configuration: configuration)
             {
@@ -150,12 +136,7 @@ struct DispatchMachine: Sendable {
                 queue.enqueueRetry(job, suspect: !breaker.isClosed && job.systemFailedAt != nil)
             case .paced:
                 job.throttles += 1
-                job.throttledAt = now
-                if ownThrottle {
-                    scheduleBackoff(job, retryAfter: error.retryAfter, now: now)
-                } else {
-                    queue.enqueueRetry(job)
-                }
+                queue.enqueueRetry(job)
             case .suspect:
                 queue.enqueueRetry(job, suspect: true)
             case .outageBackoff:
@@ -365,29 +346,6 @@ struct DispatchMachine: Sendable {
     private mutating func adapt(_ call: RunningCall, throttled: Bool, now: ContinuousClock.Instant) {
         pacing.answered(call.job.api, startedAt: call.startedAt, throttled: throttled, now: now)
     }
-
-    /// Throttled answers to one job that say nothing of the quota: past its first
-    /// `ownThrottles`, a job throttled again while, since its latest throttle, its API answered
-    /// other calls without throttling and throttled no job within its first `ownThrottles`, is
-    /// throttled for itself (a token the backend limits on its own, an adversary's answer).
-    /// Cutting the API's rate at each of its answers (one a round trip, for up to max-elapsed)
-    /// would take the whole API to its floor for such items (the answers audit). A quota over
-    /// which the calls go throttles calls of fresh jobs too: their throttles count, and the rate
-    /// comes down (the reviews).
-    private func isOwnThrottle(_ job: CallJob) -> Bool {
-        guard job.throttles >= Self.ownThrottles, let since = job.throttledAt else { return false }
-        guard let accepted = pacing.latestAcceptance(job.api), accepted > since else { return false }
-        return firstThrottles[job.api].map { $0 <= since } ?? true
-    }
-
-    /// A call of `job` was answered with throttling at `now`: within its first `ownThrottles`,
-    /// that is what a quota does (`isOwnThrottle`).
-    private mutating func noteThrottle(of job: CallJob, now: ContinuousClock.Instant) {
-        if job.throttles < Self.ownThrottles { firstThrottles[job.api] = now }
-    }
-
-    /// The throttled answers to one job that may cut its API's rate (`isOwnThrottle`).
-    static let ownThrottles = 2
 
     // MARK: - Retries and the outage clock
 

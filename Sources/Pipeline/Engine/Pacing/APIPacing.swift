@@ -51,11 +51,6 @@ struct APIPacing: Sendable {
         follow(api, now: now)
     }
 
-    /// When a call of `api` was last answered without throttling (nil: none yet).
-    func latestAcceptance(_ api: BackendAPI) -> ContinuousClock.Instant? {
-        rates[api]?.latestAcceptance
-    }
-
     /// The server asked every call of `api` to wait `wait` (the caller bounds it).
     mutating func block(_ api: BackendAPI, for wait: Duration, now: ContinuousClock.Instant) {
         blockedUntil[api] = max(blockedUntil[api] ?? now, now + wait)

@@ -106,8 +106,6 @@ public struct AdaptiveRate: Sendable, Hashable {
     /// before it.
     private var firstCall: ContinuousClock.Instant?
     private var accepted = AcceptedCalls()
-    /// When a call was last answered without throttling (nil: none yet).
-    public private(set) var latestAcceptance: ContinuousClock.Instant?
     /// Every call started while unpaced, by its start: what an API that has accepted nothing
     /// yet was sent.
     private var attempted = AcceptedCalls()
@@ -140,7 +138,6 @@ public struct AdaptiveRate: Sendable, Hashable {
     public mutating func succeeded(startedAt: ContinuousClock.Instant, now: ContinuousClock.Instant) {
         note(startedAt)
         accepted.record(at: startedAt)
-        latestAcceptance = max(latestAcceptance ?? now, now)
         guard isPaced else { return }
         guard let acceptedAtCut, let lastCut else {
             rate = Self.bounded(rate + 1, settings)  // slow start from `start`
