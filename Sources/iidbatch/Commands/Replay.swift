@@ -204,12 +204,18 @@ struct Replay: AsyncParsableCommand {
 
     /// The cancels in force on the control topic, to leave letters of cancelled work.
     ///
-    /// - Throws: the reading's failure, naming the control topic (a missing one too: `run` makes
-    ///   it, so its name is likely wrong): replaying without knowing the cancels could run
-    ///   cancelled deletions again (`--include-cancelled` does not read it).
+    /// - Throws: the reading's failure, naming the control topic (a missing one too, but for a
+    ///   dry run, which warns: `run` makes it, so its name is likely wrong): replaying without
+    ///   knowing the cancels could run cancelled deletions again (`--include-cancelled` does not
+    ///   read it).
     private func cancelledLetters(_ configuration: KafkaConfiguration) async throws -> CancelledLetters {
         let board: ControlBoard
         do { board = try await control.topic(configuration).fetch(timeout: kafka.timeout.duration).board } catch {
+            // A dry run lists what would go: without the control topic, with a warning.
+            if dryRun, case .invalidArgument(name: "topic", let name, _) = error, name == control.controlTopic {
+                Output.error("warning: the cluster has no control topic \(name): this dry run checks no cancel (give --control-topic if it has another name)")
+                return CancelledLetters(board: ControlBoard(), pipelines: [])
+            }
             throw kafka.timeout.failure(
                 "reading the cancels in the control topic \(control.controlTopic) (or replay with --include-cancelled, which does not)", configuration, error)
         }
