@@ -2,6 +2,7 @@ import Emulator
 import Foundation
 import InstanceAPI
 import Testing
+import WireJSON
 
 @testable import Pipeline
 
@@ -11,6 +12,17 @@ import Testing
 /// against the emulator.
 @Suite("groups.remove retried with the request's key: gone only when the group is")
 struct GroupRemoveRetryTests {
+    /// The codes a retried `groups.remove` of `items` from group `name` (with `key`, if any) ends
+    /// on; nil, recorded as an issue, when the call failed as a whole.
+    private func retriedRemove(_ executor: CallExecutor, name: String, key: String?, _ items: [String]) async -> [ResultCode]? {
+        let answer = await executor.perform(
+            .groupsRemove, calling: .deviceGroup, target: .group(name: name, key: key), items: PackedStrings(items), isRetry: true)
+        guard case .items(let answers) = answer else {
+            Issue.record("\(answer)")
+            return nil
+        }
+        return answers.map(\.result.code)
+    }
     @Test("a stale key of a group made again is NOT_FOUND, its members kept; a key of a group now gone is ALREADY_ABSENT")
     func staleKeyOrGone() async throws {
         try await withPipelineFixture { fixture in
@@ -20,26 +32,14 @@ struct GroupRemoveRetryTests {
             let stale = try #require(try await fixture.client.createGroup(name: "again", tokens: [tokens[0], tokens[1]]).value)
             _ = try await fixture.client.removeFromGroup(name: "again", key: stale, tokens: [tokens[0], tokens[1]])
             _ = try await fixture.client.createGroup(name: "again", tokens: [tokens[0], tokens[1]]).value
-            let staleAnswer = await executor.perform(
-                .groupsRemove, calling: .deviceGroup, target: .group(name: "again", key: stale), items: [tokens[0]], isRetry: true)
-            guard case .items(let answers) = staleAnswer else {
-                Issue.record("\(staleAnswer)")
-                return
-            }
-            #expect(answers.map(\.result.code) == [.notFound], "\(Array(answers))")
+            #expect(await retriedRemove(executor, name: "again", key: stale, [tokens[0]]) == [.notFound])
             let key = try #require(try await fixture.client.groupKey(name: "again").value)
             #expect(try await fixture.client.groupMembers(key: key).value == [tokens[0], tokens[1]], "nothing was removed")
 
             // The lost attempt removed the last member: the group is gone, and so is the key.
             let gone = try #require(try await fixture.client.createGroup(name: "gone", tokens: [tokens[2]]).value)
             _ = try await fixture.client.removeFromGroup(name: "gone", key: gone, tokens: [tokens[2]])
-            let goneAnswer = await executor.perform(
-                .groupsRemove, calling: .deviceGroup, target: .group(name: "gone", key: gone), items: [tokens[2]], isRetry: true)
-            guard case .items(let goneAnswers) = goneAnswer else {
-                Issue.record("\(goneAnswer)")
-                return
-            }
-            #expect(goneAnswers.map(\.result.code) == [.alreadyAbsent], "\(Array(goneAnswers))")
+            #expect(await retriedRemove(executor, name: "gone", key: gone, [tokens[2]]) == [.alreadyAbsent])
         }
     }
 
@@ -51,24 +51,13 @@ struct GroupRemoveRetryTests {
             _ = try #require(try await fixture.client.createGroup(name: "kept", tokens: tokens).value)
             // The remove itself answers `notification_key not found`; the lookups answer as ever.
             try fixture.backend.setFaults(FaultPlan(itemErrors: ["NOT_FOUND": 1]))
-            let refused = await executor.perform(
-                .groupsRemove, calling: .deviceGroup, target: .group(name: "kept", key: nil), items: [tokens[0]], isRetry: true)
-            guard case .items(let answers) = refused else {
-                Issue.record("\(refused)")
-                return
-            }
-            #expect(answers.map(\.result.code) == [.notFound], "the group is there: nothing was removed (\(Array(answers)))")
+            #expect(await retriedRemove(executor, name: "kept", key: nil, [tokens[0]]) == [.notFound], "the group is there: nothing was removed")
             try fixture.backend.setFaults(FaultPlan())
             let key = try #require(try await fixture.client.groupKey(name: "kept").value)
             #expect(try await fixture.client.groupMembers(key: key).value == tokens, "nothing was removed")
 
             // No group of the name at all: the lost attempt emptied it.
-            let gone = await executor.perform(.groupsRemove, calling: .deviceGroup, target: .group(name: "never", key: nil), items: [tokens[1]], isRetry: true)
-            guard case .items(let goneAnswers) = gone else {
-                Issue.record("\(gone)")
-                return
-            }
-            #expect(goneAnswers.map(\.result.code) == [.alreadyAbsent], "\(Array(goneAnswers))")
+            #expect(await retriedRemove(executor, name: "never", key: nil, [tokens[1]]) == [.alreadyAbsent])
         }
     }
 }

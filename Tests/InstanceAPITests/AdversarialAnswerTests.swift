@@ -218,7 +218,8 @@ struct AdversarialAnswerTests {
     @Test(
         "§4 a device-group 400 is NOT_FOUND only when it says the group's key is not found; 'successfully' is not GROUP_FULL",
         arguments: [
-            (#"{"error": "notification_key not found"}"#, ResultCode.notFound), (#"{"error": "notification_key_name not found"}"#, .notFound),
+            (#"{"error": "notification_key not found"}"#, ResultCode.notFound), (#"{"error": "registration token of another sender"}"#, .invalidArgument),
+            (#"{"error": "notification_key_name not found"}"#, .notFound),
             (#"{"error": "removed successfully, but x"}"#, .invalidArgument), (#"{"error": "the group is full"}"#, .groupFull),
         ])
     func deviceGroupWords(body: String, expected: ResultCode) {
